@@ -1,0 +1,66 @@
+"""contactmodel: declare rigid bodies, manipulators and contacts; get the contact problem as a
+Pyomo complementarity model; solve it with MCP/LCP solvers; verify every answer."""
+
+from contactmodel import inertia
+from contactmodel.assembly import Assembly, assemble
+from contactmodel.errors import (
+    ContactModelError,
+    DeclarationError,
+    FormulationError,
+    FrictionLawError,
+    SolverError,
+    StateError,
+)
+from contactmodel.formulation import Problem, formulate
+from contactmodel.friction import (
+    CoulombCone,
+    Ellipsoid,
+    EllipticTorsion,
+    FrictionLaw,
+    Frictionless,
+    Planar,
+    Polygonal,
+    PolyhedralLimitSurface,
+    Pyramid,
+)
+from contactmodel.mcp import MCP
+from contactmodel.mcp.compile import compile_model
+from contactmodel.solvers.base import Status
+from contactmodel.system import Body, Contact, Ground, System
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MCP",
+    "Assembly",
+    "Body",
+    "Contact",
+    "ContactModelError",
+    "CoulombCone",
+    "DeclarationError",
+    "Ellipsoid",
+    "EllipticTorsion",
+    "FormulationError",
+    "FrictionLaw",
+    "FrictionLawError",
+    "Frictionless",
+    "Ground",
+    "Planar",
+    "Polygonal",
+    "PolyhedralLimitSurface",
+    "Problem",
+    "Pyramid",
+    "SolverError",
+    "StateError",
+    "Status",
+    "System",
+    "assemble",
+    "compile_model",
+    "formulate",
+    "inertia",
+]
+
+from contactmodel.solution import Solution  # noqa: E402
+from contactmodel.solve import LCP, solve  # noqa: E402
+
+__all__ += ["LCP", "Solution", "solve"]

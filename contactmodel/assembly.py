@@ -1,0 +1,276 @@
+"""Assembly: numbers only, independent of the friction law.
+
+Generalized velocity nu = [per body: (v, omega) world frame; per manipulator: joint rates].
+Newton-Euler: M nu_dot = G^T c + f, with f = gravity + external wrenches + known joint
+efforts - velocity-product terms. Contact kinematics: v = G nu (rows n, t, o[, r] per contact)
+and a = G nu_dot + G_dot nu. Coordinates whose acceleration is prescribed (joints with an
+unknown effort, seed 000 §2.5) are eliminated, so with F = the free coordinates
+(seed 000 (19)-(23)):
+
+    a = A c + b,   A = G_F M_FF^-1 G_F^T,
+    b = G_F M_FF^-1 (f_F - M_FP nu_dot_P) + G_P nu_dot_P + G_dot nu.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from contactmodel.errors import StateError
+from contactmodel.geometry import skew
+from contactmodel.system import Body, Contact, Ground, LinkRef, System
+
+COMPONENTS = ("n", "t", "o", "r")
+
+
+@dataclass
+class Assembly:
+    """The contact problem's numbers (see module docstring); shapes in the field docs.
+
+    ``rows[k] = (contact name, component)`` names row k of G, v, b, A (m rows).
+    ``coordinates[i]`` names entry i of nu (nq entries). ``contact_rows[name]`` maps a
+    component to its row. ``rolling`` / ``sliding`` hold contact names.
+    """
+
+    system: System
+    coordinates: list[str]
+    M: sp.csr_matrix  # (nq, nq) symmetric positive definite
+    f: np.ndarray  # (nq,) generalized force without contact forces
+    nu: np.ndarray  # (nq,) generalized velocity
+    G: sp.csr_matrix  # (m, nq) contact Jacobian
+    gdot_nu: np.ndarray  # (m,) G_dot nu (+ user curvature terms)
+    rows: list[tuple[str, str]]
+    contact_rows: dict[str, dict[str, int]]
+    frames: dict[str, np.ndarray]  # contact name -> 3x3 rows (n, t, o)
+    prescribed: np.ndarray  # (nq,) bool: acceleration given (unknown effort)
+    nu_dot_prescribed: np.ndarray  # (nq,) given accelerations (0 where free)
+    rolling: list[str] = field(default_factory=list)
+    sliding: list[str] = field(default_factory=list)
+
+    @property
+    def v(self) -> np.ndarray:
+        """(m,) relative contact velocities G nu."""
+        return self.G @ self.nu
+
+    @property
+    def free(self) -> np.ndarray:
+        """(nq,) bool: coordinates whose acceleration is unknown."""
+        return ~self.prescribed
+
+    @cached_property
+    def _M_free_inverse(self) -> sp.csr_matrix:
+        Mff = self.M[self.free][:, self.free].tocsc()
+        return _block_inverse(Mff)
+
+    @cached_property
+    def A_sparse(self) -> sp.csr_matrix:
+        """(m, m) A = G_F M_FF^-1 G_F^T as a sparse matrix (symmetric PSD)."""
+        GF = self.G[:, self.free]
+        A = (GF @ self._M_free_inverse @ GF.T).tocsr()
+        return ((A + A.T) * 0.5).tocsr()
+
+    @property
+    def A(self) -> np.ndarray:
+        """(m, m) dense A (see module docstring)."""
+        return self.A_sparse.toarray()
+
+    @cached_property
+    def b(self) -> np.ndarray:
+        """(m,) b (see module docstring)."""
+        F, P = self.free, self.prescribed
+        ndp = self.nu_dot_prescribed[P]
+        rhs = self.f[F] - self.M[F][:, P] @ ndp
+        return self.G[:, F] @ (self._M_free_inverse @ rhs) + self.G[:, P] @ ndp + self.gdot_nu
+
+    def accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(nq,) nu_dot produced by contact forces c (m,)."""
+        F = self.free
+        nu_dot = self.nu_dot_prescribed.copy()
+        rhs = self.f[F] + self.G[:, F].T @ c - self.M[F][:, self.prescribed] @ nu_dot[self.prescribed]
+        nu_dot[F] = self._M_free_inverse @ rhs
+        return nu_dot
+
+    def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
+        """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""
+        residual = self.M @ nu_dot - self.G.T @ c - self.f
+        return np.where(self.prescribed, residual, 0.0)
+
+    def row(self, contact: str, component: str) -> int:
+        return self.contact_rows[contact][component]
+
+
+def _block_inverse(M: sp.csc_matrix) -> sp.csr_matrix:
+    """Inverse of a block-diagonal SPD sparse matrix, block by block (exact, stays sparse)."""
+    n = M.shape[0]
+    if n == 0:
+        return sp.csr_matrix((0, 0))
+    ncomp, labels = connected_components(M, directed=False)
+    order = np.argsort(labels, kind="stable")
+    bounds = np.searchsorted(labels[order], np.arange(ncomp + 1))
+    blocks, rows, cols = [], [], []
+    for k in range(ncomp):
+        idx = order[bounds[k] : bounds[k + 1]]
+        inv = np.linalg.inv(M[idx][:, idx].toarray())
+        blocks.append(inv.ravel())
+        rows.append(np.repeat(idx, idx.size))
+        cols.append(np.tile(idx, idx.size))
+    return sp.csr_matrix(
+        (np.concatenate(blocks), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
+
+
+def assemble(system: System) -> Assembly:
+    """Build M, f, G, G_dot nu and the rolling/sliding sets of ``system`` at its current state."""
+    g = np.asarray(system.gravity, dtype=float)
+    nb = len(system.bodies)
+    offsets: dict[int, int] = {}
+    coordinates: list[str] = []
+    blocks = []
+    f_parts = []
+    nu_parts = []
+    prescribed_parts = []
+    nd_parts = []
+    for i, body in enumerate(system.bodies):
+        offsets[id(body)] = 6 * i
+        coordinates += [f"{body.name}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz")]
+        Iw = body.inertia_world
+        w = body.angular_velocity
+        blocks.append(sp.block_diag([body.mass * np.eye(3), Iw]))
+        force = body.wrench[:3] + body.mass * g
+        torque = body.wrench[3:] - np.cross(w, Iw @ w)
+        f_parts.append(np.concatenate([force, torque]))
+        nu_parts.append(np.concatenate([body.velocity, w]))
+        prescribed_parts.append(np.zeros(6, dtype=bool))
+        nd_parts.append(np.zeros(6))
+    offset = 6 * nb
+    for arm in system.manipulators:
+        offsets[id(arm)] = offset
+        n = len(arm.joints)
+        offset += n
+        coordinates += [f"{arm.name}.{arm.joint_name(i)}" for i in range(n)]
+        blocks.append(sp.csr_matrix(arm.mass_matrix()))
+        efforts = np.array([0.0 if e is None else e for e in arm.efforts], dtype=float)
+        f_parts.append(arm.bias_forces(g) + efforts)
+        nu_parts.append(np.asarray(arm.qdot, dtype=float))
+        unknown = np.array([e is None for e in arm.efforts], dtype=bool)
+        prescribed_parts.append(unknown)
+        nd_parts.append(
+            np.array(
+                [
+                    0.0 if a is None or not unknown[i] else float(a)
+                    for i, a in enumerate(arm.prescribed_accelerations)
+                ]
+            )
+        )
+    nq = offset
+    M = sp.block_diag(blocks, format="csr") if blocks else sp.csr_matrix((0, 0))
+    f = np.concatenate(f_parts) if f_parts else np.zeros(0)
+    nu = np.concatenate(nu_parts) if nu_parts else np.zeros(0)
+
+    rows: list[tuple[str, str]] = []
+    contact_rows: dict[str, dict[str, int]] = {}
+    frames: dict[str, np.ndarray] = {}
+    data, ri, ci = [], [], []
+    gdot = []
+    for contact in system.contacts:
+        comps = COMPONENTS[: contact.dimension]
+        base = len(rows)
+        contact_rows[contact.name] = {c: base + k for k, c in enumerate(comps)}
+        rows += [(contact.name, c) for c in comps]
+        frames[contact.name] = contact.frame
+        bias = np.zeros(contact.dimension)
+        for body, sign in ((contact.body_a, 1.0), (contact.body_b, -1.0)):
+            if isinstance(body, Ground):
+                continue
+            cols, jac, acc = _point_terms(body, contact, offsets)
+            block = sign * jac  # (dim, ncols)
+            r_idx, c_idx = np.nonzero(block)
+            data.append(block[r_idx, c_idx])
+            ri.append(base + r_idx)
+            ci.append(cols[c_idx])
+            bias += sign * acc
+        if contact.curvature is not None:
+            bias += contact.curvature
+        gdot.append(bias)
+    m = len(rows)
+    G = sp.csr_matrix(
+        (
+            np.concatenate(data) if data else np.zeros(0),
+            (np.concatenate(ri) if ri else np.zeros(0, int), np.concatenate(ci) if ci else np.zeros(0, int)),
+        ),
+        shape=(m, nq),
+    )
+    assembly = Assembly(
+        system=system,
+        coordinates=coordinates,
+        M=M,
+        f=f,
+        nu=nu,
+        G=G,
+        gdot_nu=np.concatenate(gdot) if gdot else np.zeros(0),
+        rows=rows,
+        contact_rows=contact_rows,
+        frames=frames,
+        prescribed=np.concatenate(prescribed_parts) if prescribed_parts else np.zeros(0, bool),
+        nu_dot_prescribed=np.concatenate(nd_parts) if nd_parts else np.zeros(0),
+    )
+    _classify(system, assembly)
+    return assembly
+
+
+def _point_terms(body, contact: Contact, offsets: dict[int, int]):
+    """Columns, Jacobian rows (dim x ncols) and bias acceleration (dim,) of ``body``'s material
+    point at the contact, in the contact frame."""
+    C = contact.frame
+    p = contact.point
+    if isinstance(body, Body):
+        r = p - body.position
+        w = body.angular_velocity
+        lin = np.hstack([C, -C @ skew(r)])  # d.(v + w x r) = d.v - d.(r x w)
+        rows = [lin]
+        if contact.torsion:
+            rows.append(np.concatenate([np.zeros(3), C[0]])[None, :])
+        acc = [C @ np.cross(w, np.cross(w, r))]
+        if contact.torsion:
+            acc.append(np.zeros(1))
+        start = offsets[id(body)]
+        return np.arange(start, start + 6), np.vstack(rows), np.concatenate(acc)
+    if isinstance(body, LinkRef):
+        arm, k = body.manipulator, body.index
+        Jv = arm.point_jacobian(k, p)
+        rows = [C @ Jv]
+        acc = [C @ arm.point_bias_acceleration(k, p)]
+        if contact.torsion:
+            rows.append((C[0] @ arm.angular_jacobian(k))[None, :])
+            acc.append(np.array([C[0] @ arm.angular_bias_acceleration(k)]))
+        start = offsets[id(arm)]
+        return np.arange(start, start + len(arm.joints)), np.vstack(rows), np.concatenate(acc)
+    raise TypeError(f"not a contact body: {body!r}")
+
+
+def _classify(system: System, assembly: Assembly) -> None:
+    v = assembly.v
+    for contact in system.contacts:
+        rows = assembly.contact_rows[contact.name]
+        vn = v[rows["n"]]
+        if abs(vn) > system.normal_velocity_tol:
+            raise StateError(
+                f"contact '{contact.name}': normal relative velocity is {vn:.6g} m/s; the model "
+                "holds only for persisting contacts (v_n = 0): fix the body velocities or drop "
+                "the contact"
+            )
+        tangential = [v[rows[c]] for c in ("t", "o", "r") if c in rows]
+        if np.linalg.norm(tangential) <= system.rolling_tol:
+            assembly.rolling.append(contact.name)
+        else:
+            assembly.sliding.append(contact.name)
+
+
+def contact_velocity(assembly: Assembly, contact: str) -> np.ndarray:
+    """Relative velocity (n, t, o[, r]) of one contact."""
+    rows = assembly.contact_rows[contact]
+    return assembly.v[list(rows.values())]

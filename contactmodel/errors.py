@@ -1,0 +1,32 @@
+"""One exception tree for caller mistakes.
+
+Failure to *solve* is never an exception: it is a :class:`contactmodel.Status` on the
+Solution. Everything here means the caller asked for something that cannot be built or
+run, and each message names the offending field and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class ContactModelError(ValueError):
+    """Base class of every error raised for a caller mistake."""
+
+
+class DeclarationError(ContactModelError):
+    """A body, joint, manipulator or contact declaration is invalid (mass, inertia, normal, ...)."""
+
+
+class StateError(ContactModelError):
+    """The declared state is inconsistent (e.g. a contact with nonzero normal velocity)."""
+
+
+class FrictionLawError(ContactModelError):
+    """A friction law has bad parameters or does not fit the contact or solver it is used with."""
+
+
+class FormulationError(ContactModelError):
+    """A formulation option is invalid (unknown form, unknown law name, ...)."""
+
+
+class SolverError(ContactModelError):
+    """A solver is unknown, not installed, incompatible with the problem, or given bad options."""

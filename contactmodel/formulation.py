@@ -1,0 +1,287 @@
+"""Formulation: Assembly + friction laws -> a Pyomo model with pyomo.mpec complementarity.
+
+The model has one Block per contact, ``model.contact[name]``, built by that contact's
+friction law, holding the forces (``c_n``, ``c_t``, ...), the law's own variables and pairs,
+and the contact's relative accelerations ``accel[n|t|o|r]``. Two forms:
+
+- ``"reduced"``: accelerations eliminated, a = A c + b with ``model.b`` a mutable Param
+  (seed 000 (21)-(35); the pyramid model is exactly the LCP (32)-(35)).
+- ``"sparse"``: generalized accelerations ``model.nu_dot`` kept as free variables, each matched
+  with its Newton-Euler row M nu_dot - G^T c - f = 0 (``model.f`` mutable); A is never formed.
+
+Only complementarity forms accepted by Pyomo's ``mpec.nl`` transformation are used:
+``0 <= x _|_ expr >= 0`` and ``expr == 0 _|_ x free``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pe
+import scipy.sparse as sp
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+from pyomo.mpec import Complementarity, complements
+
+from contactmodel.assembly import COMPONENTS, Assembly, assemble
+from contactmodel.errors import FormulationError
+from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
+from contactmodel.mcp.compile import CompiledMCP, compile_model
+from contactmodel.system import System
+
+FORMS = ("reduced", "sparse")
+
+
+@dataclass
+class Problem:
+    """A formulated contact problem: assembly numbers, laws, and the Pyomo model.
+
+    ``variables`` lists every variable the laws declared (forces and multipliers);
+    ``T`` (m x len(variables)) maps their values to the contact force vector c (assembly rows).
+    """
+
+    assembly: Assembly
+    model: pe.ConcreteModel
+    form: str
+    laws: dict[str, FrictionLaw]
+    contexts: dict[str, ContactContext]
+    variables: list
+    T: sp.csr_matrix
+    _index: dict[int, int] = field(default_factory=dict, repr=False)
+    _compiled: CompiledMCP | None = field(default=None, repr=False)
+
+    @property
+    def system(self) -> System:
+        return self.assembly.system
+
+    @property
+    def contact_names(self) -> list[str]:
+        return list(self.laws)
+
+    def block(self, contact: str) -> pe.Block:
+        return self.model.contact[contact]
+
+    def reformulate(self, friction=None, form: str | None = None) -> Problem:
+        """The same assembly with other laws and/or form (no re-assembly)."""
+        return formulate(self.assembly, friction=friction, form=form or self.form)
+
+    def compile(self, refresh: bool = False) -> CompiledMCP:
+        """The numeric MCP of the model (cached; ``refresh`` recompiles after structural edits,
+        otherwise mutable Params such as ``model.b`` are re-read)."""
+        if self._compiled is None or refresh:
+            self._compiled = compile_model(self.model)
+        else:
+            self._compiled.update()
+        return self._compiled
+
+    # -- numbers <-> model ---------------------------------------------------------------
+    def force_vector(self) -> np.ndarray:
+        """(m,) contact forces c at the model's current variable values."""
+        y = np.array([pe.value(v, exception=False) or 0.0 for v in self.variables])
+        return self.T @ y
+
+    def acceleration_vector(self, c: np.ndarray | None = None) -> np.ndarray:
+        """(m,) relative accelerations a = A c + b for forces c (default: current values)."""
+        a = self.assembly
+        c = self.force_vector() if c is None else np.asarray(c, dtype=float)
+        return a.G @ a.accelerations(c) + a.gdot_nu
+
+    def load_forces(self, c) -> None:
+        """Set every model variable from a physical point given by the contact forces.
+
+        ``c``: (m,) vector in assembly row order, or a mapping contact name -> (n, t, o[, r]).
+        Accelerations follow from the dynamics; each law lifts (c, a) to its own variables.
+        """
+        c = self._as_vector(c)
+        asm = self.assembly
+        nu_dot = asm.accelerations(c)
+        a = asm.G @ nu_dot + asm.gdot_nu
+        for name, law in self.laws.items():
+            rows = list(asm.contact_rows[name].values())
+            values = law.lift(self.contexts[name], c[rows], a[rows])
+            blk = self.block(name)
+            for local, val in values.items():
+                _component(blk, local).set_value(val, skip_validation=True)
+        if self.form == "sparse":
+            for i, coord in enumerate(asm.coordinates):
+                if asm.free[i]:
+                    self.model.nu_dot[coord].set_value(float(nu_dot[i]))
+
+    def _as_vector(self, c) -> np.ndarray:
+        m = len(self.assembly.rows)
+        if isinstance(c, Mapping):
+            vec = np.zeros(m)
+            for name, value in c.items():
+                rows = self.assembly.contact_rows[name]
+                value = np.asarray(value, dtype=float)
+                for k, comp in enumerate(rows):
+                    vec[rows[comp]] = value[k] if k < value.size else 0.0
+            return vec
+        vec = np.asarray(c, dtype=float).reshape(-1)
+        if vec.shape != (m,):
+            raise FormulationError(f"forces must have {m} entries (assembly rows), got {vec.shape}")
+        return vec
+
+
+_LOCAL = re.compile(r"^(\w+)(?:\[(.+)\])?$")
+
+
+def _component(blk: pe.Block, local: str):
+    match = _LOCAL.match(local)
+    comp = getattr(blk, match.group(1))
+    index = match.group(2)
+    if index is None:
+        return comp
+    return comp[int(index)] if index.lstrip("-").isdigit() else comp[index]
+
+
+def _resolve_laws(assembly: Assembly, friction) -> dict[str, FrictionLaw]:
+    laws: dict[str, FrictionLaw] = {}
+    overrides = friction if isinstance(friction, Mapping) else {}
+    known = {c.name for c in assembly.system.contacts}
+    for name in overrides:
+        if name not in known:
+            raise FormulationError(f"friction override for unknown contact '{name}' (contacts: {sorted(known)})")
+    for contact in assembly.system.contacts:
+        law = overrides.get(contact.name)
+        if law is None and friction is not None and not isinstance(friction, Mapping):
+            law = friction
+        if law is None:
+            law = contact.friction
+        if law is None:
+            raise FormulationError(
+                f"contact '{contact.name}' has no friction law: give friction= on add_contact or "
+                "formulate(system, friction=cm.CoulombCone(mu))"
+            )
+        if not isinstance(law, FrictionLaw):
+            raise FormulationError(
+                f"contact '{contact.name}': friction must be a friction law such as cm.Pyramid(0.5) "
+                f"(got {law!r})"
+            )
+        law.check_contact(contact)
+        laws[contact.name] = law
+    return laws
+
+
+def _linear(coefs: np.ndarray, variables: list, constant=None):
+    terms = [MonomialTermExpression((float(c), v)) for c, v in zip(coefs, variables)]
+    if constant is not None:
+        terms.append(constant)
+    return LinearExpression(terms) if terms else 0.0
+
+
+def formulate(system, friction=None, form: str = "reduced") -> Problem:
+    """Build the complementarity model of ``system`` (a System, or an Assembly to reuse).
+
+    ``friction``: None (each contact's own law), one law for every contact, or a mapping
+    contact name -> law overriding some contacts. ``form``: ``"reduced"`` or ``"sparse"``.
+    """
+    if form not in FORMS:
+        raise FormulationError(f"form must be one of {FORMS} (got {form!r})")
+    if isinstance(system, Assembly):
+        assembly = system
+    elif isinstance(system, System):
+        assembly = assemble(system)
+    else:
+        raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
+    laws = _resolve_laws(assembly, friction)
+    sysm = assembly.system
+    v = assembly.v
+    contexts = {
+        c.name: ContactContext(c, v[list(assembly.contact_rows[c.name].values())], sysm.rolling_tol)
+        for c in sysm.contacts
+    }
+
+    model = pe.ConcreteModel(name="contact_problem")
+    names = [c.name for c in sysm.contacts]
+    model.contact = pe.Block(names)
+
+    force_maps: dict[str, ForceMap] = {}
+    for name in names:
+        force_maps[name] = laws[name].build(model.contact[name], contexts[name])
+
+    variables: list = []
+    index: dict[int, int] = {}
+    ti, tj, tv = [], [], []
+    for name in names:
+        rows = assembly.contact_rows[name]
+        for comp, terms in force_maps[name].items():
+            for coef, var in terms:
+                if id(var) not in index:
+                    index[id(var)] = len(variables)
+                    variables.append(var)
+                ti.append(rows[comp])
+                tj.append(index[id(var)])
+                tv.append(coef)
+    m = len(assembly.rows)
+    T = sp.csr_matrix((tv, (ti, tj)), shape=(m, len(variables)))
+
+    if form == "reduced":
+        accel = _reduced_accelerations(model, assembly, T, variables)
+    else:
+        accel = _sparse_accelerations(model, assembly, T, variables)
+
+    for name in names:
+        rows = assembly.contact_rows[name]
+        blk = model.contact[name]
+        comps = [c for c in COMPONENTS if c in rows]
+        blk.accel = pe.Expression(comps, rule=lambda b, c, rows=rows: accel[rows[c]])
+        laws[name].add_conditions(blk, contexts[name])
+
+    return Problem(
+        assembly=assembly,
+        model=model,
+        form=form,
+        laws=laws,
+        contexts=contexts,
+        variables=variables,
+        T=T,
+        _index=index,
+    )
+
+
+def _reduced_accelerations(model, assembly: Assembly, T: sp.csr_matrix, variables: list) -> list:
+    m = len(assembly.rows)
+    model.b = pe.Param(range(m), mutable=True, initialize=dict(enumerate(assembly.b)))
+    K = (assembly.A_sparse @ T).tocsr()
+    K.eliminate_zeros()
+    exprs = []
+    for r in range(m):
+        lo, hi = K.indptr[r], K.indptr[r + 1]
+        exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], model.b[r]))
+    return exprs
+
+
+def _sparse_accelerations(model, assembly: Assembly, T: sp.csr_matrix, variables: list) -> list:
+    asm = assembly
+    free = np.flatnonzero(asm.free)
+    coords = asm.coordinates
+    model.nu_dot = pe.Var([coords[i] for i in free], initialize=0.0)
+    nd = [model.nu_dot[coords[i]] for i in free]
+    P = asm.prescribed
+    # constant of each Newton-Euler row: -(f - M_FP nu_dot_P); of each contact row: G_P nu_dot_P + G_dot nu
+    ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
+    model.f = pe.Param(range(len(free)), mutable=True, initialize=dict(enumerate(ne_const)))
+    bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
+    model.bias = pe.Param(range(len(asm.rows)), mutable=True, initialize=dict(enumerate(bias)))
+
+    MF = asm.M[free][:, free].tocsr()
+    GtT = (-(asm.G[:, free].T) @ T).tocsr()
+    model.newton_euler = Complementarity(range(len(free)))
+    for k in range(len(free)):
+        lo, hi = MF.indptr[k], MF.indptr[k + 1]
+        glo, ghi = GtT.indptr[k], GtT.indptr[k + 1]
+        expr = _linear(
+            np.concatenate([MF.data[lo:hi], GtT.data[glo:ghi]]),
+            [nd[j] for j in MF.indices[lo:hi]] + [variables[j] for j in GtT.indices[glo:ghi]],
+            model.f[k],
+        )
+        model.newton_euler[k] = complements(expr == 0, nd[k])
+    GF = asm.G[:, free].tocsr()
+    exprs = []
+    for r in range(len(asm.rows)):
+        lo, hi = GF.indptr[r], GF.indptr[r + 1]
+        exprs.append(_linear(GF.data[lo:hi], [nd[j] for j in GF.indices[lo:hi]], model.bias[r]))
+    return exprs

@@ -1,0 +1,126 @@
+"""The friction-law interface: each law builds its own contact Block.
+
+Formulation calls, per contact: ``build`` (the law declares its variables and returns the
+contact force components as linear maps of them), then adds the contact's relative
+accelerations ``blk.accel[comp]`` (Pyomo expressions), then ``add_conditions`` (the law's
+complementarity pairs and equations). ``lift`` maps a physical point (forces, accelerations)
+to values of the law's variables, so any known solution can be substituted into any model.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pe
+from pyomo.mpec import Complementarity, complements
+
+from contactmodel.errors import FrictionLawError
+from contactmodel.system import Contact
+
+# component -> list of (coefficient, variable); a component absent from the map is zero.
+ForceMap = dict[str, list[tuple[float, object]]]
+
+
+@dataclass
+class ContactContext:
+    """What a law may know about its contact: geometry, relative velocity (n, t, o[, r])."""
+
+    contact: Contact
+    velocity: np.ndarray
+    rolling_tol: float
+
+    @property
+    def name(self) -> str:
+        return self.contact.name
+
+    def speed(self, components: str) -> float:
+        """Norm of the relative velocity over the given components, e.g. ``"to"``."""
+        idx = ["ntor".index(c) for c in components]
+        return float(np.linalg.norm(self.velocity[idx]))
+
+    def sliding(self, components: str) -> bool:
+        return self.speed(components) > self.rolling_tol
+
+
+def check_coefficient(value, field: str, positive: bool = False) -> float:
+    """A finite friction coefficient >= 0 (> 0 when ``positive``)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise FrictionLawError(f"{field} must be a number (got {value!r})") from None
+    if math.isnan(v) or math.isinf(v):
+        raise FrictionLawError(f"{field} is {v}: give a finite number")
+    if v < 0 or (positive and v == 0):
+        bound = "> 0" if positive else ">= 0"
+        raise FrictionLawError(f"{field} must be {bound} (got {v})")
+    return v
+
+
+class FrictionLaw(ABC):
+    """Base of every friction law (one file per law in this package)."""
+
+    #: the law acts on the torsional component r: contacts must be declared with torsion=True
+    needs_torsion: bool = False
+
+    def check_contact(self, contact: Contact) -> None:
+        """Raise FrictionLawError when this law cannot be used on ``contact``."""
+        if self.needs_torsion and not contact.torsion:
+            raise FrictionLawError(
+                f"contact '{contact.name}': {type(self).__name__} needs a torsional moment about the "
+                "normal; declare the contact with torsion=True (soft finger / distributed contact)"
+            )
+
+    @abstractmethod
+    def build(self, blk: pe.Block, ctx: ContactContext) -> ForceMap:
+        """Declare variables on ``blk``, name the forces ``blk.c_n``, ``blk.c_t``...; return them."""
+
+    @abstractmethod
+    def add_conditions(self, blk: pe.Block, ctx: ContactContext) -> None:
+        """Add this contact's complementarity pairs, using ``blk.accel[comp]``."""
+
+    @abstractmethod
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        """Values of this law's variables (by local name, e.g. ``"beta[2]"``) at a physical
+        point: ``force`` and ``accel`` are (n, t, o[, r]) in the contact frame."""
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({fields})"
+
+
+# -- small builders shared by the laws ------------------------------------------------------
+def nonneg_pair(blk: pe.Block, name: str, var, expr) -> None:
+    """``0 <= var  _|_  expr >= 0``."""
+    blk.add_component(name, Complementarity(expr=complements(var >= 0, expr >= 0)))
+
+
+def equation(blk: pe.Block, name: str, expr, var) -> None:
+    """``expr == 0`` matched with the free variable ``var``."""
+    blk.add_component(name, Complementarity(expr=complements(expr == 0, var)))
+
+
+def normal_force(blk: pe.Block) -> pe.Var:
+    blk.c_n = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
+    return blk.c_n
+
+
+def normal_pair(blk: pe.Block) -> None:
+    """Seed 000 (29): 0 <= c_n _|_ a_n >= 0."""
+    nonneg_pair(blk, "normal", blk.c_n, blk.accel["n"])
+
+
+def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], mu: float) -> ForceMap:
+    """Maximum-work friction at a sliding contact, linear in c_n (seed 000 (10), seed 002 KKT):
+    c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
+    comps = "".join(weights)
+    v = {c: ctx.velocity["ntor".index(c)] for c in comps}
+    norm = math.sqrt(sum(weights[c] ** 2 * v[c] ** 2 for c in comps))
+    fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
+    for c in comps:
+        k = -mu * weights[c] ** 2 * v[c] / norm
+        blk.add_component(f"c_{c}", pe.Expression(expr=k * blk.c_n))
+        fmap[c] = [(k, blk.c_n)]
+    return fmap

@@ -1,0 +1,67 @@
+"""Coulomb's quadratic friction cone (seed 000 (8)-(11), MNCP (27)-(29); seed 001 (16)-(19)).
+
+Rolling contact (variables c_n, lambda >= 0; c_t, c_o, a_t, a_o free):
+    0 <= c_n    _|_ a_n >= 0
+    0 <= lambda _|_ s = mu^2 c_n^2 - c_t^2 - c_o^2 >= 0
+    mu c_n a_alpha + c_alpha lambda = 0,   a_alpha = (A c + b)_alpha,   alpha = t, o
+Sliding contact: c_alpha = -mu c_n v_alpha / |v_T| (seed 000 (10)); only c_n is unknown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pe
+
+from contactmodel.friction.base import (
+    ContactContext,
+    ForceMap,
+    FrictionLaw,
+    check_coefficient,
+    equation,
+    nonneg_pair,
+    normal_force,
+    normal_pair,
+    sliding_map,
+)
+
+
+class CoulombCone(FrictionLaw):
+    """Isotropic Coulomb friction cone |c_T| <= mu c_n with maximum dissipation."""
+
+    def __init__(self, mu: float):
+        self.mu = check_coefficient(mu, "CoulombCone.mu")
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        c_n = normal_force(blk)
+        if ctx.sliding("to"):
+            return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
+        blk.c_t = pe.Var(initialize=0.0)
+        blk.c_o = pe.Var(initialize=0.0)
+        blk.lam = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
+        blk.a_t = pe.Var(initialize=0.0)
+        blk.a_o = pe.Var(initialize=0.0)
+        return {"n": [(1.0, c_n)], "t": [(1.0, blk.c_t)], "o": [(1.0, blk.c_o)]}
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+        if ctx.sliding("to"):
+            return
+        mu = self.mu
+        blk.s = pe.Expression(expr=mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
+        nonneg_pair(blk, "cone", blk.lam, blk.s)
+        for alpha in "to":
+            c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")
+            equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
+            equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        values = {"c_n": float(force[0])}
+        if not ctx.sliding("to"):
+            values.update(
+                c_t=float(force[1]),
+                c_o=float(force[2]),
+                a_t=float(accel[1]),
+                a_o=float(accel[2]),
+                lam=float(np.hypot(accel[1], accel[2])),
+            )
+        return values

@@ -1,0 +1,74 @@
+"""Mixed elliptic/polyhedral limit surface (seed 002 example (c)).
+
+Friction set {c_t^2/e_t^2 + c_o^2/e_o^2 <= (mu c_n)^2, |c_r| <= e_r mu c_n}. Maximum work over
+this product set splits into two independent parts, each rolling or sliding by its own
+relative velocity: the (t, o) ellipse as the weighted-cone MNCP, and the torsional interval as
+the one-axis pyramid LCP. Needs contacts declared with torsion=True.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pe
+
+from contactmodel.friction.base import (
+    ContactContext,
+    ForceMap,
+    FrictionLaw,
+    check_coefficient,
+    normal_force,
+    normal_pair,
+    sliding_map,
+)
+from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
+from contactmodel.friction.pyramid import add_interval_axes, add_interval_pairs, lift_interval_axes
+
+
+class EllipticTorsion(FrictionLaw):
+    """Elliptic friction in (t, o) with an independent torsional limit |c_r| <= e_r mu c_n."""
+
+    needs_torsion = True
+
+    def __init__(self, mu: float, e_t: float = 1.0, e_o: float = 1.0, e_r: float = 1.0):
+        self.mu = check_coefficient(mu, "EllipticTorsion.mu")
+        self.e_t = check_coefficient(e_t, "EllipticTorsion.e_t", positive=True)
+        self.e_o = check_coefficient(e_o, "EllipticTorsion.e_o", positive=True)
+        self.e_r = check_coefficient(e_r, "EllipticTorsion.e_r", positive=True)
+
+    @property
+    def _ellipse(self) -> dict[str, float]:
+        return {"t": self.e_t, "o": self.e_o}
+
+    @property
+    def _torsion(self) -> dict[str, float]:
+        return {"r": self.e_r * self.mu}
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        normal_force(blk)
+        if ctx.sliding("to"):
+            fmap = sliding_map(blk, ctx, self._ellipse, self.mu)
+        else:
+            fmap = ellipse_variables(blk, "to")
+            fmap["n"] = [(1.0, blk.c_n)]
+        if ctx.sliding("r"):
+            k = -self.e_r * self.mu * float(np.sign(ctx.velocity[3]))
+            blk.c_r = pe.Expression(expr=k * blk.c_n)
+            fmap["r"] = [(k, blk.c_n)]
+        else:
+            fmap.update(add_interval_axes(blk, "r", self._torsion))
+        return fmap
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+        if not ctx.sliding("to"):
+            add_ellipse(blk, "to", self._ellipse, self.mu)
+        if not ctx.sliding("r"):
+            add_interval_pairs(blk, "r", self._torsion)
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        values = {"c_n": float(force[0])}
+        if not ctx.sliding("to"):
+            values.update(lift_ellipse("to", self._ellipse, force, accel))
+        if not ctx.sliding("r"):
+            values.update(lift_interval_axes("r", self._torsion, force, accel))
+        return values

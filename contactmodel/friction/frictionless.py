@@ -1,0 +1,26 @@
+"""No friction: only 0 <= c_n _|_ a_n >= 0."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from contactmodel.friction.base import (
+    ContactContext,
+    ForceMap,
+    FrictionLaw,
+    normal_force,
+    normal_pair,
+)
+
+
+class Frictionless(FrictionLaw):
+    """A frictionless contact: c_t = c_o (= c_r) = 0."""
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        return {"n": [(1.0, normal_force(blk))]}
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        return {"c_n": float(force[0])}

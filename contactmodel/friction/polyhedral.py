@@ -1,0 +1,112 @@
+"""Polyhedral limit surface in face form (seed 002 example (b)).
+
+Friction f = (c_t, c_o) or (c_t, c_o, c_r) in {f : G f <= mu c_n} with G (m x 2 or m x 3); the
+rows of G are outward facet normals scaled so that the set at mu c_n = 1 is {G f <= 1}.
+Maximum work at a rolling contact, with KKT multipliers nu (m) >= 0 (f free):
+    a_F + G^T nu = 0,    0 <= nu _|_ mu c_n - G f >= 0,    0 <= c_n _|_ a_n >= 0.
+At a sliding contact f = mu c_n f*, f* = argmin {v . f : G f <= 1} (a linear program solved
+once when the model is built). A 3-column G needs contacts declared with torsion=True.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pe
+from scipy.optimize import linprog, nnls
+
+from contactmodel.errors import FrictionLawError
+from contactmodel.friction.base import (
+    ContactContext,
+    ForceMap,
+    FrictionLaw,
+    check_coefficient,
+    equation,
+    nonneg_pair,
+    normal_force,
+    normal_pair,
+)
+
+
+class PolyhedralLimitSurface(FrictionLaw):
+    """Any bounded polyhedral friction set containing the origin, given by its facets."""
+
+    def __init__(self, G, mu: float = 1.0):
+        G = np.asarray(G, dtype=float)
+        if G.ndim != 2 or G.shape[1] not in (2, 3) or G.shape[0] < G.shape[1] + 1:
+            raise FrictionLawError(
+                "PolyhedralLimitSurface.G must be an (m x 2) or (m x 3) matrix of facet normals "
+                f"with m > columns (got shape {G.shape})"
+            )
+        if not np.all(np.isfinite(G)):
+            raise FrictionLawError("PolyhedralLimitSurface.G contains NaN or infinity")
+        d = G.shape[1]
+        for direction in np.vstack([np.eye(d), -np.eye(d)]):
+            res = linprog(-direction, A_ub=G, b_ub=np.ones(len(G)), bounds=[(None, None)] * d)
+            if res.status == 3:
+                raise FrictionLawError(
+                    "PolyhedralLimitSurface.G does not bound the friction set (unbounded along "
+                    f"{direction.tolist()}): its rows must positively span the friction space"
+                )
+        self.G = G
+        self.mu = check_coefficient(mu, "PolyhedralLimitSurface.mu")
+        self.needs_torsion = d == 3
+
+    @property
+    def axes(self) -> str:
+        return "tor"[: self.G.shape[1]]
+
+    def vertex(self, velocity: np.ndarray) -> np.ndarray:
+        """f* = argmin {v . f : G f <= 1}: the unit-load friction opposing ``velocity``."""
+        d = self.G.shape[1]
+        res = linprog(velocity, A_ub=self.G, b_ub=np.ones(len(self.G)), bounds=[(None, None)] * d)
+        return res.x
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        c_n = normal_force(blk)
+        fmap: ForceMap = {"n": [(1.0, c_n)]}
+        axes = self.axes
+        if ctx.sliding(axes):
+            v = np.array([ctx.velocity["ntor".index(a)] for a in axes])
+            fstar = self.mu * self.vertex(v)
+            for a, k in zip(axes, fstar):
+                blk.add_component(f"c_{a}", pe.Expression(expr=float(k) * c_n))
+                fmap[a] = [(float(k), c_n)]
+            return fmap
+        blk.nu = pe.Var(range(len(self.G)), domain=pe.NonNegativeReals, initialize=0.0)
+        for a in axes:
+            blk.add_component(f"c_{a}", pe.Var(initialize=0.0))
+            fmap[a] = [(1.0, getattr(blk, f"c_{a}"))]
+        return fmap
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+        axes = self.axes
+        if ctx.sliding(axes):
+            return
+        G = self.G
+        rows = range(len(G))
+        for col, a in enumerate(axes):
+            expr = blk.accel[a] + sum(G[i, col] * blk.nu[i] for i in rows if G[i, col] != 0)
+            equation(blk, f"max_work_{a}", expr, getattr(blk, f"c_{a}"))
+        for i in rows:
+            face = self.mu * blk.c_n - sum(
+                G[i, col] * getattr(blk, f"c_{a}") for col, a in enumerate(axes) if G[i, col] != 0
+            )
+            nonneg_pair(blk, f"face_{i}", blk.nu[i], face)
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        values = {"c_n": float(force[0])}
+        axes = self.axes
+        if ctx.sliding(axes):
+            return values
+        idx = ["ntor".index(a) for a in axes]
+        f = np.asarray(force)[idx]
+        a = np.asarray(accel)[idx]
+        values.update({f"c_{ax}": float(x) for ax, x in zip(axes, f)})
+        slack = self.mu * force[0] - self.G @ f
+        active = np.abs(slack) <= 1e-9 * max(1.0, abs(force[0]))
+        nu = np.zeros(len(self.G))
+        if np.any(a != 0) and np.any(active):
+            nu[active], _ = nnls(self.G[active].T, -a)
+        values.update({f"nu[{i}]": float(x) for i, x in enumerate(nu)})
+        return values

@@ -1,0 +1,79 @@
+"""The 4-sided friction pyramid |c_t| <= mu c_n, |c_o| <= mu c_n (seed 000 (15)-(18), (30)-(35)).
+
+Rolling contact, variables c_n, s+_t, s+_o, a-_t, a-_o >= 0 (c_alpha = s+_alpha - mu c_n):
+    0 <= c_n       _|_ a_n >= 0
+    0 <= s+_alpha  _|_ a+_alpha = a_alpha + a-_alpha >= 0
+    0 <= a-_alpha  _|_ s-_alpha = 2 mu c_n - s+_alpha >= 0
+The pyramid's faces are normal to the contact's t and o axes (the ``tangent`` of the contact
+sets its orientation). Sliding contacts use Coulomb's law (seed 001 footnote 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyomo.environ as pe
+
+from contactmodel.friction.base import (
+    ContactContext,
+    ForceMap,
+    FrictionLaw,
+    check_coefficient,
+    nonneg_pair,
+    normal_force,
+    normal_pair,
+    sliding_map,
+)
+
+
+def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
+    """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
+    blk.s_plus = pe.Var(list(axes), domain=pe.NonNegativeReals, initialize=0.0)
+    blk.a_minus = pe.Var(list(axes), domain=pe.NonNegativeReals, initialize=0.0)
+    fmap: ForceMap = {}
+    for alpha in axes:
+        k = bound[alpha]
+        blk.add_component(f"c_{alpha}", pe.Expression(expr=blk.s_plus[alpha] - k * blk.c_n))
+        fmap[alpha] = [(1.0, blk.s_plus[alpha]), (-k, blk.c_n)]
+    return fmap
+
+
+def add_interval_pairs(blk, axes: str, bound: dict[str, float]) -> None:
+    for alpha in axes:
+        k = bound[alpha]
+        nonneg_pair(blk, f"plus_{alpha}", blk.s_plus[alpha], blk.accel[alpha] + blk.a_minus[alpha])
+        nonneg_pair(blk, f"minus_{alpha}", blk.a_minus[alpha], 2 * k * blk.c_n - blk.s_plus[alpha])
+
+
+def lift_interval_axes(axes: str, bound: dict[str, float], force, accel) -> dict[str, float]:
+    values = {}
+    for alpha in axes:
+        i = "ntor".index(alpha)
+        values[f"s_plus[{alpha}]"] = float(bound[alpha] * force[0] + force[i])
+        values[f"a_minus[{alpha}]"] = float(max(-accel[i], 0.0))
+    return values
+
+
+class Pyramid(FrictionLaw):
+    """Four-sided friction pyramid (an LCP at rolling contacts)."""
+
+    def __init__(self, mu: float):
+        self.mu = check_coefficient(mu, "Pyramid.mu")
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        normal_force(blk)
+        if ctx.sliding("to"):
+            return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
+        fmap = add_interval_axes(blk, "to", {"t": self.mu, "o": self.mu})
+        fmap["n"] = [(1.0, blk.c_n)]
+        return fmap
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+        if not ctx.sliding("to"):
+            add_interval_pairs(blk, "to", {"t": self.mu, "o": self.mu})
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+        values = {"c_n": float(force[0])}
+        if not ctx.sliding("to"):
+            values.update(lift_interval_axes("to", {"t": self.mu, "o": self.mu}, force, accel))
+        return values

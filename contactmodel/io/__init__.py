@@ -1,0 +1,1 @@
+"""Readers of benchmark data files."""

@@ -1,0 +1,244 @@
+"""Compile a Pyomo complementarity model into a numeric box MCP (the model is never mutated).
+
+Every active ``Complementarity`` in the model becomes one MCP row: its variable side gives x_i
+with bounds [lb_i, ub_i], its expression side gives F_i. Accepted pair shapes:
+
+- ``L <= x  _|_  expr >= 0``  (also ``x >= L``; ``expr <= 0`` flips the sign of F)
+- ``expr == 0  _|_  x`` with x free (either order)
+- ``L <= x <= U  _|_  expr`` (box MCP row)
+
+Rows are read with Pyomo's standard repn (linear + quadratic parts, evaluated vectorized);
+any remaining nonlinear part is differentiated symbolically. Constants that depend on mutable
+Params (``model.b``, ``model.f``) are re-read by :meth:`CompiledMCP.update` without recompiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyomo.environ as pe
+import scipy.sparse as sp
+from pyomo.core.base.var import VarData
+from pyomo.core.expr.calculus.derivatives import Modes, differentiate
+from pyomo.core.expr.relational_expr import (
+    EqualityExpression,
+    InequalityExpression,
+    RangedExpression,
+)
+from pyomo.core.expr.visitor import identify_variables
+from pyomo.mpec import Complementarity
+from pyomo.repn import generate_standard_repn
+
+from contactmodel.errors import FormulationError
+from contactmodel.mcp.types import MCP
+
+
+@dataclass
+class _Row:
+    constant: object  # Pyomo expression or number (re-evaluated by update)
+
+
+@dataclass
+class CompiledMCP:
+    """An MCP plus its maps back to the Pyomo model.
+
+    ``variables[i]`` is the Pyomo variable of MCP index i; ``mcp.names[i]`` its name.
+    """
+
+    mcp: MCP
+    variables: list
+    rows: list[_Row] = field(repr=False)
+    _q_linear: np.ndarray = field(repr=False)
+
+    def update(self) -> None:
+        """Re-read constants from mutable Params (e.g. a new b) in place."""
+        const = np.array([pe.value(row.constant) for row in self.rows])
+        self._q_linear[:] = const
+        if self.mcp.q is not None:
+            self.mcp.q[:] = const
+
+    def values(self) -> np.ndarray:
+        """Current values of the model's variables in MCP order (0 where unset)."""
+        return np.array([v.value if v.value is not None else 0.0 for v in self.variables])
+
+    def load(self, x: np.ndarray) -> None:
+        """Write the point x into the Pyomo variables."""
+        for var, val in zip(self.variables, np.asarray(x, dtype=float)):
+            var.set_value(float(val), skip_validation=True)
+
+    def index(self, name: str) -> int:
+        return self.mcp.names.index(name)
+
+
+def _is_var(expr) -> bool:
+    return isinstance(expr, VarData) and not expr.fixed
+
+
+def _split(cdata):
+    """(var, lb, ub, F) for one complementarity condition."""
+    a, b = cdata._args
+    for first, second in ((a, b), (b, a)):
+        if isinstance(first, EqualityExpression) and _is_var(second):
+            lhs, rhs = first.args
+            return second, -np.inf, np.inf, lhs - rhs
+        if isinstance(first, RangedExpression) and _is_var(first.args[1]):
+            lo, var, hi = first.args
+            return var, pe.value(lo), pe.value(hi), second
+    for first, second in ((a, b), (b, a)):
+        if isinstance(first, InequalityExpression) and isinstance(second, InequalityExpression):
+            lhs, rhs = first.args
+            if _is_var(rhs) and not _involves_vars(lhs):  # L <= x
+                slhs, srhs = second.args
+                return rhs, pe.value(lhs), np.inf, srhs - slhs  # F = rhs - lhs >= 0
+    raise FormulationError(
+        f"complementarity '{cdata.name}' has an unsupported shape; use 'x >= L _|_ expr >= 0', "
+        "'expr == 0 _|_ x' (x free) or 'L <= x <= U _|_ expr'"
+    )
+
+
+def _involves_vars(expr) -> bool:
+    return any(True for _ in identify_variables(expr, include_fixed=False))
+
+
+def compile_model(model: pe.Block) -> CompiledMCP:
+    """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
+    pairs = []
+    for comp in model.component_data_objects(Complementarity, active=True, descend_into=True):
+        var, lb, ub, expr = _split(comp)
+        if var.lb is not None:
+            lb = max(lb, var.lb)
+        if var.ub is not None:
+            ub = min(ub, var.ub)
+        pairs.append((var, lb, ub, expr))
+    n = len(pairs)
+    position = {id(p[0]): i for i, p in enumerate(pairs)}
+    if len(position) != n:
+        raise FormulationError("a variable is matched with more than one complementarity row")
+    variables = [p[0] for p in pairs]
+    lb = np.array([p[1] for p in pairs], dtype=float)
+    ub = np.array([p[2] for p in pairs], dtype=float)
+
+    def col(var) -> int:
+        try:
+            return position[id(var)]
+        except KeyError:
+            raise FormulationError(
+                f"variable '{var.name}' appears in a row but is matched with no complementarity "
+                "condition: fix it or pair it with an equation"
+            ) from None
+
+    li, lj, lv = [], [], []
+    qi, qa, qb, qv = [], [], [], []
+    nonlinear = []
+    rows = []
+    for i, (_var, _lb, _ub, expr) in enumerate(pairs):
+        repn = generate_standard_repn(expr, compute_values=False, quadratic=True)
+        rows.append(_Row(repn.constant))
+        for c, v in zip(repn.linear_coefs, repn.linear_vars):
+            li.append(i)
+            lj.append(col(v))
+            lv.append(pe.value(c))
+        for c, (v1, v2) in zip(repn.quadratic_coefs, repn.quadratic_vars):
+            qi.append(i)
+            qa.append(col(v1))
+            qb.append(col(v2))
+            qv.append(pe.value(c))
+        if repn.nonlinear_expr is not None:
+            nl_vars = [col(v) for v in repn.nonlinear_vars]
+            nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
+
+    L = sp.csr_matrix((lv, (li, lj)), shape=(n, n))
+    q = np.array([pe.value(row.constant) for row in rows], dtype=float)
+    qi, qa, qb, qv = (np.asarray(x) for x in (qi, qa, qb, qv))
+    qi = qi.astype(int)
+    qa = qa.astype(int)
+    qb = qb.astype(int)
+    qv = qv.astype(float)
+    affine = qv.size == 0 and not nonlinear
+
+    def F(x: np.ndarray) -> np.ndarray:
+        out = L @ x + q
+        if qv.size:
+            out += np.bincount(qi, qv * x[qa] * x[qb], minlength=n)
+        for nl in nonlinear:
+            out[nl.row] += nl.value(x)
+        return out
+
+    def J(x: np.ndarray) -> sp.csr_matrix:
+        if affine:
+            return L
+        r = [qi, qi]
+        c = [qa, qb]
+        d = [qv * x[qb], qv * x[qa]]
+        for nl in nonlinear:
+            cols, grad = nl.gradient(x)
+            r.append(np.full(len(cols), nl.row))
+            c.append(np.asarray(cols, dtype=int))
+            d.append(grad)
+        Q = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(n, n))
+        return (L + Q).tocsr()
+
+    def hess(x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
+        wq = w[qi] * qv
+        r = [qa, qb]
+        c = [qb, qa]
+        d = [wq, wq]
+        for nl in nonlinear:
+            hr, hc, hv = nl.hessian(x)
+            r.append(hr)
+            c.append(hc)
+            d.append(w[nl.row] * hv)
+        return sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(n, n))
+
+    x0 = np.array([v.value if v.value is not None else 0.0 for v in variables], dtype=float)
+    x0 = np.clip(x0, lb, ub)
+    mcp = MCP(
+        F=F,
+        J=J,
+        lb=lb,
+        ub=ub,
+        x0=x0,
+        names=[v.name for v in variables],
+        M=L if affine else None,
+        q=q if affine else None,
+        hess=None if affine else hess,
+    )
+    return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
+
+
+class _Nonlinear:
+    """A nonlinear remainder of one row, with symbolic first and second derivatives."""
+
+    def __init__(self, row: int, expr, pyomo_vars: list, cols: list[int]):
+        self.row = row
+        self.expr = expr
+        self.vars = pyomo_vars
+        self.cols = cols
+        grads = differentiate(expr, wrt_list=pyomo_vars, mode=Modes.reverse_symbolic)
+        self.grads = grads
+        self.hess_exprs = [
+            differentiate(g, wrt_list=pyomo_vars, mode=Modes.reverse_symbolic) for g in grads
+        ]
+
+    def _set(self, x: np.ndarray) -> None:
+        for v, c in zip(self.vars, self.cols):
+            v.set_value(float(x[c]), skip_validation=True)
+
+    def value(self, x: np.ndarray) -> float:
+        self._set(x)
+        return pe.value(self.expr)
+
+    def gradient(self, x: np.ndarray):
+        self._set(x)
+        return self.cols, np.array([pe.value(g) for g in self.grads], dtype=float)
+
+    def hessian(self, x: np.ndarray):
+        self._set(x)
+        r, c, v = [], [], []
+        for a, row in enumerate(self.hess_exprs):
+            for b, h in enumerate(row):
+                r.append(self.cols[a])
+                c.append(self.cols[b])
+                v.append(pe.value(h))
+        return np.array(r, dtype=int), np.array(c, dtype=int), np.array(v, dtype=float)

@@ -1,0 +1,74 @@
+"""The numeric box-constrained MCP every solver works on.
+
+Find x with lb <= x <= ub such that, componentwise,
+    x_i = lb_i      => F_i(x) >= 0
+    lb_i < x_i < ub_i => F_i(x) = 0
+    x_i = ub_i      => F_i(x) <= 0
+(lb_i = -inf, ub_i = +inf makes row i an equation with a free variable). An LCP is the case
+F(x) = M x + q with lb = 0, ub = +inf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass
+class MCP:
+    """A box-constrained mixed complementarity problem (see module docstring).
+
+    ``F(x) -> (n,)`` and ``J(x) -> (n, n)`` sparse CSR Jacobian dF/dx. ``M, q`` are set when F
+    is affine (``F(x) = M @ x + q``). ``names[i]`` is a readable name of variable i / row i.
+    ``hess(x, w)`` returns sum_i w_i * Hessian(F_i)(x) (n x n sparse, symmetric); None means F is
+    affine (zero second derivatives).
+    """
+
+    F: Callable[[np.ndarray], np.ndarray]
+    J: Callable[[np.ndarray], sp.csr_matrix]
+    lb: np.ndarray
+    ub: np.ndarray
+    x0: np.ndarray | None = None
+    names: list[str] = field(default_factory=list)
+    M: sp.csr_matrix | None = None
+    q: np.ndarray | None = None
+    hess: Callable[[np.ndarray, np.ndarray], sp.csr_matrix] | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.lb.shape[0])
+
+    @property
+    def is_linear(self) -> bool:
+        return self.M is not None
+
+    @property
+    def is_lcp(self) -> bool:
+        """True when this is a standard LCP: affine F, lb = 0, ub = +inf."""
+        return self.is_linear and bool(np.all(self.lb == 0.0) and np.all(np.isinf(self.ub)))
+
+    @classmethod
+    def from_lcp(cls, M, q, names: list[str] | None = None) -> MCP:
+        """The LCP 0 <= z _|_ M z + q >= 0 as an MCP."""
+        M = sp.csr_matrix(np.asarray(M, dtype=float) if not sp.issparse(M) else M, dtype=float)
+        q = np.asarray(q, dtype=float).ravel()
+        n = q.shape[0]
+        return cls(
+            F=lambda x: M @ x + q,
+            J=lambda x: M,
+            lb=np.zeros(n),
+            ub=np.full(n, np.inf),
+            x0=np.zeros(n),
+            names=list(names) if names is not None else [f"z[{i}]" for i in range(n)],
+            M=M,
+            q=q,
+        )
+
+
+def natural_residual(mcp: MCP, x: np.ndarray) -> np.ndarray:
+    """Natural-map residual x - mid(lb, x - F(x), ub), componentwise; zero exactly at solutions."""
+    x = np.asarray(x, dtype=float)
+    return x - np.clip(x - mcp.F(x), mcp.lb, mcp.ub)

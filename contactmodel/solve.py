@@ -1,0 +1,145 @@
+"""The dispatcher: one entry point for every solver, with its own verification.
+
+``solve`` compiles (for contact problems), runs the chosen solver, then computes the
+residuals itself, the same way for every solver, and sets the :class:`Status`. A solver's
+claim of success is never passed on unverified.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from contactmodel import modes, solvers
+from contactmodel.errors import SolverError
+from contactmodel.formulation import Problem
+from contactmodel.mcp.types import MCP, natural_residual
+from contactmodel.solution import BodyResult, ContactResult, JointResult, Solution
+from contactmodel.solvers.base import Outcome, SolverResult, Status
+
+#: relative natural-map residual for Status.SOLVED, and the looser bound for SOLVED_INACCURATE
+TOL = 1e-8
+TOL_INACCURATE = 1e-5
+
+
+def LCP(M, q, names: list[str] | None = None) -> MCP:
+    """The LCP 0 <= z _|_ M z + q >= 0 as a problem for :func:`solve`."""
+    return MCP.from_lcp(M, q, names)
+
+
+def relative_residual(mcp: MCP, x: np.ndarray) -> float:
+    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf)."""
+    scale = max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
+    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / scale
+
+
+def _status(result: SolverResult, residual: float, tol: float) -> Status:
+    if result.outcome is Outcome.INFEASIBLE:
+        return Status.INFEASIBLE_CERTIFIED
+    if result.x is not None and residual <= tol:
+        return Status.SOLVED
+    if result.x is not None and residual <= max(tol, TOL_INACCURATE):
+        return Status.SOLVED_INACCURATE
+    return {
+        Outcome.ITERATION_LIMIT: Status.ITERATION_LIMIT,
+        Outcome.TIME_LIMIT: Status.TIME_LIMIT,
+    }.get(result.outcome, Status.FAILED)
+
+
+def solve(problem, solver: str = "newton", tol: float = TOL, x0=None, **options) -> Solution:
+    """Solve a contact :class:`Problem` or an :class:`MCP` (e.g. ``cm.LCP(M, q)``).
+
+    ``tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting point in
+    the MCP's variable order; other keywords override the solver's options (see
+    ``solvers_config/NAME.toml``).
+    """
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if isinstance(problem, Problem):
+        compiled = problem.compile()
+        mcp = compiled.mcp
+    elif isinstance(problem, MCP):
+        compiled, mcp = None, problem
+    else:
+        raise SolverError(f"solve needs a contactmodel Problem or MCP (got {type(problem).__name__})")
+    timings["compile"] = time.perf_counter() - t0
+
+    info = solvers.get(solver)
+    if info.lcp_only and not mcp.is_lcp:
+        raise SolverError(
+            f"solver '{solver}' solves LCPs only, and this problem is not one (nonlinear rows or "
+            "free variables); use 'newton', 'ipopt' or 'scipy', or a polyhedral friction law "
+            "(Pyramid, Polygonal, Planar) with form='reduced'"
+        )
+    module, _ = solvers.load(solver)
+    opts = solvers.make_options(solver, options)
+    if x0 is not None:
+        mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
+
+    t1 = time.perf_counter()
+    result: SolverResult = module.solve(mcp, opts)
+    seconds = time.perf_counter() - t1
+    timings["solve"] = seconds
+
+    x = None if result.x is None else np.asarray(result.x, dtype=float)
+    residual = relative_residual(mcp, x) if x is not None else float("inf")
+    status = _status(result, residual, tol)
+    solution = Solution(
+        status=status,
+        solver=solver,
+        residual=residual,
+        iterations=int(result.iterations),
+        seconds=seconds,
+        x=x,
+        message=result.message,
+        timings=timings,
+        extras=dict(result.extras),
+    )
+    if isinstance(problem, Problem) and x is not None:
+        t2 = time.perf_counter()
+        _fill_contact_results(problem, compiled, x, solution, tol)
+        timings["verify"] = time.perf_counter() - t2
+    return solution
+
+
+def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: Solution, tol: float):
+    compiled.load(x)
+    asm = problem.assembly
+    c = problem.force_vector()
+    nu_dot = asm.accelerations(c)
+    a = asm.G @ nu_dot + asm.gdot_nu
+    v = asm.v
+    sliding = set(asm.sliding)
+    for name in problem.contact_names:
+        rows = list(asm.contact_rows[name].values())
+        mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, max(tol, 1e-9) * 10)
+        solution.contacts.append(
+            ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction)
+        )
+    for i, body in enumerate(asm.system.bodies):
+        solution.bodies.append(
+            BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())
+        )
+    efforts = asm.efforts(c, nu_dot)
+    offset = 6 * len(asm.system.bodies)
+    for arm in asm.system.manipulators:
+        for k in range(len(arm.joints)):
+            i = offset + k
+            declared = arm.efforts[k]
+            effort = efforts[i] if declared is None else float(declared)
+            solution.joints.append(JointResult(asm.coordinates[i], float(nu_dot[i]), float(effort)))
+        offset += len(arm.joints)
+    # physical checks, independent of the model: normal complementarity and Newton-Euler
+    normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
+    cn, an = c[normal_rows], a[normal_rows]
+    solution.checks["normal_complementarity"] = float(np.max(np.abs(np.minimum(cn, an)), initial=0.0))
+    if problem.form == "sparse":
+        model_nu_dot = np.array(
+            [
+                problem.model.nu_dot[coord].value if asm.free[i] else asm.nu_dot_prescribed[i]
+                for i, coord in enumerate(asm.coordinates)
+            ]
+        )
+        ne = asm.M @ model_nu_dot - asm.G.T @ c - asm.f - efforts
+        solution.checks["newton_euler"] = float(np.max(np.abs(ne), initial=0.0))

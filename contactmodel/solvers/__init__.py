@@ -1,0 +1,90 @@
+"""Solver registry: one row per solver; each solver lives in its own module.
+
+Every solver module exposes an options dataclass and ``solve(mcp, options) -> SolverResult``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.util
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from contactmodel.errors import SolverError
+
+
+@dataclass(frozen=True)
+class SolverInfo:
+    name: str
+    module: str
+    options: str
+    description: str
+    lcp_only: bool = False
+    requires: str | None = None  # importable module the solver needs
+
+    def available(self) -> tuple[bool, str]:
+        """(available here, reason when not)."""
+        if self.requires and importlib.util.find_spec(self.requires) is None:
+            return False, f"needs the Python package providing '{self.requires}'"
+        return True, ""
+
+
+REGISTRY: dict[str, SolverInfo] = {
+    info.name: info
+    for info in (
+        SolverInfo("newton", "contactmodel.solvers.newton", "NewtonOptions",
+                   "PATH-style nonsmooth Newton for box MCPs (default)"),
+        SolverInfo("lemke", "contactmodel.solvers.lemke", "LemkeOptions",
+                   "Lemke's complementary pivoting, lexicographic, with restarts", lcp_only=True),
+        SolverInfo("fip", "contactmodel.solvers.fip", "FIPOptions",
+                   "feasible interior-point potential reduction (seed 000 appendix)", lcp_only=True),
+        SolverInfo("enumerate", "contactmodel.solvers.enumerate", "EnumerateOptions",
+                   "all solutions of a small LCP by complementary bases", lcp_only=True),
+        SolverInfo("ipopt", "contactmodel.solvers.ipopt", "IpoptOptions",
+                   "MNCPOpt / LCPOpt (seed 001) through IPOPT", requires="cyipopt"),
+        SolverInfo("scipy", "contactmodel.solvers.scipy_opt", "ScipyOptions",
+                   "MNCPOpt / LCPOpt with scipy's bound-constrained minimizers"),
+    )
+}
+
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "solvers_config"
+
+
+def get(name: str) -> SolverInfo:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise SolverError(f"unknown solver '{name}'; choose one of {sorted(REGISTRY)}") from None
+
+
+def load(name: str):
+    """(module, options class) of a registered, available solver."""
+    info = get(name)
+    ok, why = info.available()
+    if not ok:
+        raise SolverError(f"solver '{name}' is not available here: {why}")
+    module = importlib.import_module(info.module)
+    return module, getattr(module, info.options)
+
+
+def make_options(name: str, overrides: dict):
+    """Options of solver ``name``: defaults, then ``solvers_config/NAME.toml``, then ``overrides``.
+
+    A ``native`` table in the file or the overrides is passed through to the underlying code.
+    """
+    _, options_cls = load(name)
+    fields = {f.name for f in dataclasses.fields(options_cls)}
+    values: dict = {}
+    preset = CONFIG_DIR / f"{name}.toml"
+    if preset.is_file():
+        with preset.open("rb") as fh:
+            values.update(tomllib.load(fh))
+    values.update(overrides)
+    unknown = sorted(set(values) - fields)
+    if unknown:
+        raise SolverError(
+            f"unknown option(s) {unknown} for solver '{name}'; its options are {sorted(fields)}"
+        )
+    return options_cls(**values)

@@ -1,0 +1,50 @@
+"""What every solver returns to the dispatcher.
+
+A solver only reports what it did (its point, iteration counts, its own view of success);
+the dispatcher in :mod:`contactmodel.solve` computes the residuals and sets the final
+:class:`Status` the same way for every solver.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+class Status(enum.Enum):
+    """Outcome of a solve, decided by the dispatcher from its own residuals."""
+
+    SOLVED = "solved"
+    SOLVED_INACCURATE = "solved-inaccurate"
+    INFEASIBLE_CERTIFIED = "infeasible-certified"
+    ITERATION_LIMIT = "iteration-limit"
+    TIME_LIMIT = "time-limit"
+    FAILED = "failed"
+
+
+class Outcome(enum.Enum):
+    """A solver's own account of how it stopped (before verification)."""
+
+    CONVERGED = "converged"
+    INFEASIBLE = "infeasible"  # the solver holds a certificate (e.g. Lemke ray on copositive-plus M)
+    ITERATION_LIMIT = "iteration-limit"
+    TIME_LIMIT = "time-limit"
+    FAILED = "failed"
+
+
+@dataclass
+class SolverResult:
+    """Raw result of one solver run on an MCP.
+
+    ``x``: the final point (length n, in the MCP's variable order), or None if there is none.
+    ``extras``: solver-specific facts (e.g. Lemke restarts, ray certificate text).
+    """
+
+    x: np.ndarray | None
+    outcome: Outcome
+    iterations: int = 0
+    message: str = ""
+    extras: dict[str, Any] = field(default_factory=dict)

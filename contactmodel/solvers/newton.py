@@ -1,0 +1,475 @@
+"""PATH-style nonsmooth Newton solver for box-constrained MCPs (the project's default solver).
+
+The MCP (see :mod:`contactmodel.mcp.types`) is reformulated as the square nonsmooth system
+``Phi(x) = 0`` with one row per variable:
+
+* ``lb = -inf, ub = +inf`` (free):      ``Phi_i = F_i``
+* ``lb finite, ub = +inf``:             ``Phi_i = phi(x_i - lb_i, F_i)``
+* ``lb = -inf, ub finite``:             ``Phi_i = -phi(ub_i - x_i, -F_i)``
+* both finite (Billups' nested form):   ``Phi_i = phi(x_i - lb_i, -phi(ub_i - x_i, -F_i))``
+
+where ``phi(a, b) = lam * (a + b - sqrt(a^2 + b^2)) + (1 - lam) * max(a, 0) * max(b, 0)`` is the
+(penalized) Fischer-Burmeister function; ``phi(a, b) = 0`` iff ``a >= 0, b >= 0, a * b = 0``.
+With ``phi = min`` the same formulas give the natural residual ``x - mid(lb, x - F, ub)``.
+
+Each element of the generalized Jacobian is ``H = D_a + D_b J(x)`` with diagonal ``D_a, D_b >= 0``.
+Iterations: semismooth Newton step ``H d = -Phi`` (sparse LU, Levenberg-Marquardt fallback when
+singular), nonmonotone Armijo line search on ``psi = 1/2 ||Phi||^2`` (Grippo-Lampariello-Lucidi
+reference over the last ``nonmonotone_memory`` values), steepest-descent safeguard when the Newton
+direction is not a sufficient descent direction, and an active-set polish: one Newton step on the
+natural map at the active set guessed from the current point (exact for LCPs once the active set is
+right), kept when it decreases the merit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP
+from contactmodel.solvers.base import Outcome, SolverResult
+
+_MERITS = ("fb", "penalized_fb")
+_POLISH = ("auto", "always", "never")
+_SQRT_HALF = math.sqrt(0.5)
+_DENSE_FRACTION = 0.15
+_MAX_STEP = 1e8
+
+
+@dataclass
+class NewtonOptions:
+    """Options of :func:`solve`; every field has a default.
+
+    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol`` (default 1e-10).
+    max_iter: maximum number of Newton / gradient iterations (default 200).
+    time_limit: wall-clock limit in seconds, None for none (default None).
+    merit: ``"fb"`` (Fischer-Burmeister) or ``"penalized_fb"`` (Chen-Chen-Kanzow) (default "fb").
+    fb_lambda: weight ``lam`` in (0, 1] of the FB term for ``"penalized_fb"`` (default 0.95).
+    armijo_sigma: sufficient-decrease constant of the Armijo rule (default 1e-4).
+    backtrack: step reduction factor of the line search, in (0, 1) (default 0.5).
+    min_step: smallest step length tried before the line search gives up (default 1e-12).
+    nonmonotone_memory: number of past merit values whose maximum is the Armijo reference;
+        1 is a monotone line search (default 8).
+    descent_rho, descent_p: the Newton direction ``d`` is used only if
+        ``grad psi . d <= -descent_rho * ||d||^descent_p`` (defaults 1e-10, 2.1).
+    lm_mu: base Levenberg-Marquardt weight; the fallback solves
+        ``(H^T H + mu I) d = -H^T Phi`` with ``mu = lm_mu * max(1, ||Phi||)`` (default 1e-8).
+    polish: active-set polish step: ``"auto"`` (when F is affine, or once the active set
+        repeats), ``"always"`` or ``"never"`` (default "auto").
+    stall_iter: stop with FAILED when the best natural residual has not decreased by 1% for this
+        many iterations (default 30).
+    x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
+    """
+
+    tol: float = 1e-10
+    max_iter: int = 200
+    time_limit: float | None = None
+    merit: str = "fb"
+    fb_lambda: float = 0.95
+    armijo_sigma: float = 1e-4
+    backtrack: float = 0.5
+    min_step: float = 1e-12
+    nonmonotone_memory: int = 8
+    descent_rho: float = 1e-10
+    descent_p: float = 2.1
+    lm_mu: float = 1e-8
+    polish: str = "auto"
+    stall_iter: int = 30
+    x0: np.ndarray | None = field(default=None, repr=False)
+
+    def validate(self) -> None:
+        """Raise :class:`SolverError` naming the first invalid field."""
+        if not self.tol > 0:
+            raise SolverError(f"NewtonOptions.tol must be > 0, got {self.tol!r}")
+        if self.max_iter < 0:
+            raise SolverError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise SolverError(
+                f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}"
+            )
+        if self.merit not in _MERITS:
+            raise SolverError(f"NewtonOptions.merit must be one of {_MERITS}, got {self.merit!r}")
+        if not 0.0 < self.fb_lambda <= 1.0:
+            raise SolverError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
+        if not 0.0 < self.armijo_sigma < 0.5:
+            raise SolverError(
+                f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}"
+            )
+        if not 0.0 < self.backtrack < 1.0:
+            raise SolverError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
+        if self.nonmonotone_memory < 1:
+            raise SolverError(
+                f"NewtonOptions.nonmonotone_memory must be >= 1, got {self.nonmonotone_memory!r}"
+            )
+        if self.polish not in _POLISH:
+            raise SolverError(f"NewtonOptions.polish must be one of {_POLISH}, got {self.polish!r}")
+        if self.stall_iter < 1:
+            raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
+
+
+def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Penalized) FB value ``phi(a, b)`` and its partials ``(dphi/da, dphi/db)``, elementwise.
+
+    ``a + b - r`` and ``1 - a / r`` are evaluated without cancellation.
+    """
+    r = np.hypot(a, b)
+    s = a + b
+    pos = s > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(pos, 2.0 * a * b / (s + r), s - r)
+        tiny = r == 0.0
+        rs = np.where(tiny, 1.0, r)
+        pa = np.where(a > 0, b * b / (rs * (rs + np.abs(a))), 1.0 - a / rs)
+        pb = np.where(b > 0, a * a / (rs * (rs + np.abs(b))), 1.0 - b / rs)
+    pa[tiny] = 1.0 - _SQRT_HALF
+    pb[tiny] = 1.0 - _SQRT_HALF
+    if lam < 1.0:
+        ap, bp = np.maximum(a, 0.0), np.maximum(b, 0.0)
+        v = lam * v + (1.0 - lam) * ap * bp
+        pa = lam * pa + (1.0 - lam) * bp * (a > 0)
+        pb = lam * pb + (1.0 - lam) * ap * (b > 0)
+    return v, pa, pb
+
+
+class _Box:
+    """Index sets of the four bound types and the reformulations ``Phi`` built on them."""
+
+    def __init__(self, lb: np.ndarray, ub: np.ndarray, lam: float) -> None:
+        lo_f, up_f = np.isfinite(lb), np.isfinite(ub)
+        self.lb, self.ub, self.lam = lb, ub, lam
+        self.free = np.flatnonzero(~lo_f & ~up_f)
+        self.lo = np.flatnonzero(lo_f & ~up_f)
+        self.up = np.flatnonzero(~lo_f & up_f)
+        self.box = np.flatnonzero(lo_f & up_f)
+        self.lb_lo, self.ub_up = lb[self.lo], ub[self.up]
+        self.lb_box, self.ub_box = lb[self.box], ub[self.box]
+
+    def fb(self, x: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``Phi(x)`` (n,) and diagonals ``(da, db)`` (n,) of ``H = diag(da) + diag(db) J``."""
+        lam = self.lam
+        phi = np.empty_like(x)
+        da = np.zeros_like(x)
+        db = np.ones_like(x)
+        i = self.free
+        if i.size:
+            phi[i] = F[i]
+        i = self.lo
+        if i.size:
+            phi[i], da[i], db[i] = _phi(x[i] - self.lb_lo, F[i], lam)
+        i = self.up
+        if i.size:
+            v, pa, pb = _phi(self.ub_up - x[i], -F[i], lam)
+            phi[i], da[i], db[i] = -v, pa, pb
+        i = self.box
+        if i.size:
+            v1, pa1, pb1 = _phi(self.ub_box - x[i], -F[i], lam)
+            v2, pa2, pb2 = _phi(x[i] - self.lb_box, -v1, lam)
+            phi[i], da[i], db[i] = v2, pa2 + pb2 * pa1, pb2 * pb1
+        return phi, da, db
+
+    def natural(self, x: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Natural residual ``x - mid(lb, x - F, ub)`` (n,) and the mask of rows at a bound."""
+        y = x - F
+        at_bound = (y <= self.lb) | (y >= self.ub)
+        return x - np.clip(y, self.lb, self.ub), at_bound
+
+
+class _Assembler:
+    """Builds ``H = diag(da) + diag(db) J`` as the CSC matrix of ``H^T`` (for SuperLU, trans='T').
+
+    The sparsity pattern of ``J`` plus its diagonal is cached while ``J`` keeps the same index
+    arrays (e.g. the constant ``M`` of an affine MCP).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._key: tuple[Any, ...] | None = None
+
+    def _pattern(self, J: sp.csr_matrix) -> None:
+        n = self.n
+        counts = np.diff(J.indptr)
+        rows = np.repeat(np.arange(n), counts)
+        cols = J.indices
+        has_diag = np.zeros(n, dtype=bool)
+        has_diag[rows[rows == cols]] = True
+        miss = np.flatnonzero(~has_diag)
+        K = sp.coo_matrix(
+            (np.zeros(rows.size + miss.size), (np.r_[rows, miss], np.r_[cols, miss])), shape=(n, n)
+        ).tocsr()
+        K.sort_indices()
+        krows = np.repeat(np.arange(n, dtype=np.int64), np.diff(K.indptr))
+        kkeys = krows * n + K.indices
+        self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
+        self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
+        self.jrows = rows
+        self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
+        self._key = (J, J.indptr, J.indices)
+
+    def __call__(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> sp.csc_matrix:
+        key = self._key
+        if key is None or key[0] is not J or key[1] is not J.indptr or key[2] is not J.indices:
+            self._pattern(J)
+        data = np.zeros(self.knnz)
+        data[self.jpos] = J.data * db[self.jrows]
+        data[self.dpos] += da
+        return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
+
+
+def _as_csr(J: Any, n: int) -> sp.csr_matrix:
+    """``J`` as a canonical CSR (n, n) matrix (dense input accepted)."""
+    if not sp.issparse(J):
+        J = sp.csr_matrix(np.asarray(J, dtype=float))
+    elif J.format != "csr":
+        J = J.tocsr()
+    if J.shape != (n, n):
+        raise SolverError(f"MCP.J(x) has shape {J.shape}, expected ({n}, {n})")
+    if not J.has_canonical_format:
+        J = J.copy()
+        J.sum_duplicates()
+    return J
+
+
+class _Newton:
+    """State of one run of :func:`solve`."""
+
+    def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
+        self.mcp, self.opt = mcp, opt
+        self.n = mcp.n
+        lam = opt.fb_lambda if opt.merit == "penalized_fb" else 1.0
+        self.lb = np.asarray(mcp.lb, dtype=float)
+        self.ub = np.asarray(mcp.ub, dtype=float)
+        self.box = _Box(self.lb, self.ub, lam)
+        self.assemble = _Assembler(self.n)
+        self.n_factor = 0
+        self.n_feval = 0
+        self.n_jeval = 0
+        self.n_gradient = 0
+        self.n_lm = 0
+        self.n_polish = 0
+        self.n_polish_kept = 0
+
+    def F(self, x: np.ndarray) -> np.ndarray:
+        self.n_feval += 1
+        return np.asarray(self.mcp.F(x), dtype=float).reshape(self.n)
+
+    def J(self, x: np.ndarray) -> sp.csr_matrix:
+        self.n_jeval += 1
+        return _as_csr(self.mcp.J(x), self.n)
+
+    def newton_direction(
+        self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray
+    ) -> np.ndarray | None:
+        """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable."""
+        HT = self.assemble(J, da, db)
+        self.n_factor += 1
+        with np.errstate(all="ignore"):
+            try:
+                if HT.nnz > _DENSE_FRACTION * self.n * self.n:
+                    lu = sla.lu_factor(HT.toarray(), check_finite=False)
+                    if np.min(np.abs(np.diag(lu[0]))) == 0.0:
+                        return None
+                    d = sla.lu_solve(lu, rhs, trans=1, check_finite=False)
+                else:
+                    d = spla.splu(HT).solve(rhs, trans="T")
+            except (RuntimeError, ValueError, sla.LinAlgError):
+                return None
+        big = _MAX_STEP * (1.0 + float(np.max(np.abs(rhs))))
+        if not np.all(np.isfinite(d)) or float(np.max(np.abs(d), initial=0.0)) > big:
+            return None
+        return d
+
+    def lm_direction(
+        self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, phi: np.ndarray
+    ) -> np.ndarray | None:
+        """Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``; None if it fails."""
+        H = self.assemble(J, da, db).T.tocsr()
+        mu = self.opt.lm_mu * float(np.linalg.norm(phi))
+        mu = max(mu, 1e-14 * max(1.0, float(abs(H).max())) ** 2)
+        N = H.T @ H + mu * sp.eye(self.n, format="csr")
+        g = H.T @ phi
+        self.n_factor += 1
+        self.n_lm += 1
+        with np.errstate(all="ignore"):
+            try:
+                if N.nnz > _DENSE_FRACTION * self.n * self.n:
+                    d = sla.cho_solve(sla.cho_factor(N.toarray(), check_finite=False), -g)
+                else:
+                    d = spla.splu(N.tocsc()).solve(-g)
+            except (RuntimeError, ValueError, sla.LinAlgError):
+                return None
+        return d if np.all(np.isfinite(d)) else None
+
+    def merit_at(self, x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, Any]:
+        """``(psi, F, Phi, (da, db))`` at ``x``; ``psi = inf`` when F is not finite there."""
+        with np.errstate(all="ignore"):
+            F = self.F(x)
+        if not np.all(np.isfinite(F)):
+            return math.inf, F, F, x, None
+        phi, da, db = self.box.fb(x, F)
+        return 0.5 * float(phi @ phi), F, phi, x, (da, db)
+
+
+def _start_point(mcp: MCP, opt: NewtonOptions, lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
+    n = lb.shape[0]
+    x0 = opt.x0 if opt.x0 is not None else mcp.x0
+    if x0 is None:
+        return np.clip(np.zeros(n), lb, ub)
+    x0 = np.array(x0, dtype=float).reshape(-1)
+    if x0.shape[0] != n:
+        raise SolverError(f"starting point has length {x0.shape[0]}, expected {n}")
+    if not np.all(np.isfinite(x0)):
+        raise SolverError("starting point has non-finite entries")
+    return x0
+
+
+def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
+    """Solve the box MCP ``lb <= x <= ub  _|_  F(x)`` by a nonsmooth Newton method.
+
+    Returns a :class:`SolverResult` whose ``x`` (n,) is the point with the smallest natural
+    residual ``||x - mid(lb, x - F(x), ub)||_inf`` met during the run; ``outcome`` is CONVERGED
+    only if that residual is ``<= options.tol``. ``extras`` holds ``residual_history`` (natural
+    residual inf-norm per iterate), ``residual``, ``factorizations``, ``gradient_steps``,
+    ``lm_steps``, ``polish_steps``, ``polish_kept``, ``f_evals``, ``j_evals``, ``seconds``.
+    """
+    opt = options if options is not None else NewtonOptions()
+    opt.validate()
+    t0 = time.perf_counter()
+    n = mcp.n
+    lb = np.asarray(mcp.lb, dtype=float).reshape(-1)
+    ub = np.asarray(mcp.ub, dtype=float).reshape(-1)
+    if ub.shape[0] != n or np.any(lb > ub) or np.any(np.isnan(lb) | np.isnan(ub)):
+        raise SolverError("MCP bounds must have equal length with lb <= ub and no NaN")
+    x = _start_point(mcp, opt, lb, ub)
+    st = _Newton(mcp, opt)
+    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
+    affine = mcp.M is not None
+    polish_mode = opt.polish
+
+    history: list[float] = []
+    psi, F, phi, _, dadb = st.merit_at(x)
+    if dadb is None:
+        return SolverResult(
+            x=x, outcome=Outcome.FAILED, message="F is not finite at the starting point",
+            extras=_extras(st, history, math.inf, t0),
+        )
+    nat, at_bound = st.box.natural(x, F)
+    res = float(np.max(np.abs(nat))) if n else 0.0
+    history.append(res)
+    best_x, best_res, best_it = x, res, 0
+    merits = [psi]
+    prev_bound: np.ndarray | None = None
+    outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opt.max_iter} reached"
+    it = 0
+    while True:
+        if best_res <= opt.tol:
+            outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
+            break
+        if it >= opt.max_iter:
+            break
+        if time.perf_counter() > deadline:
+            outcome, message = Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached"
+            break
+        if it - best_it >= opt.stall_iter:
+            outcome = Outcome.FAILED
+            message = f"no progress in the natural residual for {opt.stall_iter} iterations"
+            break
+        it += 1
+        J = st.J(x)
+        da, db = dadb
+        ref = max(merits[-opt.nonmonotone_memory :])
+
+        want_polish = polish_mode == "always" or (
+            polish_mode == "auto"
+            and (affine or (prev_bound is not None and np.array_equal(prev_bound, at_bound)))
+        )
+        prev_bound = at_bound
+        if want_polish:
+            st.n_polish += 1
+            pa = at_bound.astype(float)
+            d = st.newton_direction(J, pa, 1.0 - pa, -nat)
+            if d is not None:
+                xp = x + d
+                psi_p, Fp, phip, _, dadb_p = st.merit_at(xp)
+                if dadb_p is not None:
+                    natp, boundp = st.box.natural(xp, Fp)
+                    resp = float(np.max(np.abs(natp)))
+                    if resp <= opt.tol or psi_p <= ref - opt.armijo_sigma * 2.0 * psi:
+                        st.n_polish_kept += 1
+                        x, psi, F, phi, dadb, nat, at_bound = xp, psi_p, Fp, phip, dadb_p, natp, boundp
+                        res = resp
+                        history.append(res)
+                        merits.append(psi)
+                        if res < best_res:
+                            if res < 0.99 * best_res:
+                                best_it = it
+                            best_x, best_res = x, res
+                        continue
+
+        grad = J.T @ (db * phi) + da * phi
+        gnorm = float(np.linalg.norm(grad))
+        if gnorm == 0.0 or not math.isfinite(gnorm):
+            outcome = Outcome.FAILED
+            message = "stationary point of the merit function that is not a solution"
+            break
+        d = st.newton_direction(J, da, db, -phi)
+        if d is None:
+            d = st.lm_direction(J, da, db, phi)
+        slope = float(grad @ d) if d is not None else 0.0
+        if d is None or slope > -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p:
+            st.n_gradient += 1
+            d = -grad
+            slope = -gnorm * gnorm
+
+        accepted = False
+        t = 1.0
+        while t >= opt.min_step:
+            xt = x + t * d
+            psi_t, Ft, phit, _, dadb_t = st.merit_at(xt)
+            if dadb_t is not None and psi_t <= ref + opt.armijo_sigma * t * slope:
+                accepted = True
+                break
+            t *= opt.backtrack
+        if not accepted:
+            outcome = Outcome.FAILED
+            message = "line search failed: no sufficient decrease of the merit function"
+            break
+        x, psi, F, phi, dadb = xt, psi_t, Ft, phit, dadb_t
+        nat, at_bound = st.box.natural(x, F)
+        res = float(np.max(np.abs(nat)))
+        history.append(res)
+        merits.append(psi)
+        if res < best_res:
+            if res < 0.99 * best_res:
+                best_it = it
+            best_x, best_res = x, res
+
+    if outcome is not Outcome.CONVERGED and best_res <= opt.tol:
+        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
+    return SolverResult(
+        x=best_x, outcome=outcome, iterations=it, message=message,
+        extras=_extras(st, history, best_res, t0),
+    )
+
+
+def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[str, Any]:
+    return {
+        "residual": res,
+        "residual_history": history,
+        "residual_history_length": len(history),
+        "factorizations": st.n_factor,
+        "gradient_steps": st.n_gradient,
+        "lm_steps": st.n_lm,
+        "polish_steps": st.n_polish,
+        "polish_kept": st.n_polish_kept,
+        "f_evals": st.n_feval,
+        "j_evals": st.n_jeval,
+        "seconds": time.perf_counter() - t0,
+    }

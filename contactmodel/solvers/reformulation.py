@@ -1,0 +1,381 @@
+"""MNCPOpt / LCPOpt (seed 001 §3): a box MCP as a smooth bound-constrained NLP.
+
+The MCP's variables split into u (lb = 0, ub = +inf, rows f = F_U) and v (lb = -inf,
+ub = +inf, rows g = F_V). With one slack z_k >= 0 per u-row and y = (x, z) of length
+n + n_u (x in the MCP's own variable order, z in the order of the u-rows),
+
+    phi(y) = 1/2 (||F_U(x) - z||^2 + ||F_V(x)||^2 + c(u, z))   s.t.  u >= 0, z >= 0,
+
+with c = (u^T z)^2 ("product", the paper's term) or sum_k (u_k z_k)^2 ("componentwise").
+phi(y) = 0 exactly when x solves the MCP and z = F_U(x). For an LCP this is LCPOpt.
+A stationary point with phi > 0 is not a solution; Theorem 1 of seed 001 rules such points
+out when the Schur complement of g_v in J is a row-sufficient S-matrix.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.sparse as sp
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP, natural_residual
+
+ComplementarityTerm = Literal["product", "componentwise"]
+COMPLEMENTARITY_TERMS: tuple[str, ...] = ("product", "componentwise")
+
+
+def _var_name(mcp: MCP, i: int) -> str:
+    if i < len(mcp.names):
+        return f"{i} ({mcp.names[i]!r})"
+    return str(i)
+
+
+def _pattern(A: sp.spmatrix) -> sp.csr_matrix:
+    """Structural pattern of A with every stored entry set to 1.0 (CSR)."""
+    P = sp.csr_matrix(A, dtype=float, copy=True)
+    P.data[:] = 1.0
+    return P
+
+
+class MNCPOpt:
+    """The MNCPOpt (LCPOpt) program of a box MCP whose variables are nonnegative or free.
+
+    ``mcp``: the MCP; every variable must have (lb, ub) = (0, +inf) or (-inf, +inf), else
+    :class:`SolverError`. ``complementarity_term``: "product" or "componentwise".
+    Attributes: ``u_idx`` (n_u,) and ``v_idx`` (n_v,) MCP indices of the u and v variables;
+    ``n`` = MCP size; ``n_u``; ``dim`` = n + n_u, the NLP size.
+    """
+
+    def __init__(
+        self,
+        mcp: MCP,
+        complementarity_term: ComplementarityTerm | str = "product",
+        probe_seed: int = 0,
+    ) -> None:
+        if complementarity_term not in COMPLEMENTARITY_TERMS:
+            raise SolverError(
+                f"complementarity_term={complementarity_term!r} is unknown; "
+                f"use one of {COMPLEMENTARITY_TERMS}"
+            )
+        lb = np.asarray(mcp.lb, dtype=float)
+        ub = np.asarray(mcp.ub, dtype=float)
+        is_u = (lb == 0.0) & (ub == np.inf)
+        is_v = (lb == -np.inf) & (ub == np.inf)
+        bad = np.flatnonzero(~(is_u | is_v))
+        if bad.size:
+            i = int(bad[0])
+            raise SolverError(
+                f"MNCPOpt needs every variable nonnegative (lb=0, ub=inf) or free "
+                f"(lb=-inf, ub=inf); variable {_var_name(mcp, i)} has lb={lb[i]}, ub={ub[i]}"
+                + (f" ({bad.size} such variables)" if bad.size > 1 else "")
+            )
+        self.mcp = mcp
+        self.complementarity_term: str = complementarity_term
+        self.n: int = mcp.n
+        self.u_idx: np.ndarray = np.flatnonzero(is_u)
+        self.v_idx: np.ndarray = np.flatnonzero(is_v)
+        self.n_u: int = int(self.u_idx.size)
+        self.dim: int = self.n + self.n_u
+        self._E = sp.csr_matrix(
+            (np.ones(self.n_u), (self.u_idx, np.arange(self.n_u))), shape=(self.n, self.n_u)
+        )
+        self._probe_seed = probe_seed
+        self._cache_key: bytes | None = None
+        self._cache_F: np.ndarray | None = None
+        self._struct: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.dropped_hessian_entries: int = 0
+
+    def split(self, y: np.ndarray) -> np.ndarray:
+        """The MCP point x (n,) of an NLP point y (dim,)."""
+        return np.asarray(y, dtype=float)[: self.n].copy()
+
+    def slack(self, y: np.ndarray) -> np.ndarray:
+        """The slacks z (n_u,) of an NLP point y (dim,)."""
+        return np.asarray(y, dtype=float)[self.n :].copy()
+
+    def _F(self, x: np.ndarray) -> np.ndarray:
+        key = x.tobytes()
+        if key != self._cache_key:
+            self._cache_F = np.asarray(self.mcp.F(x), dtype=float).ravel()
+            self._cache_key = key
+        return self._cache_F  # type: ignore[return-value]
+
+    def _parts(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        y = np.asarray(y, dtype=float)
+        x, z = y[: self.n], y[self.n :]
+        r = self._F(x).copy()
+        r[self.u_idx] -= z
+        return x, z, x[self.u_idx], r
+
+    def residual(self, y: np.ndarray) -> np.ndarray:
+        """r(y) = F(x) - E z (n,): rows F_U(x) - z at u-rows, F_V(x) at v-rows."""
+        return self._parts(y)[3]
+
+    def objective(self, y: np.ndarray) -> float:
+        """phi(y) (see module docstring)."""
+        _, z, u, r = self._parts(y)
+        p = u * z
+        c = float(np.sum(p)) ** 2 if self.complementarity_term == "product" else float(p @ p)
+        return 0.5 * (float(r @ r) + c)
+
+    def gradient(self, y: np.ndarray) -> np.ndarray:
+        """Exact gradient of phi (dim,)."""
+        x, z, u, r = self._parts(y)
+        J = sp.csr_matrix(self.mcp.J(x))
+        gx = np.asarray(J.T @ r).ravel()
+        gz = -r[self.u_idx]
+        if self.complementarity_term == "product":
+            theta = float(u @ z)
+            gx[self.u_idx] += theta * z
+            gz = gz + theta * u
+        else:
+            p = u * z
+            gx[self.u_idx] += p * z
+            gz = gz + p * u
+        return np.concatenate([gx, gz])
+
+    def hessian(self, y: np.ndarray) -> sp.csr_matrix:
+        """Exact Hessian of phi (dim x dim, CSR, full symmetric).
+
+        Gauss-Newton part [J, -E]^T [J, -E], second-order part sum_i r_i Hess F_i (from
+        ``mcp.hess``), and the exact second derivatives of the complementarity term.
+        """
+        x, z, u, r = self._parts(y)
+        J = sp.csr_matrix(self.mcp.J(x))
+        E = self._E
+        Hxx = (J.T @ J).tocsr()
+        if self.mcp.hess is not None:
+            Hxx = Hxx + sp.csr_matrix(self.mcp.hess(x, r))
+        Hxz = -(J.T @ E)
+        Hzz = sp.identity(self.n_u, format="csr")
+        if self.n_u:
+            if self.complementarity_term == "product":
+                theta = float(u @ z)
+                ez = E @ z
+                a = sp.csr_matrix(np.concatenate([ez, u])[None, :])
+                C = (a.T @ a).tocsr()
+                Hxx = Hxx + C[: self.n, : self.n]
+                Hxz = Hxz + C[: self.n, self.n :] + theta * E
+                Hzz = Hzz + C[self.n :, self.n :]
+            else:
+                Hxx = Hxx + sp.csr_matrix(
+                    (z * z, (self.u_idx, self.u_idx)), shape=(self.n, self.n)
+                )
+                Hxz = Hxz + E @ sp.diags(2.0 * u * z)
+                Hzz = Hzz + sp.diags(u * u)
+        if not self.n_u:
+            return sp.csr_matrix(Hxx)
+        return sp.csr_matrix(sp.bmat([[Hxx, Hxz], [Hxz.T, Hzz]], format="csr"))
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi), each (dim,): 0 for u and z, -inf for v; hi = +inf everywhere."""
+        lo = np.concatenate([np.asarray(self.mcp.lb, dtype=float), np.zeros(self.n_u)])
+        return lo, np.full(self.dim, np.inf)
+
+    def starting_point(self, x0: np.ndarray | None = None) -> np.ndarray:
+        """y0 = (x0, max(F_U(x0), 0)) with u-components of x0 clipped to >= 0.
+
+        ``x0`` defaults to ``mcp.x0``, then to zeros.
+        """
+        if x0 is None:
+            x0 = self.mcp.x0
+        x = np.zeros(self.n) if x0 is None else np.asarray(x0, dtype=float).ravel().copy()
+        if x.shape != (self.n,):
+            raise SolverError(f"starting point has shape {x.shape}, expected ({self.n},)")
+        x[self.u_idx] = np.maximum(x[self.u_idx], 0.0)
+        z = np.maximum(self._F(x)[self.u_idx], 0.0)
+        return np.concatenate([x, z])
+
+    def projected_gradient(self, y: np.ndarray) -> float:
+        """inf-norm of y - P(y - grad phi(y)), P the projection on the bounds."""
+        y = np.asarray(y, dtype=float)
+        lo, hi = self.bounds()
+        return float(np.max(np.abs(y - np.clip(y - self.gradient(y), lo, hi)), initial=0.0))
+
+    def _probe_points(self) -> list[np.ndarray]:
+        rng = np.random.default_rng(self._probe_seed)
+        base = self.starting_point()[: self.n]
+        scale = 1.0 + np.abs(base)
+        pts = [base]
+        pts += [base + scale * rng.standard_normal(self.n) for _ in range(3)]
+        return pts
+
+    def hessian_structure(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, cols) of a fixed lower-triangle sparsity structure covering every Hessian.
+
+        The J and ``mcp.hess`` patterns are the union over x0 and random probe points (with
+        random weights), so values that vanish at one point keep their slot.
+        """
+        if self._struct is None:
+            rng = np.random.default_rng(self._probe_seed + 1)
+            n, nu = self.n, self.n_u
+            Jp = sp.csr_matrix((n, n))
+            Hp = sp.csr_matrix((n, n))
+            for x in self._probe_points():
+                Jp = Jp + _pattern(self.mcp.J(x))
+                if self.mcp.hess is not None:
+                    w = rng.standard_normal(n)
+                    Hp = Hp + _pattern(self.mcp.hess(x, w))
+            Jp = _pattern(Jp)
+            Pxx = _pattern(Jp.T @ Jp) + _pattern(Hp)
+            Pxz = _pattern(Jp.T @ self._E)
+            Pzz = sp.identity(nu, format="csr")
+            if nu and self.complementarity_term == "product":
+                idx = np.r_[self.u_idx, n + np.arange(nu)]
+                s = sp.csr_matrix(
+                    (np.ones(2 * nu), (np.zeros(2 * nu, dtype=int), idx)), shape=(1, self.dim)
+                )
+                C = (s.T @ s).tocsr()
+                Pxx = Pxx + C[:n, :n]
+                Pxz = Pxz + C[:n, n:]
+                Pzz = Pzz + C[n:, n:]
+            elif nu:
+                Pxx = Pxx + sp.csr_matrix((np.ones(nu), (self.u_idx, self.u_idx)), shape=(n, n))
+                Pxz = Pxz + self._E
+            P = sp.bmat([[Pxx, Pxz], [Pxz.T, Pzz]], format="csr") if nu else sp.csr_matrix(Pxx)
+            L = sp.tril(_pattern(P) + sp.identity(self.dim), format="coo")
+            order = np.lexsort((L.col, L.row))
+            rows = L.row[order].astype(np.int64)
+            cols = L.col[order].astype(np.int64)
+            self._struct = (rows, cols, rows * self.dim + cols)
+        rows, cols, _ = self._struct
+        return rows.copy(), cols.copy()
+
+    def hessian_values(self, y: np.ndarray) -> np.ndarray:
+        """Hessian values on :meth:`hessian_structure` (lower triangle).
+
+        Entries outside the structure (an ``mcp.hess``/J whose pattern the probes missed) are
+        dropped and counted in ``dropped_hessian_entries``.
+        """
+        self.hessian_structure()
+        assert self._struct is not None
+        _, _, keys = self._struct
+        L = sp.tril(self.hessian(y), format="coo")
+        k = L.row.astype(np.int64) * self.dim + L.col.astype(np.int64)
+        pos = np.searchsorted(keys, k)
+        pos_c = np.minimum(pos, keys.size - 1)
+        ok = keys[pos_c] == k
+        missed = ~ok & (L.data != 0.0)
+        if np.any(missed):
+            self.dropped_hessian_entries += int(np.count_nonzero(missed))
+        return np.bincount(pos_c[ok], weights=L.data[ok], minlength=keys.size)
+
+
+@dataclass
+class PointAssessment:
+    """A final NLP point judged against the MCP.
+
+    ``objective``: phi(y); ``natural_residual``: inf-norm of the MCP natural residual at x;
+    ``projected_gradient``: inf-norm of the projected gradient of phi; ``converged``: both
+    phi <= objective_tol and natural_residual <= tol; ``stationary_nonglobal``: phi above
+    objective_tol while the projected gradient is small (<= stationarity_tol).
+    """
+
+    x: np.ndarray
+    objective: float
+    natural_residual: float
+    projected_gradient: float
+    converged: bool
+    stationary_nonglobal: bool
+
+
+def assess(
+    form: MNCPOpt,
+    y: np.ndarray,
+    tol: float,
+    objective_tol: float,
+    stationarity_tol: float = 1e-5,
+) -> PointAssessment:
+    """Judge an NLP point: objective, MCP natural residual, projected gradient."""
+    x = form.split(y)
+    obj = form.objective(y)
+    nat = float(np.max(np.abs(natural_residual(form.mcp, x)), initial=0.0))
+    pg = form.projected_gradient(y)
+    finite = bool(np.isfinite(obj) and np.isfinite(nat))
+    return PointAssessment(
+        x=x,
+        objective=obj,
+        natural_residual=nat,
+        projected_gradient=pg,
+        converged=finite and obj <= objective_tol and nat <= tol,
+        stationary_nonglobal=finite and obj > objective_tol and pg <= stationarity_tol,
+    )
+
+
+def nonglobal_message(a: PointAssessment, objective_tol: float) -> str:
+    """The FAILED message for a stationary point of MNCPOpt with positive objective."""
+    return (
+        f"non-global stationary point of MNCPOpt: objective {a.objective:.3e} > "
+        f"{objective_tol:.1e} with projected gradient {a.projected_gradient:.1e}; "
+        "Theorem 1's condition fails here (the Schur complement of g_v in J is not a "
+        "row-sufficient S-matrix at this point) or the MCP has no solution"
+    )
+
+
+def _nat_inf(mcp: MCP, x: np.ndarray) -> float:
+    r = natural_residual(mcp, x)
+    return float(np.max(np.abs(r), initial=0.0)) if np.all(np.isfinite(r)) else np.inf
+
+
+@dataclass
+class PolishResult:
+    """Outcome of :func:`polish`: the point, its natural residual and the steps kept."""
+
+    x: np.ndarray
+    natural_residual: float
+    steps: int
+
+
+def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> PolishResult:
+    """Active-set Newton refinement of an MCP point x (n,) near a solution.
+
+    Each step takes the active set from the natural map (u_i with x_i <= F_i(x) are set to
+    0), then one Newton step on F_I(x) = 0 over the other variables I. A step is kept only
+    if it lowers the inf-norm natural residual; stops at ``tol * 1e-3`` or ``max_steps``.
+    Interior-point and quasi-Newton runs end with u_i, z_i ~ sqrt(barrier), which this
+    removes.
+    """
+    from scipy.sparse.linalg import lsqr, spsolve
+
+    mcp = form.mcp
+    x = np.asarray(x, dtype=float).copy()
+    best = _nat_inf(mcp, x)
+    steps = 0
+    u = form.u_idx
+    for _ in range(max_steps):
+        if not np.isfinite(best) or best <= tol * 1e-3:
+            break
+        F = np.asarray(mcp.F(x), dtype=float).ravel()
+        active = np.zeros(form.n, dtype=bool)
+        active[u] = x[u] <= F[u]
+        xa = x.copy()
+        xa[active] = 0.0
+        idx = np.flatnonzero(~active)
+        if idx.size:
+            Fa = np.asarray(mcp.F(xa), dtype=float).ravel()
+            Jii = sp.csc_matrix(sp.csr_matrix(mcp.J(xa))[idx][:, idx])
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    dx = np.atleast_1d(spsolve(Jii, -Fa[idx]))
+                except (RuntimeError, ValueError):
+                    dx = np.full(idx.size, np.nan)
+                if not np.all(np.isfinite(dx)):
+                    dx = lsqr(Jii, -Fa[idx], atol=1e-15, btol=1e-15)[0]
+            xa[idx] += dx
+        cand = _nat_inf(mcp, xa)
+        if not cand < best:
+            break
+        x, best, steps = xa, cand, steps + 1
+    return PolishResult(x=x, natural_residual=best, steps=steps)
+
+
+def with_slacks(form: MNCPOpt, x: np.ndarray) -> np.ndarray:
+    """The NLP point y = (x, max(F_U(x), 0)) (dim,) of an MCP point x (n,)."""
+    x = np.asarray(x, dtype=float).ravel()
+    z = np.maximum(np.asarray(form.mcp.F(x), dtype=float).ravel()[form.u_idx], 0.0)
+    return np.concatenate([x, z])
