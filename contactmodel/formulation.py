@@ -64,7 +64,10 @@ class Problem:
         return self.model.contact[contact]
 
     def reformulate(self, friction=None, form: str | None = None) -> Problem:
-        """The same assembly with other laws and/or form (no re-assembly)."""
+        """The same assembly with other laws and/or form (no re-assembly); by default the
+        current laws and form are kept."""
+        if friction is None:
+            friction = dict(self.laws)
         return formulate(self.assembly, friction=friction, form=form or self.form)
 
     def compile(self, refresh: bool = False) -> CompiledMCP:

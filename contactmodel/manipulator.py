@@ -140,6 +140,11 @@ class _Joint:
             self.origin, 3, f"{label}: origin", "give the joint origin in the parent frame (m)"
         )
         if self.dh_params is not None:
+            if not (np.allclose(self.axis, _EZ) and np.allclose(self.origin, 0.0)):
+                raise DeclarationError(
+                    f"{label}: give either axis/origin (axis form) or dh_params (DH form), not"
+                    " both; a DH joint moves about / along the parent's z axis"
+                )
             p = self.dh_params
             for fname in ("theta", "d", "a", "alpha", "offset"):
                 _finite_scalar(getattr(p, fname), f"{label}: DH {fname}", "give a finite number")
@@ -382,6 +387,16 @@ class Manipulator:
         if not np.all(np.isfinite(T)) or not np.allclose(T[3], [0, 0, 0, 1]):
             raise DeclarationError(f"{field_name} must be finite with last row 0 0 0 1; {fix}")
         self._base = _homogeneous(_rotation(T[:3, :3], f"{field_name} rotation"), T[:3, 3])
+
+    def joint_name(self, i: int) -> str:
+        """Name of joint i (its declared name, else ``q1``, ``q2``, ...)."""
+        return self.joints[i].name or f"q{i + 1}"
+
+    def link(self, index):
+        """Link ``index`` (an int or a link name) as a contact body for ``System.add_contact``."""
+        from contactmodel.system import LinkRef
+
+        return LinkRef(self, self._link_index(index))
 
     def _joint_label(self, i: int) -> str:
         nm = self.joints[i].name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyomo.environ as pe
-from scipy.optimize import linprog, nnls
+from scipy.optimize import linprog, minimize, nnls
 
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
@@ -56,9 +56,24 @@ class PolyhedralLimitSurface(FrictionLaw):
         return "tor"[: self.G.shape[1]]
 
     def vertex(self, velocity: np.ndarray) -> np.ndarray:
-        """f* = argmin {v . f : G f <= 1}: the unit-load friction opposing ``velocity``."""
+        """f* = argmin {v . f : G f <= 1}: the unit-load friction opposing ``velocity``.
+
+        When v is normal to a face the minimizers form that face; the one of least norm is
+        taken (the face's point nearest the origin, symmetric where the set is).
+        """
         d = self.G.shape[1]
-        res = linprog(velocity, A_ub=self.G, b_ub=np.ones(len(self.G)), bounds=[(None, None)] * d)
+        ones = np.ones(len(self.G))
+        best = linprog(velocity, A_ub=self.G, b_ub=ones, bounds=[(None, None)] * d).fun
+        A = np.vstack([self.G, velocity])
+        b = np.append(ones, best + 1e-12 * max(1.0, abs(best)))
+        res = minimize(
+            lambda f: f @ f,
+            np.zeros(d),
+            jac=lambda f: 2 * f,
+            constraints=[{"type": "ineq", "fun": lambda f: b - A @ f, "jac": lambda f: -A}],
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 200},
+        )
         return res.x
 
     def build(self, blk, ctx: ContactContext) -> ForceMap:

@@ -55,13 +55,18 @@ class NewtonOptions:
     fb_lambda: weight ``lam`` in (0, 1] of the FB term for ``"penalized_fb"`` (default 0.95).
     armijo_sigma: sufficient-decrease constant of the Armijo rule (default 1e-4).
     backtrack: step reduction factor of the line search, in (0, 1) (default 0.5).
-    min_step: smallest step length tried before the line search gives up (default 1e-12).
+    min_step: smallest step length of the gradient safeguard search (default 1e-12).
+    newton_min_step: smallest step length tried along a Newton direction before falling back to
+        the gradient step (default 1e-6).
+    feasible: keep every iterate in the box: steps are projected onto [lb, ub] and the safeguard
+        is a projected-gradient arc search (Kanzow's feasible variant) (default True).
     nonmonotone_memory: number of past merit values whose maximum is the Armijo reference;
         1 is a monotone line search (default 8).
     descent_rho, descent_p: the Newton direction ``d`` is used only if
         ``grad psi . d <= -descent_rho * ||d||^descent_p`` (defaults 1e-10, 2.1).
-    lm_mu: base Levenberg-Marquardt weight; the fallback solves
-        ``(H^T H + mu I) d = -H^T Phi`` with ``mu = lm_mu * max(1, ||Phi||)`` (default 1e-8).
+    lm_mu: Levenberg-Marquardt weight; when the Newton system is singular or its solution is not a
+        descent direction the step solves ``(H^T H + mu I) d = -H^T Phi`` with
+        ``mu = lm_mu * ||Phi||_2`` (default 1e-3).
     polish: active-set polish step: ``"auto"`` (when F is affine, or once the active set
         repeats), ``"always"`` or ``"never"`` (default "auto").
     stall_iter: stop with FAILED when the best natural residual has not decreased by 1% for this
@@ -77,10 +82,12 @@ class NewtonOptions:
     armijo_sigma: float = 1e-4
     backtrack: float = 0.5
     min_step: float = 1e-12
+    newton_min_step: float = 1e-6
+    feasible: bool = True
     nonmonotone_memory: int = 8
     descent_rho: float = 1e-10
     descent_p: float = 2.1
-    lm_mu: float = 1e-8
+    lm_mu: float = 1e-3
     polish: str = "auto"
     stall_iter: int = 30
     x0: np.ndarray | None = field(default=None, repr=False)
@@ -223,6 +230,14 @@ class _Assembler:
         return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
 
 
+def _has_empty_line(A: sp.csc_matrix) -> bool:
+    """True if the square matrix has an all-zero row or column (SuperLU may crash on these)."""
+    nz = A.data != 0.0
+    n = A.shape[0]
+    cols = np.repeat(np.arange(n), np.diff(A.indptr))[nz]
+    return bool(np.unique(cols).size < n or np.unique(A.indices[nz]).size < n)
+
+
 def _as_csr(J: Any, n: int) -> sp.csr_matrix:
     """``J`` as a canonical CSR (n, n) matrix (dense input accepted)."""
     if not sp.issparse(J):
@@ -255,6 +270,7 @@ class _Newton:
         self.n_lm = 0
         self.n_polish = 0
         self.n_polish_kept = 0
+        self.n_watchdog = 0
 
     def F(self, x: np.ndarray) -> np.ndarray:
         self.n_feval += 1
@@ -269,6 +285,8 @@ class _Newton:
     ) -> np.ndarray | None:
         """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable."""
         HT = self.assemble(J, da, db)
+        if _has_empty_line(HT):
+            return None
         self.n_factor += 1
         with np.errstate(all="ignore"):
             try:
@@ -300,21 +318,62 @@ class _Newton:
         with np.errstate(all="ignore"):
             try:
                 if N.nnz > _DENSE_FRACTION * self.n * self.n:
-                    d = sla.cho_solve(sla.cho_factor(N.toarray(), check_finite=False), -g)
+                    d = sla.lu_solve(sla.lu_factor(N.toarray(), check_finite=False), -g)
                 else:
                     d = spla.splu(N.tocsc()).solve(-g)
             except (RuntimeError, ValueError, sla.LinAlgError):
                 return None
         return d if np.all(np.isfinite(d)) else None
 
-    def merit_at(self, x: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, Any]:
-        """``(psi, F, Phi, (da, db))`` at ``x``; ``psi = inf`` when F is not finite there."""
+    def project(self, x: np.ndarray) -> np.ndarray:
+        """``x`` clipped to the box in feasible mode, else ``x`` itself."""
+        return np.clip(x, self.lb, self.ub) if self.opt.feasible else x
+
+    def arc_search(
+        self, pt: _Point, d: np.ndarray, grad: np.ndarray, ref: float, min_step: float
+    ) -> _Point | None:
+        """Armijo search on ``x(t) = P(x + t d)``: accept ``psi(x(t)) <= ref + sigma g.(x(t) - x)``.
+
+        ``P`` is the box projection in feasible mode, the identity otherwise; None on failure.
+        """
+        opt = self.opt
+        t = 1.0
+        while t >= min_step:
+            xt = self.project(pt.x + t * d)
+            dec = float(grad @ (xt - pt.x))
+            if dec < 0.0:
+                cand = self.point(xt)
+                if cand is not None and cand.psi <= ref + opt.armijo_sigma * dec:
+                    return cand
+            t *= opt.backtrack
+        return None
+
+    def point(self, x: np.ndarray) -> _Point | None:
+        """Evaluate everything the iteration needs at ``x``; None when F(x) is not finite."""
         with np.errstate(all="ignore"):
             F = self.F(x)
         if not np.all(np.isfinite(F)):
-            return math.inf, F, F, x, None
+            return None
         phi, da, db = self.box.fb(x, F)
-        return 0.5 * float(phi @ phi), F, phi, x, (da, db)
+        nat, at_bound = self.box.natural(x, F)
+        res = float(np.max(np.abs(nat), initial=0.0))
+        return _Point(x, F, phi, da, db, 0.5 * float(phi @ phi), nat, at_bound, res)
+
+
+@dataclass
+class _Point:
+    """An iterate: x, F(x), Phi(x), the diagonals (da, db) of H, psi = 1/2 ||Phi||^2, the natural
+    residual vector, the mask of rows at a bound in the natural map, and its inf-norm."""
+
+    x: np.ndarray
+    F: np.ndarray
+    phi: np.ndarray
+    da: np.ndarray
+    db: np.ndarray
+    psi: float
+    nat: np.ndarray
+    at_bound: np.ndarray
+    res: float
 
 
 def _start_point(mcp: MCP, opt: NewtonOptions, lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
@@ -348,28 +407,31 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     if ub.shape[0] != n or np.any(lb > ub) or np.any(np.isnan(lb) | np.isnan(ub)):
         raise SolverError("MCP bounds must have equal length with lb <= ub and no NaN")
     x = _start_point(mcp, opt, lb, ub)
+    if opt.feasible:
+        x = np.clip(x, lb, ub)
     st = _Newton(mcp, opt)
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
     affine = mcp.M is not None
     polish_mode = opt.polish
 
     history: list[float] = []
-    psi, F, phi, _, dadb = st.merit_at(x)
-    if dadb is None:
+    pt = st.point(x)
+    if pt is None:
         return SolverResult(
-            x=x, outcome=Outcome.FAILED, message="F is not finite at the starting point",
+            x=x,
+            outcome=Outcome.FAILED,
+            message="F is not finite at the starting point",
             extras=_extras(st, history, math.inf, t0),
         )
-    nat, at_bound = st.box.natural(x, F)
-    res = float(np.max(np.abs(nat))) if n else 0.0
-    history.append(res)
-    best_x, best_res, best_it = x, res, 0
-    merits = [psi]
+    history.append(pt.res)
+    best, best_it = pt, 0
+    watch, watch_count = pt, 0
+    merits = [pt.psi]
     prev_bound: np.ndarray | None = None
     outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opt.max_iter} reached"
     it = 0
     while True:
-        if best_res <= opt.tol:
+        if best.res <= opt.tol:
             outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
             break
         if it >= opt.max_iter:
@@ -382,81 +444,78 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
             message = f"no progress in the natural residual for {opt.stall_iter} iterations"
             break
         it += 1
-        J = st.J(x)
-        da, db = dadb
+        if watch_count >= opt.nonmonotone_memory:
+            st.n_watchdog += 1
+            pt, merits, watch_count, prev_bound = watch, [watch.psi], 0, None
         ref = max(merits[-opt.nonmonotone_memory :])
+        J = st.J(pt.x)
 
-        want_polish = polish_mode == "always" or (
+        new: _Point | None = None
+        polish = polish_mode == "always" or (
             polish_mode == "auto"
-            and (affine or (prev_bound is not None and np.array_equal(prev_bound, at_bound)))
+            and (affine or (prev_bound is not None and np.array_equal(prev_bound, pt.at_bound)))
         )
-        prev_bound = at_bound
-        if want_polish:
+        prev_bound = pt.at_bound
+        if polish:
             st.n_polish += 1
-            pa = at_bound.astype(float)
-            d = st.newton_direction(J, pa, 1.0 - pa, -nat)
-            if d is not None:
-                xp = x + d
-                psi_p, Fp, phip, _, dadb_p = st.merit_at(xp)
-                if dadb_p is not None:
-                    natp, boundp = st.box.natural(xp, Fp)
-                    resp = float(np.max(np.abs(natp)))
-                    if resp <= opt.tol or psi_p <= ref - opt.armijo_sigma * 2.0 * psi:
-                        st.n_polish_kept += 1
-                        x, psi, F, phi, dadb, nat, at_bound = xp, psi_p, Fp, phip, dadb_p, natp, boundp
-                        res = resp
-                        history.append(res)
-                        merits.append(psi)
-                        if res < best_res:
-                            if res < 0.99 * best_res:
-                                best_it = it
-                            best_x, best_res = x, res
-                        continue
+            ea = pt.at_bound.astype(float)
+            d = st.newton_direction(J, ea, 1.0 - ea, -pt.nat)
+            cand = st.point(st.project(pt.x + d)) if d is not None else None
+            if cand is not None and (
+                cand.res <= opt.tol or cand.psi <= ref - 2.0 * opt.armijo_sigma * pt.psi
+            ):
+                st.n_polish_kept += 1
+                new = cand
 
-        grad = J.T @ (db * phi) + da * phi
-        gnorm = float(np.linalg.norm(grad))
-        if gnorm == 0.0 or not math.isfinite(gnorm):
-            outcome = Outcome.FAILED
-            message = "stationary point of the merit function that is not a solution"
-            break
-        d = st.newton_direction(J, da, db, -phi)
-        if d is None:
-            d = st.lm_direction(J, da, db, phi)
-        slope = float(grad @ d) if d is not None else 0.0
-        if d is None or slope > -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p:
-            st.n_gradient += 1
-            d = -grad
-            slope = -gnorm * gnorm
-
-        accepted = False
-        t = 1.0
-        while t >= opt.min_step:
-            xt = x + t * d
-            psi_t, Ft, phit, _, dadb_t = st.merit_at(xt)
-            if dadb_t is not None and psi_t <= ref + opt.armijo_sigma * t * slope:
-                accepted = True
+        if new is None:
+            grad = J.T @ (pt.db * pt.phi) + pt.da * pt.phi
+            pgrad = pt.x - st.project(pt.x - grad)
+            gnorm = float(np.max(np.abs(pgrad), initial=0.0))
+            if gnorm == 0.0 or not math.isfinite(gnorm):
+                outcome = Outcome.FAILED
+                message = "stationary point of the merit function that is not a solution"
                 break
-            t *= opt.backtrack
-        if not accepted:
-            outcome = Outcome.FAILED
-            message = "line search failed: no sufficient decrease of the merit function"
-            break
-        x, psi, F, phi, dadb = xt, psi_t, Ft, phit, dadb_t
-        nat, at_bound = st.box.natural(x, F)
-        res = float(np.max(np.abs(nat)))
-        history.append(res)
-        merits.append(psi)
-        if res < best_res:
-            if res < 0.99 * best_res:
-                best_it = it
-            best_x, best_res = x, res
+            d = st.newton_direction(J, pt.da, pt.db, -pt.phi)
+            if d is None or not _is_descent(grad, d, opt):
+                d = st.lm_direction(J, pt.da, pt.db, pt.phi)
+                if d is not None and not _is_descent(grad, d, opt):
+                    d = None
+            if d is not None:
+                new = st.arc_search(pt, d, grad, ref, opt.newton_min_step)
+            if new is None:
+                st.n_gradient += 1
+                new = st.arc_search(pt, -grad, grad, ref, opt.min_step)
+            if new is None:
+                outcome = Outcome.FAILED
+                message = "line search failed: no sufficient decrease of the merit function"
+                break
 
-    if outcome is not Outcome.CONVERGED and best_res <= opt.tol:
+        pt = new
+        history.append(pt.res)
+        merits.append(pt.psi)
+        if pt.res < best.res:
+            if pt.res < 0.99 * best.res:
+                best_it = it
+            best = pt
+        if pt.psi < (1.0 - 1e-4) * watch.psi:
+            watch, watch_count = pt, 0
+        else:
+            watch_count += 1
+
+    if outcome is not Outcome.CONVERGED and best.res <= opt.tol:
         outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
     return SolverResult(
-        x=best_x, outcome=outcome, iterations=it, message=message,
-        extras=_extras(st, history, best_res, t0),
+        x=best.x,
+        outcome=outcome,
+        iterations=it,
+        message=message,
+        extras=_extras(st, history, best.res, t0),
     )
+
+
+def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
+    """``grad . d <= -rho ||d||^p`` (sufficient descent test of De Luca, Facchinei, Kanzow)."""
+    return float(grad @ d) <= -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p
 
 
 def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[str, Any]:
@@ -469,6 +528,7 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[st
         "lm_steps": st.n_lm,
         "polish_steps": st.n_polish,
         "polish_kept": st.n_polish_kept,
+        "watchdog_restarts": st.n_watchdog,
         "f_evals": st.n_feval,
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,

@@ -1,0 +1,149 @@
+"""The ``contactmodel`` command: solve a model file, list the solvers.
+
+Exit codes: 0 solved (or solved-inaccurate), 1 not solved, 2 caller mistake (bad arguments,
+bad model file, any :class:`ContactModelError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import contactmodel as cm
+from contactmodel import solvers
+from contactmodel.errors import ContactModelError
+from contactmodel.formulation import FORMS
+from contactmodel.friction.spec import ACCEPTED, parse_friction
+from contactmodel.solve import TOL
+
+EXIT_SOLVED = 0
+EXIT_NOT_SOLVED = 1
+EXIT_USAGE = 2
+
+
+class ModelFileError(ContactModelError):
+    """MODEL.py cannot be loaded or has no usable ``build()``."""
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number (got {text})")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="contactmodel",
+        description="Multi-rigid-body contact problems with friction: formulate, solve, verify.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    solve = commands.add_parser(
+        "solve",
+        help="solve the system returned by build() in MODEL.py",
+        description="Import MODEL.py, call its build() -> contactmodel.System, formulate and solve it.",
+    )
+    solve.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
+    solve.add_argument(
+        "--friction",
+        metavar="LAW",
+        help=f"one friction law for every contact, overriding the model's ({ACCEPTED})",
+    )
+    solve.add_argument("--solver", default="newton", help="solver name (see 'contactmodel solvers'; default newton)")
+    solve.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
+    solve.add_argument("--json", action="store_true", help="print the solution as one JSON object")
+    solve.add_argument(
+        "--tol",
+        type=_tolerance,
+        default=TOL,
+        metavar="T",
+        help=f"relative natural-map residual accepted as solved (default {TOL:g})",
+    )
+
+    commands.add_parser("solvers", help="list the registered solvers and whether they are available")
+    return parser
+
+
+def load_model(path: str | Path) -> cm.System:
+    """Import ``path`` as a module and return what its ``build()`` returns."""
+    file = Path(path)
+    if not file.is_file():
+        raise ModelFileError(f"model file '{path}' not found")
+    module_name = f"_contactmodel_model_{file.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise ModelFileError(f"cannot import '{path}' as a Python module; give a .py file")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(file.resolve().parent)
+    sys.path.insert(0, folder)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+        return _build(module, path)
+    finally:
+        sys.modules.pop(module_name, None)
+        if folder in sys.path:
+            sys.path.remove(folder)
+
+
+def _build(module: ModuleType, path: str | Path) -> cm.System:
+    build = getattr(module, "build", None)
+    if not callable(build):
+        raise ModelFileError(f"'{path}' defines no build() function; it must define build() -> contactmodel.System")
+    system = build()
+    if not isinstance(system, cm.System):
+        raise ModelFileError(
+            f"build() in '{path}' returned {type(system).__name__}; it must return a contactmodel.System"
+        )
+    return system
+
+
+def _solve(args: argparse.Namespace) -> int:
+    friction = parse_friction(args.friction) if args.friction is not None else None
+    system = load_model(args.model)
+    problem = cm.formulate(system, friction=friction, form=args.form)
+    solution = cm.solve(problem, solver=args.solver, tol=args.tol)
+    print(json.dumps(solution.to_json()) if args.json else solution.table())
+    return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
+
+
+def _solvers() -> int:
+    width = max(len(name) for name in solvers.REGISTRY) + 2
+    for name, info in solvers.REGISTRY.items():
+        ok, why = info.available()
+        flag = "yes" if ok else "no"
+        reason = "" if ok else f"[{why}]  "
+        print(f"{name:<{width}}{flag:<5}{reason}{info.description}")
+    return EXIT_SOLVED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        if exc.code is None:
+            return EXIT_SOLVED
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        if args.command == "solvers":
+            return _solvers()
+        return _solve(args)
+    except ContactModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

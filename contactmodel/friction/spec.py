@@ -1,0 +1,89 @@
+"""Friction laws from short text specs, as given on the command line (``cone:0.5``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from contactmodel.errors import FrictionLawError
+from contactmodel.friction.base import FrictionLaw
+from contactmodel.friction.cone import CoulombCone
+from contactmodel.friction.ellipsoid import Ellipsoid
+from contactmodel.friction.elliptic_torsion import EllipticTorsion
+from contactmodel.friction.frictionless import Frictionless
+from contactmodel.friction.planar import Planar
+from contactmodel.friction.polygonal import Polygonal
+from contactmodel.friction.pyramid import Pyramid
+
+#: every accepted form, as shown in error messages and help texts
+FORMS: tuple[str, ...] = (
+    "cone:MU",
+    "pyramid:MU",
+    "polygon:MU[:K]",
+    "frictionless",
+    "planar:MU",
+    "ellipsoid:MU[:E_T:E_O:E_R]",
+    "elliptic-torsion:MU[:E_T:E_O:E_R]",
+)
+
+ACCEPTED = ", ".join(FORMS)
+
+
+def _polygon(mu: str, k: str | None = None) -> Polygonal:
+    if k is None:
+        return Polygonal(_number(mu))
+    try:
+        sides = int(k)
+    except ValueError:
+        raise FrictionLawError(f"polygon side count K must be an integer >= 3 (got {k!r})") from None
+    return Polygonal(_number(mu), sides)
+
+
+def _weighted(cls: type[FrictionLaw]) -> Callable[..., FrictionLaw]:
+    def make(mu: str, *weights: str) -> FrictionLaw:
+        if len(weights) not in (0, 3):
+            raise FrictionLawError("give all three weights E_T:E_O:E_R after MU, or none")
+        return cls(_number(mu), *(_number(w) for w in weights))
+
+    return make
+
+
+_LAWS: dict[str, tuple[Callable[..., FrictionLaw], int, int]] = {
+    "cone": (lambda mu: CoulombCone(_number(mu)), 1, 1),
+    "pyramid": (lambda mu: Pyramid(_number(mu)), 1, 1),
+    "polygon": (_polygon, 1, 2),
+    "frictionless": (Frictionless, 0, 0),
+    "planar": (lambda mu: Planar(_number(mu)), 1, 1),
+    "ellipsoid": (_weighted(Ellipsoid), 1, 4),
+    "elliptic-torsion": (_weighted(EllipticTorsion), 1, 4),
+}
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise FrictionLawError(f"{text!r} is not a number") from None
+
+
+def parse_friction(spec: str) -> FrictionLaw:
+    """The friction law described by ``spec``, e.g. ``"cone:0.5"`` or ``"polygon:0.5:8"``.
+
+    Raises :class:`FrictionLawError` naming the accepted forms when ``spec`` is not one of them
+    or its parameters are invalid.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise FrictionLawError(f"empty friction spec {spec!r}; accepted forms: {ACCEPTED}")
+    name, *params = (part.strip() for part in spec.strip().split(":"))
+    entry = _LAWS.get(name.lower())
+    if entry is None:
+        raise FrictionLawError(f"unknown friction law {name!r} in spec {spec!r}; accepted forms: {ACCEPTED}")
+    make, low, high = entry
+    if not low <= len(params) <= high:
+        raise FrictionLawError(
+            f"friction spec {spec!r} has {len(params)} parameter(s), {name.lower()} takes "
+            f"{low if low == high else f'{low} to {high}'}; accepted forms: {ACCEPTED}"
+        )
+    try:
+        return make(*params)
+    except FrictionLawError as exc:
+        raise FrictionLawError(f"bad friction spec {spec!r}: {exc}; accepted forms: {ACCEPTED}") from None

@@ -1,0 +1,418 @@
+"""Tests of the nonsmooth Newton MCP solver against independently computed facts."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP
+from contactmodel.solvers.base import Outcome
+from contactmodel.solvers.newton import NewtonOptions, solve
+
+TOL = 1e-10
+PEER_TOOL = Path("/work/shared/tools/make_peer_instances.py")
+
+
+def nat_res(F, lb, ub, x) -> float:
+    """Natural residual inf-norm ||x - clip(x - F(x), lb, ub)||, computed here with numpy."""
+    x = np.asarray(x, dtype=float)
+    return float(np.max(np.abs(x - np.minimum(np.maximum(x - F(x), lb), ub)), initial=0.0))
+
+
+def affine_mcp(M, q, lb, ub, x0=None) -> MCP:
+    M = np.asarray(M, dtype=float)
+    q = np.asarray(q, dtype=float)
+    Ms = sp.csr_matrix(M)
+    return MCP(
+        F=lambda x: M @ x + q,
+        J=lambda x: Ms,
+        lb=np.asarray(lb, dtype=float),
+        ub=np.asarray(ub, dtype=float),
+        x0=x0,
+        M=Ms,
+        q=q,
+    )
+
+
+def nonlinear_mcp(F, Jdense, n, x0) -> MCP:
+    return MCP(
+        F=F,
+        J=lambda x: sp.csr_matrix(Jdense(x)),
+        lb=np.zeros(n),
+        ub=np.full(n, np.inf),
+        x0=np.asarray(x0, dtype=float),
+    )
+
+
+def kojima_shindo() -> tuple:
+    def F(x):
+        x1, x2, x3, x4 = x
+        return np.array(
+            [
+                3 * x1**2 + 2 * x1 * x2 + 2 * x2**2 + x3 + 3 * x4 - 6,
+                2 * x1**2 + x1 + x2**2 + 10 * x3 + 2 * x4 - 2,
+                3 * x1**2 + x1 * x2 + 2 * x2**2 + 2 * x3 + 9 * x4 - 9,
+                x1**2 + 3 * x2**2 + 2 * x3 + 3 * x4 - 3,
+            ]
+        )
+
+    def J(x):
+        x1, x2, _, _ = x
+        return np.array(
+            [
+                [6 * x1 + 2 * x2, 2 * x1 + 4 * x2, 1, 3],
+                [4 * x1 + 1, 2 * x2, 10, 2],
+                [6 * x1 + x2, x1 + 4 * x2, 2, 9],
+                [2 * x1, 6 * x2, 2, 3],
+            ],
+            dtype=float,
+        )
+
+    return F, J
+
+
+def josephy() -> tuple:
+    def F(x):
+        x1, x2, x3, x4 = x
+        return np.array(
+            [
+                3 * x1**2 + 2 * x1 * x2 + 2 * x2**2 + x3 + 3 * x4 - 6,
+                2 * x1**2 + x1 + x2**2 + 3 * x3 + 2 * x4 - 2,
+                3 * x1**2 + x1 * x2 + 2 * x2**2 + 2 * x3 + 3 * x4 - 1,
+                x1**2 + 3 * x2**2 + 2 * x3 + 3 * x4 - 3,
+            ]
+        )
+
+    def J(x):
+        x1, x2, _, _ = x
+        return np.array(
+            [
+                [6 * x1 + 2 * x2, 2 * x1 + 4 * x2, 1, 3],
+                [4 * x1 + 1, 2 * x2, 3, 2],
+                [6 * x1 + x2, x1 + 4 * x2, 2, 3],
+                [2 * x1, 6 * x2, 2, 3],
+            ],
+            dtype=float,
+        )
+
+    return F, J
+
+
+def mathiesen() -> tuple:
+    def F(x):
+        x1, x2, x3, x4 = x
+        return np.array(
+            [
+                -x2 + x3 + x4,
+                x1 - (4.5 * x3 + 2.7 * x4) / (x2 + 1),
+                5 - x1 - (0.5 * x3 + 0.3 * x4) / (x3 + 1),
+                3 - x1,
+            ]
+        )
+
+    def J(x):
+        x1, x2, x3, x4 = x
+        s = (4.5 * x3 + 2.7 * x4) / (x2 + 1) ** 2
+        return np.array(
+            [
+                [0, -1, 1, 1],
+                [1, s, -4.5 / (x2 + 1), -2.7 / (x2 + 1)],
+                [-1, 0, -(0.5 - 0.3 * x4) / (x3 + 1) ** 2, -0.3 / (x3 + 1)],
+                [-1, 0, 0, 0],
+            ],
+            dtype=float,
+        )
+
+    return F, J
+
+
+def fd_jacobian(F, x, h=1e-7):
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = h
+        cols.append((F(x + e) - F(x - e)) / (2 * h))
+    return np.array(cols).T
+
+
+@pytest.mark.parametrize("problem", [kojima_shindo, josephy, mathiesen])
+def test_hand_jacobians_match_finite_differences(problem):
+    F, J = problem()
+    x = np.array([0.7, 0.3, 1.1, 0.4])
+    np.testing.assert_allclose(J(x), fd_jacobian(F, x), atol=1e-6)
+
+
+KS_SOLUTIONS = [np.array([np.sqrt(6) / 2, 0, 0, 0.5]), np.array([1.0, 0, 3, 0])]
+
+
+@pytest.mark.parametrize(
+    "x0", [[0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 3, 0.1], [2, 2, 2, 2], [0.5, 0, 0.5, 1]]
+)
+def test_kojima_shindo_reaches_a_known_solution(x0):
+    F, J = kojima_shindo()
+    r = solve(nonlinear_mcp(F, J, 4, x0), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(F, 0.0, np.inf, r.x) <= TOL
+    assert min(np.max(np.abs(r.x - s)) for s in KS_SOLUTIONS) <= 1e-6
+
+
+def test_kojima_shindo_known_solutions_are_solutions():
+    F, _ = kojima_shindo()
+    for s in KS_SOLUTIONS:
+        assert nat_res(F, 0.0, np.inf, s) <= 1e-14
+
+
+@pytest.mark.parametrize("x0", [[0, 0, 0, 0], [1, 1, 1, 1]])
+def test_josephy(x0):
+    F, J = josephy()
+    r = solve(nonlinear_mcp(F, J, 4, x0), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(F, 0.0, np.inf, r.x) <= TOL
+    np.testing.assert_allclose(r.x, [np.sqrt(6) / 2, 0, 0, 0.5], atol=1e-8)
+
+
+@pytest.mark.parametrize("x0", [[1, 1, 1, 1], [2, 0.5, 0.5, 0.5]])
+def test_mathiesen_solution_set(x0):
+    F, J = mathiesen()
+    r = solve(nonlinear_mcp(F, J, 4, x0), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(F, 0.0, np.inf, r.x) <= TOL
+    x1, x2, x3, x4 = r.x
+    assert -1e-10 <= x1 <= 3 + 1e-10
+    assert max(abs(x2), abs(x3), abs(x4)) <= 1e-8
+
+
+def brute_force_box(M, q, lb, ub, tol=1e-9):
+    """All solutions of the box MCP with F = M x + q, by enumerating (lower, upper, inner)."""
+    n = q.size
+    sols = []
+    states = [
+        [s for s in "LUI" if (s != "L" or np.isfinite(lb[i])) and (s != "U" or np.isfinite(ub[i]))]
+        for i in range(n)
+    ]
+    for pattern in itertools.product(*states):
+        pat = np.array(pattern)
+        x = np.where(pat == "L", lb, np.where(pat == "U", ub, 0.0))
+        inner = np.flatnonzero(pat == "I")
+        fixed = np.flatnonzero(pat != "I")
+        if inner.size:
+            A = M[np.ix_(inner, inner)]
+            if abs(np.linalg.det(A)) < 1e-12:
+                continue
+            x[inner] = np.linalg.solve(A, -(q[inner] + M[np.ix_(inner, fixed)] @ x[fixed]))
+        w = M @ x + q
+        ok = (
+            np.all(x >= lb - tol)
+            and np.all(x <= ub + tol)
+            and np.all(w[pat == "L"] >= -tol)
+            and np.all(w[pat == "U"] <= tol)
+        )
+        if ok:
+            sols.append(x)
+    return sols
+
+
+def random_p_matrix(rng, n, kind):
+    if kind == "pd":
+        B = rng.standard_normal((n, n))
+        S = rng.standard_normal((n, n))
+        return B @ B.T / n + 0.2 * np.eye(n) + (S - S.T)
+    L = np.tril(3.0 * rng.standard_normal((n, n)), -1) + np.diag(rng.uniform(0.5, 2.0, n))
+    p = rng.permutation(n)
+    return L[np.ix_(p, p)]
+
+
+def test_random_p_matrix_generator_gives_p_matrices():
+    rng = np.random.default_rng(0)
+    for kind in ("pd", "tri"):
+        for _ in range(20):
+            n = 4
+            M = random_p_matrix(rng, n, kind)
+            for k in range(1, n + 1):
+                for idx in itertools.combinations(range(n), k):
+                    assert np.linalg.det(M[np.ix_(idx, idx)]) > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+    kind=st.sampled_from(["pd", "tri"]),
+)
+def test_random_p_matrix_lcp_matches_enumeration(n, seed, kind):
+    rng = np.random.default_rng(seed)
+    M = random_p_matrix(rng, n, kind)
+    q = 2.0 * rng.standard_normal(n)
+    sols = brute_force_box(M, q, np.zeros(n), np.full(n, np.inf))
+    assert len(sols) >= 1
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) <= TOL
+    np.testing.assert_allclose(r.x, sols[0], atol=1e-8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_random_box_mcp_with_free_and_two_sided_rows_matches_enumeration(n, seed):
+    rng = np.random.default_rng(seed)
+    M = random_p_matrix(rng, n, "pd")
+    q = 3.0 * rng.standard_normal(n)
+    kind = rng.integers(0, 4, n)
+    lo = rng.uniform(-2.0, 0.0, n)
+    width = rng.uniform(0.0, 2.0, n)
+    lb = np.where((kind == 1) | (kind == 3), lo, -np.inf)
+    ub = np.where(kind == 2, lo + width, np.where(kind == 3, lo + width, np.inf))
+    sols = brute_force_box(M, q, lb, ub)
+    assert len(sols) >= 1
+    r = solve(affine_mcp(M, q, lb, ub), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(lambda x: M @ x + q, lb, ub, r.x) <= TOL
+    np.testing.assert_allclose(r.x, sols[0], atol=1e-8)
+
+
+def test_qp_kkt_with_free_multiplier():
+    M = np.array([[1.0, 0, -1], [0, 1, -1], [1, 1, 0]])
+    q = np.array([-2.0, 1.0, -1.0])
+    lb = np.array([0.0, 0.0, -np.inf])
+    ub = np.full(3, np.inf)
+    r = solve(affine_mcp(M, q, lb, ub), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    np.testing.assert_allclose(r.x, [1.0, 0.0, -1.0], atol=1e-12)
+    assert nat_res(lambda x: M @ x + q, lb, ub, r.x) <= TOL
+
+
+def test_two_sided_box_coupled():
+    M = np.array([[2.0, 1.0], [1.0, 2.0]])
+    q = np.array([-4.0, -2.0])
+    r = solve(affine_mcp(M, q, [0.0, 0.0], [1.0, 1.0]), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    np.testing.assert_allclose(r.x, [1.0, 0.5], atol=1e-12)
+
+
+def test_separable_nonlinear_box_rows_of_every_kind():
+    c = np.array([3.0, -3.0, 0.5, 3.0, -3.0, 0.25, 2.0, -2.0])
+    lb = np.array([-np.inf, -np.inf, -np.inf, 0.0, 0.0, 0.0, -1.0, -1.0])
+    ub = np.array([1.0, 1.0, np.inf, np.inf, np.inf, 1.0, 1.0, 1.0])
+    mcp = MCP(
+        F=lambda x: x**3 + x - (c**3 + c),
+        J=lambda x: sp.diags(3 * x**2 + 1).tocsr(),
+        lb=lb,
+        ub=ub,
+        x0=np.zeros(8),
+    )
+    r = solve(mcp, NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    np.testing.assert_allclose(r.x, np.clip(c, lb, ub), atol=1e-10)
+
+
+def test_fixed_variable_lb_equals_ub():
+    M = np.array([[1.0, 1.0], [1.0, 3.0]])
+    q = np.array([5.0, -4.0])
+    r = solve(affine_mcp(M, q, [0.5, 0.0], [0.5, np.inf]), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    np.testing.assert_allclose(r.x, [0.5, 3.5 / 3.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("how", ["mcp", "option"])
+def test_warm_start_at_solution(how):
+    F, J = kojima_shindo()
+    sol = KS_SOLUTIONS[1]
+    mcp = nonlinear_mcp(F, J, 4, sol if how == "mcp" else np.zeros(4))
+    opts = NewtonOptions(x0=sol if how == "option" else None)
+    r = solve(mcp, opts)
+    assert r.outcome is Outcome.CONVERGED
+    assert r.iterations <= 1
+    np.testing.assert_allclose(r.x, sol, atol=1e-12)
+
+
+def test_warm_start_near_lcp_solution_one_iteration():
+    rng = np.random.default_rng(5)
+    M = random_p_matrix(rng, 8, "pd")
+    q = rng.standard_normal(8)
+    sol = brute_force_box(M, q, np.zeros(8), np.full(8, np.inf))[0]
+    r = solve(MCP.from_lcp(M, q), NewtonOptions(x0=sol + 1e-7 * rng.standard_normal(8)))
+    assert r.outcome is Outcome.CONVERGED
+    assert r.iterations <= 1
+
+
+@pytest.mark.parametrize(
+    "M, q",
+    [
+        (np.zeros((2, 2)), np.array([-1.0, -1.0])),
+        (np.array([[-1.0]]), np.array([-1.0])),
+        (np.array([[0.0, 1.0], [0.0, 0.0]]), np.array([0.0, -1.0])),
+    ],
+)
+def test_lcp_without_solution_is_not_converged(M, q):
+    # w = M z + q: row 2 (or the only row) is w = -z - 1 or w = -1 < 0 for every z >= 0.
+    assert not brute_force_box(M, q, np.zeros(q.size), np.full(q.size, np.inf))
+    r = solve(MCP.from_lcp(M, q), NewtonOptions(max_iter=100))
+    assert r.outcome is not Outcome.CONVERGED
+    assert r.message
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) > TOL
+
+
+def test_limits_and_extras():
+    F, J = kojima_shindo()
+    mcp = nonlinear_mcp(F, J, 4, np.zeros(4))
+    r = solve(mcp, NewtonOptions(max_iter=1))
+    assert r.outcome is Outcome.ITERATION_LIMIT
+    assert r.iterations == 1
+    r = solve(mcp, NewtonOptions(time_limit=1e-12))
+    assert r.outcome is Outcome.TIME_LIMIT
+    r = solve(mcp, NewtonOptions())
+    e = r.extras
+    assert e["residual_history_length"] == len(e["residual_history"]) == r.iterations + 1
+    assert e["residual"] == pytest.approx(nat_res(F, 0.0, np.inf, r.x), abs=1e-15)
+    assert e["factorizations"] >= 1
+    assert e["gradient_steps"] >= 0
+
+
+def test_dense_jacobian_and_empty_problem():
+    M = np.array([[2.0, -1.0], [-1.0, 2.0]])
+    q = np.array([-1.0, 1.0])
+    mcp = MCP(F=lambda x: M @ x + q, J=lambda x: M, lb=np.zeros(2), ub=np.full(2, np.inf))
+    r = solve(mcp, NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED
+    np.testing.assert_allclose(r.x, [0.5, 0.0], atol=1e-12)
+    empty = MCP(F=lambda x: x, J=lambda x: sp.csr_matrix((0, 0)), lb=np.zeros(0), ub=np.zeros(0))
+    assert solve(empty, NewtonOptions()).outcome is Outcome.CONVERGED
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("tol", 0.0), ("max_iter", -1), ("merit", "min"), ("polish", "x"), ("backtrack", 1.0)],
+)
+def test_bad_options_raise(field, value):
+    mcp = MCP.from_lcp(np.eye(2), -np.ones(2))
+    with pytest.raises(SolverError, match=field):
+        solve(mcp, NewtonOptions(**{field: value}))
+
+
+def test_penalized_merit_and_no_polish_also_converge():
+    F, J = kojima_shindo()
+    for opts in (NewtonOptions(merit="penalized_fb"), NewtonOptions(polish="never")):
+        r = solve(nonlinear_mcp(F, J, 4, np.ones(4)), opts)
+        assert r.outcome is Outcome.CONVERGED
+        assert nat_res(F, 0.0, np.inf, r.x) <= TOL
+
+
+@pytest.mark.skipif(not PEER_TOOL.exists(), reason="shared instance generator not present")
+@pytest.mark.parametrize("slide", [0.0, 0.2])
+def test_friction_pyramid_lcp_n50(slide):
+    spec = importlib.util.spec_from_file_location("make_peer_instances", PEER_TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    data = tool.make_lcp(np.random.default_rng([7, 1, int(slide * 100)]), 50, slide)
+    M, q = data["M"], data["q"]
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL

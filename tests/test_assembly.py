@@ -1,0 +1,188 @@
+"""Assembly: A symmetric PSD, G against finite differences of contact-point motion, the seed's
+LCP (32)-(33) rebuilt by hand from A and b, reduced and sparse forms agreeing."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+import contactmodel as cm
+from contactmodel import catalogue
+
+
+def random_system(seed: int, n_bodies: int = 3, n_contacts: int = 5, check_normal: bool = False) -> cm.System:
+    """Random boxes with random poses and twists, contacts at random points and normals."""
+    rng = np.random.default_rng(seed)
+    s = cm.System(gravity=(0, 0, -9.81), normal_velocity_tol=1e-8 if check_normal else np.inf)
+    bodies = []
+    for i in range(n_bodies):
+        mass = rng.uniform(0.5, 3)
+        bodies.append(
+            s.add_body(
+                f"b{i}",
+                mass=mass,
+                inertia=cm.inertia.box(mass, rng.uniform(0.1, 1.0, 3)),
+                position=rng.normal(size=3),
+                orientation=Rotation.random(random_state=rng).as_matrix(),
+                velocity=rng.normal(size=3),
+                angular_velocity=rng.normal(size=3),
+                wrench=rng.normal(size=6),
+            )
+        )
+    for j in range(n_contacts):
+        a, b = rng.choice(n_bodies + 1, size=2, replace=False)
+        if a == n_bodies:
+            a, b = b, a
+        other = s.ground if b == n_bodies else bodies[b]
+        n = rng.normal(size=3)
+        s.add_contact(
+            bodies[a], other, point=rng.normal(size=3), normal=n / np.linalg.norm(n),
+            torsion=bool(rng.integers(2)), name=f"k{j}",
+        )
+    return s
+
+
+def material_point(body: cm.Body, point: np.ndarray, h: float) -> np.ndarray:
+    """Position at time h of the material point at ``point`` when nu_dot = 0 (constant twist)."""
+    r = point - body.position
+    return body.position + body.velocity * h + Rotation.from_rotvec(body.angular_velocity * h).apply(r)
+
+
+@given(st.integers(0, 10_000))
+@settings(max_examples=25, deadline=None)
+def test_A_is_symmetric_positive_semidefinite(seed):
+    asm = cm.assemble(random_system(seed, n_contacts=8))
+    A = asm.A
+    np.testing.assert_allclose(A, A.T, atol=1e-12)
+    assert np.linalg.eigvalsh(A).min() > -1e-9 * max(1.0, np.abs(A).max())
+    # c^T A c is the kinetic-energy norm of the impulse G^T c: (G^T c)^T M^-1 (G^T c)
+    c = np.random.default_rng(seed).normal(size=A.shape[0])
+    g = asm.G.T @ c
+    assert c @ A @ c == pytest.approx(g @ np.linalg.solve(asm.M.toarray(), g), rel=1e-9, abs=1e-12)
+
+
+@given(st.integers(0, 10_000))
+@settings(max_examples=25, deadline=None)
+def test_G_and_Gdot_match_finite_differences_of_contact_point_motion(seed):
+    system = random_system(seed)
+    asm = cm.assemble(system)
+    v = asm.v
+    h = 1e-5
+    for contact in system.contacts:
+        rows = asm.contact_rows[contact.name]
+        C = contact.frame
+        pos = {}
+        for sign, body in ((1.0, contact.body_a), (-1.0, contact.body_b)):
+            if isinstance(body, cm.Body):
+                pos[sign] = [material_point(body, contact.point, t) for t in (-h, 0.0, h)]
+            else:
+                pos[sign] = [contact.point] * 3
+        rel = [pos[1.0][k] - pos[-1.0][k] for k in range(3)]
+        vel = C @ (rel[2] - rel[0]) / (2 * h)
+        acc = C @ (rel[2] - 2 * rel[1] + rel[0]) / h**2
+        np.testing.assert_allclose(v[[rows["n"], rows["t"], rows["o"]]], vel, rtol=1e-6, atol=1e-6)
+        # with nu_dot = 0 the relative acceleration is the G_dot nu term
+        np.testing.assert_allclose(asm.gdot_nu[[rows["n"], rows["t"], rows["o"]]], acc, rtol=1e-4, atol=1e-4)
+        if contact.torsion:
+            wa = contact.body_a.angular_velocity
+            wb = contact.body_b.angular_velocity if isinstance(contact.body_b, cm.Body) else 0.0
+            assert v[rows["r"]] == pytest.approx(C[0] @ (wa - wb))
+
+
+def test_b_is_G_Minv_f_plus_Gdot_nu_and_A_matches_dense_formula():
+    asm = cm.assemble(random_system(7, n_contacts=6))
+    M = asm.M.toarray()
+    G = asm.G.toarray()
+    Minv = np.linalg.inv(M)
+    np.testing.assert_allclose(asm.A, G @ Minv @ G.T, atol=1e-10)
+    np.testing.assert_allclose(asm.b, G @ Minv @ asm.f + asm.gdot_nu, atol=1e-10)
+
+
+def test_velocity_product_terms_of_a_spinning_body():
+    s = cm.System(gravity=(0, 0, 0))
+    inertia = np.diag([1.0, 2.0, 3.0])
+    w = np.array([1.0, 2.0, 0.5])
+    s.add_body("spin", mass=1.0, inertia=inertia, angular_velocity=w)
+    asm = cm.assemble(s)
+    np.testing.assert_allclose(asm.f[3:], -np.cross(w, inertia @ w))
+
+
+def two_contact_seed_case(mu: float = 0.4) -> cm.System:
+    """A slab sliding on the ground (contact 'S') with a block riding on it (contact 'R', rolling
+    relative to the slab); off-centre points so every entry of A is nonzero."""
+    s = cm.System(gravity=(0, 0, -9.81))
+    v = (0.7, -0.3, 0.0)
+    slab = s.add_body("slab", mass=2.0, inertia=cm.inertia.box(2.0, (1.0, 0.6, 0.2)),
+                      position=(0, 0, 0.1), velocity=v, wrench=(1.0, 0.5, 0, 0.1, 0, 0.2))
+    block = s.add_body("block", mass=1.0, inertia=cm.inertia.box(1.0, (0.3, 0.2, 0.2)),
+                       position=(0.2, 0.1, 0.3), velocity=v, wrench=(-0.5, 2.0, 0, 0, 0.3, 0))
+    s.add_contact(slab, s.ground, point=(0.3, -0.2, 0.0), normal=(0, 0, 1), name="S")
+    s.add_contact(block, slab, point=(0.25, 0.05, 0.2), normal=(0, 0, 1), name="R",
+                  tangent=(np.cos(0.3), np.sin(0.3), 0))
+    return s
+
+
+def test_reduced_pyramid_lcp_equals_seed000_eq32_33_built_by_hand():
+    mu = 0.4
+    problem = cm.formulate(two_contact_seed_case(mu), friction=cm.Pyramid(mu))
+    asm = problem.assembly
+    assert asm.sliding == ["S"] and asm.rolling == ["R"]
+    A, b = asm.A, asm.b
+    S, R = asm.contact_rows["S"], asm.contact_rows["R"]
+    vS = asm.v[[S["t"], S["o"]]]
+    VSt, VSo = mu * vS / np.linalg.norm(vS)
+    # columns of seed (33): c_Sn, c_Rn, s+_Rt, s+_Ro, a-_Rt, a-_Ro
+    col_Sn = A[:, S["n"]] - A[:, S["t"]] * VSt - A[:, S["o"]] * VSo
+    col_Rn = A[:, R["n"]] - A[:, R["t"]] * mu - A[:, R["o"]] * mu
+    rows = [S["n"], R["n"], R["t"], R["o"]]
+    M_seed = np.zeros((6, 6))
+    M_seed[:4, 0] = col_Sn[rows]
+    M_seed[:4, 1] = col_Rn[rows]
+    M_seed[:4, 2] = A[rows, R["t"]]
+    M_seed[:4, 3] = A[rows, R["o"]]
+    M_seed[2, 4] = M_seed[3, 5] = 1.0
+    M_seed[4, 1] = M_seed[5, 1] = 2 * mu
+    M_seed[4, 2] = M_seed[5, 3] = -1.0
+    r_seed = np.concatenate([b[rows], [0.0, 0.0]])
+
+    compiled = problem.compile()
+    mcp = compiled.mcp
+    assert mcp.is_lcp
+    order = [
+        "contact[S].c_n", "contact[R].c_n", "contact[R].s_plus[t]", "contact[R].s_plus[o]",
+        "contact[R].a_minus[t]", "contact[R].a_minus[o]",
+    ]
+    perm = [mcp.names.index(name) for name in order]
+    np.testing.assert_allclose(mcp.M.toarray()[np.ix_(perm, perm)], M_seed, atol=1e-12)
+    np.testing.assert_allclose(mcp.q[perm], r_seed, atol=1e-12)
+    assert np.abs(M_seed).min(where=M_seed != 0, initial=1) > 0 and np.count_nonzero(M_seed[:4, :4]) == 16
+
+
+def test_swapping_the_law_never_reassembles():
+    system = two_contact_seed_case()
+    cone = cm.formulate(system, friction=cm.CoulombCone(0.4))
+    pyramid = cone.reformulate(friction=cm.Pyramid(0.4))
+    sparse = pyramid.reformulate(form="sparse")
+    assert pyramid.assembly is cone.assembly is sparse.assembly
+    system.contact("S").friction = cm.CoulombCone(0.4)
+    per_contact = cm.formulate(cone.assembly, friction={"R": cm.Polygonal(0.4, k=8)})
+    assert isinstance(per_contact.laws["R"], cm.Polygonal)
+    assert isinstance(per_contact.laws["S"], cm.CoulombCone)
+    assert per_contact.assembly is cone.assembly
+
+
+@pytest.mark.parametrize("name", list(catalogue.CASES))
+@pytest.mark.parametrize("law", ["cone", "pyramid"])
+def test_reduced_and_sparse_forms_have_the_same_solutions(name, law):
+    case = catalogue.get(name)
+    friction = cm.CoulombCone(case.mu) if law == "cone" else cm.Pyramid(case.mu)
+    reduced = cm.formulate(case.build(), friction=friction)
+    sparse = reduced.reformulate(form="sparse")
+    # the known solution lifts into both; both solve; the accelerations (unique) agree
+    sol_sparse = cm.solve(sparse, solver="newton")
+    assert sol_sparse.status is cm.Status.SOLVED
+    forces = {c.name: c.force for c in sol_sparse.contacts}
+    reduced.load_forces(forces)
+    compiled = reduced.compile()
+    assert np.abs(cm.mcp.natural_residual(compiled.mcp, compiled.values())).max() < 1e-8
