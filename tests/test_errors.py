@@ -58,7 +58,7 @@ def box(system) -> cm.Body:
 
 @pytest.fixture
 def contact_system(system, box) -> cm.System:
-    """The box with one frictionless-declared contact 'c' (no friction law given)."""
+    """The box with one contact 'c' on the ground, declared without a friction law."""
     system.add_contact(box, system.ground, point=(0.0, 0.0, 0.0), normal=DOWN, name="c")
     return system
 
@@ -148,9 +148,7 @@ def test_body_name_taken(system, name):
 # -- contact geometry -----------------------------------------------------------------------
 BAD_FRAMES = [
     pytest.param((0.0, 0.0, 0.0), None, r"contact 'c'\.normal", r"zero.*unit normal", id="zero-normal"),
-    pytest.param(
-        (0.0, 0.0, 2.0), None, r"contact 'c'\.normal", r"unit vector.*divide", id="non-unit-normal"
-    ),
+    pytest.param((0.0, 0.0, 2.0), None, r"contact 'c'\.normal", r"unit vector.*divide", id="non-unit-normal"),
     pytest.param(
         DOWN,
         (0.0, 0.6, 0.8),
@@ -197,10 +195,14 @@ def test_contact_with_undeclared_body(system, make_body, field):
         system.add_contact(make_body(), system.ground, point=(0, 0, 0), normal=DOWN, name="c")
 
 
-@pytest.mark.parametrize("other", [pytest.param("object", id="same-object"), pytest.param("name", id="by-name")])
+@pytest.mark.parametrize(
+    "other", [pytest.param("object", id="same-object"), pytest.param("name", id="by-name")]
+)
 def test_contact_body_with_itself(system, box, other):
     body_b = box if other == "object" else "box"
-    with pytest.raises(DeclarationError, match=expect(r"contact 'c' joins 'box' to itself", r"two different")):
+    with pytest.raises(
+        DeclarationError, match=expect(r"contact 'c' joins 'box' to itself", r"two different")
+    ):
         system.add_contact(box, body_b, point=(0, 0, 0), normal=DOWN, name="c")
 
 
@@ -274,7 +276,7 @@ def test_polygonal_too_few_sides(k):
         cm.Polygonal(0.5, k=k)
 
 
-def test_polyhedral_unbounded(system):
+def test_polyhedral_unbounded():
     unbounded = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]  # open towards -t and -o
     with pytest.raises(FrictionLawError, match=expect(r"PolyhedralLimitSurface\.G", r"positively span")):
         cm.PolyhedralLimitSurface(unbounded)
@@ -341,9 +343,7 @@ def test_friction_override_unknown_contact(contact_system):
         cm.formulate(contact_system, friction={"nope": cm.Pyramid(0.5), "c": cm.Pyramid(0.5)})
 
 
-@pytest.mark.parametrize(
-    "friction", [pytest.param(0.5, id="all"), pytest.param({"c": 0.5}, id="override")]
-)
+@pytest.mark.parametrize("friction", [pytest.param(0.5, id="all"), pytest.param({"c": 0.5}, id="override")])
 def test_friction_not_a_law_on_formulate(contact_system, friction):
     with pytest.raises(FormulationError, match=expect(r"contact 'c': friction", r"Pyramid\(0\.5\)")):
         cm.formulate(contact_system, friction=friction)
@@ -388,6 +388,8 @@ def test_link_mass(mass):
 
 
 def test_manipulator_wrong_q_length(system):
-    with pytest.raises(DeclarationError, match=expect(r"manipulator 'arm': q", r"one joint position per joint")):
+    with pytest.raises(
+        DeclarationError, match=expect(r"manipulator 'arm': q", r"one joint position per joint")
+    ):
         system.add_manipulator("arm", joints=[Revolute()], links=[Link(1.0, np.eye(3))], q=[0.0, 0.0])
     assert system.manipulators == []
