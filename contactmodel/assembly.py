@@ -118,9 +118,7 @@ def _block_inverse(M: sp.csc_matrix) -> sp.csr_matrix:
         blocks.append(inv.ravel())
         rows.append(np.repeat(idx, idx.size))
         cols.append(np.tile(idx, idx.size))
-    return sp.csr_matrix(
-        (np.concatenate(blocks), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
-    )
+    return sp.csr_matrix((np.concatenate(blocks), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
 def assemble(system: System) -> Assembly:

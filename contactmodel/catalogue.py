@@ -74,7 +74,12 @@ def _box(system: System, name: str, z: float, velocity=(0.0, 0.0, 0.0), push=0.0
 def _feet(system: System, body, other, z: float, prefix: str) -> None:
     for i, (x, y) in enumerate(CORNERS):
         system.add_contact(
-            body, other, point=(x, y, z), normal=(0, 0, 1), tangent=(1, 0, 0), name=f"{prefix}{i}",
+            body,
+            other,
+            point=(x, y, z),
+            normal=(0, 0, 1),
+            tangent=(1, 0, 0),
+            name=f"{prefix}{i}",
             torsion=True,
         )
 
@@ -96,7 +101,8 @@ def box_push_static() -> Case:
     # friction carries the push (split equally: one of infinitely many force solutions);
     # moment balance about the centre: F_front - F_back = push * h / (SIDE/2) = push
     forces = {
-        f"floor{i}": [mg / 4 + np.sign(x) * push / 4, -push / 4, 0.0, 0.0] for i, (x, _y) in enumerate(CORNERS)
+        f"floor{i}": [mg / 4 + np.sign(x) * push / 4, -push / 4, 0.0, 0.0]
+        for i, (x, _y) in enumerate(CORNERS)
     }
 
     def build() -> System:
@@ -121,7 +127,12 @@ def box_push_sliding() -> Case:
 
     ax = (push - mu * mg) / MASS
     return Case(
-        "box_push_sliding", box_push_sliding.__doc__, build, _sliding_forces(mu), {"box": [ax, 0, 0, 0, 0, 0]}, mu
+        "box_push_sliding",
+        box_push_sliding.__doc__,
+        build,
+        _sliding_forces(mu),
+        {"box": [ax, 0, 0, 0, 0, 0]},
+        mu,
     )
 
 
@@ -155,8 +166,12 @@ def frictionless_stack() -> Case:
     forces = {f"floor{i}": [(MASS + m_top) * G / 4, 0.0, 0.0, 0.0] for i in range(4)}
     forces.update({f"stack{i}": [m_top * G / 4, 0.0, 0.0, 0.0] for i in range(4)})
     return Case(
-        "frictionless_stack", frictionless_stack.__doc__, build, forces,
-        {"bottom": [0.0] * 6, "top": [0.0] * 6}, 0.4,
+        "frictionless_stack",
+        frictionless_stack.__doc__,
+        build,
+        forces,
+        {"bottom": [0.0] * 6, "top": [0.0] * 6},
+        0.4,
     )
 
 
@@ -169,9 +184,7 @@ def two_finger_grip() -> Case:
 
     def build() -> System:
         s = System(gravity=(0, 0, -G))
-        box = s.add_body(
-            "box", mass=MASS, inertia=inertia.box(MASS, (SIDE, SIDE, SIDE)), position=(0, 0, z)
-        )
+        box = s.add_body("box", mass=MASS, inertia=inertia.box(MASS, (SIDE, SIDE, SIDE)), position=(0, 0, z))
         for name, side in (("left", -1.0), ("right", 1.0)):
             finger = s.add_manipulator(
                 name,
@@ -183,8 +196,13 @@ def two_finger_grip() -> Case:
                 base=((side * (SIDE / 2 + 0.1), 0, z), np.eye(3)),
             )
             s.add_contact(
-                box, finger.link(0), point=(side * SIDE / 2, 0, z), normal=(-side, 0, 0),
-                tangent=(0, 0, 1), name=f"{name}_tip", torsion=True,
+                box,
+                finger.link(0),
+                point=(side * SIDE / 2, 0, z),
+                normal=(-side, 0, 0),
+                tangent=(0, 0, 1),
+                name=f"{name}_tip",
+                torsion=True,
             )
         return s
 

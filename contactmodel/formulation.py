@@ -146,7 +146,9 @@ def _resolve_laws(assembly: Assembly, friction) -> dict[str, FrictionLaw]:
     known = {c.name for c in assembly.system.contacts}
     for name in overrides:
         if name not in known:
-            raise FormulationError(f"friction override for unknown contact '{name}' (contacts: {sorted(known)})")
+            raise FormulationError(
+                f"friction override for unknown contact '{name}' (contacts: {sorted(known)})"
+            )
     for contact in assembly.system.contacts:
         law = overrides.get(contact.name)
         if law is None and friction is not None and not isinstance(friction, Mapping):

@@ -35,4 +35,3 @@ def cylinder(mass: float, radius: float, length: float) -> np.ndarray:
     h = _positive(length, "inertia.cylinder length")
     side = m * (3 * r**2 + h**2) / 12.0
     return np.diag([side, side, 0.5 * m * r**2])
-

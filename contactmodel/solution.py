@@ -93,7 +93,9 @@ class Solution:
             lines.append(f"message: {self.message}")
         if self.contacts:
             lines.append("")
-            lines.append(f"{'contact':<14}{'mode':<18}{'force (n, t, o[, r])':<44}acceleration (n, t, o[, r])")
+            lines.append(
+                f"{'contact':<14}{'mode':<18}{'force (n, t, o[, r])':<44}acceleration (n, t, o[, r])"
+            )
             for c in self.contacts:
                 lines.append(f"{c.name:<14}{c.mode:<18}{_vec(c.force):<44}{_vec(c.acceleration)}")
         if self.bodies:

@@ -114,9 +114,7 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
         mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, max(tol, 1e-9) * 10)
-        solution.contacts.append(
-            ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction)
-        )
+        solution.contacts.append(ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction))
     for i, body in enumerate(asm.system.bodies):
         solution.bodies.append(
             BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())

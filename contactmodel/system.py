@@ -52,7 +52,8 @@ def check_inertia(inertia, field_name: str) -> np.ndarray:
     if eig[0] + eig[1] < eig[2] * (1 - 1e-9):
         raise DeclarationError(
             f"{field_name} violates the triangle inequality of principal moments "
-            f"({np.round(eig, 12).tolist()}): no rigid body has this inertia"
+            f"({np.round(eig, 12).tolist()}): no rigid body has this inertia; "
+            "use contactmodel.inertia.box/sphere/cylinder or check the moments"
         )
     return 0.5 * (arr + arr.T)
 
@@ -110,9 +111,7 @@ class LinkRef:
 
     def __eq__(self, other) -> bool:
         return (
-            isinstance(other, LinkRef)
-            and other.manipulator is self.manipulator
-            and other.index == self.index
+            isinstance(other, LinkRef) and other.manipulator is self.manipulator and other.index == self.index
         )
 
     def __hash__(self) -> int:
@@ -213,9 +212,7 @@ class System:
         from contactmodel.manipulator import Manipulator
 
         self._check_new_name(name)
-        arm = Manipulator(
-            name=name, joints=joints, links=links, q=q, qdot=qdot, efforts=efforts, **kwargs
-        )
+        arm = Manipulator(name=name, joints=joints, links=links, q=q, qdot=qdot, efforts=efforts, **kwargs)
         self.manipulators.append(arm)
         return arm
 
@@ -262,6 +259,13 @@ class System:
             curvature=None if curvature is None else vector(curvature, dim, f"{field_}.curvature"),
         )
         if friction is not None:
+            from contactmodel.friction.base import FrictionLaw
+
+            if not isinstance(friction, FrictionLaw):
+                raise DeclarationError(
+                    f"{field_}.friction must be a friction law such as cm.CoulombCone(0.5) or "
+                    f"cm.Pyramid(0.5) (got {friction!r})"
+                )
             friction.check_contact(contact)
         self.contacts.append(contact)
         return contact
@@ -298,12 +302,18 @@ class System:
                     ref = LinkRef(arm, i)
                     if ref.name == body:
                         return ref
-            raise DeclarationError(f"{field_name}: no body named '{body}' is declared in this system")
+            declared = [b.name for b in self.bodies] + [self.ground.name]
+            raise DeclarationError(
+                f"{field_name}: no body named '{body}' is declared in this system (declared: "
+                f"{declared}); create it with system.add_body first"
+            )
         if isinstance(body, tuple) and len(body) == 2:
             body = LinkRef(*body)
         if isinstance(body, Ground):
             if body is not self.ground:
-                raise DeclarationError(f"{field_name}: that ground belongs to another system; use system.ground")
+                raise DeclarationError(
+                    f"{field_name}: that ground belongs to another system; use system.ground"
+                )
             return body
         if isinstance(body, Body):
             if not any(b is body for b in self.bodies):

@@ -37,8 +37,12 @@ def random_system(seed: int, n_bodies: int = 3, n_contacts: int = 5, check_norma
         other = s.ground if b == n_bodies else bodies[b]
         n = rng.normal(size=3)
         s.add_contact(
-            bodies[a], other, point=rng.normal(size=3), normal=n / np.linalg.norm(n),
-            torsion=bool(rng.integers(2)), name=f"k{j}",
+            bodies[a],
+            other,
+            point=rng.normal(size=3),
+            normal=n / np.linalg.norm(n),
+            torsion=bool(rng.integers(2)),
+            name=f"k{j}",
         )
     return s
 
@@ -113,13 +117,31 @@ def two_contact_seed_case(mu: float = 0.4) -> cm.System:
     relative to the slab); off-centre points so every entry of A is nonzero."""
     s = cm.System(gravity=(0, 0, -9.81))
     v = (0.7, -0.3, 0.0)
-    slab = s.add_body("slab", mass=2.0, inertia=cm.inertia.box(2.0, (1.0, 0.6, 0.2)),
-                      position=(0, 0, 0.1), velocity=v, wrench=(1.0, 0.5, 0, 0.1, 0, 0.2))
-    block = s.add_body("block", mass=1.0, inertia=cm.inertia.box(1.0, (0.3, 0.2, 0.2)),
-                       position=(0.2, 0.1, 0.3), velocity=v, wrench=(-0.5, 2.0, 0, 0, 0.3, 0))
+    slab = s.add_body(
+        "slab",
+        mass=2.0,
+        inertia=cm.inertia.box(2.0, (1.0, 0.6, 0.2)),
+        position=(0, 0, 0.1),
+        velocity=v,
+        wrench=(1.0, 0.5, 0, 0.1, 0, 0.2),
+    )
+    block = s.add_body(
+        "block",
+        mass=1.0,
+        inertia=cm.inertia.box(1.0, (0.3, 0.2, 0.2)),
+        position=(0.2, 0.1, 0.3),
+        velocity=v,
+        wrench=(-0.5, 2.0, 0, 0, 0.3, 0),
+    )
     s.add_contact(slab, s.ground, point=(0.3, -0.2, 0.0), normal=(0, 0, 1), name="S")
-    s.add_contact(block, slab, point=(0.25, 0.05, 0.2), normal=(0, 0, 1), name="R",
-                  tangent=(np.cos(0.3), np.sin(0.3), 0))
+    s.add_contact(
+        block,
+        slab,
+        point=(0.25, 0.05, 0.2),
+        normal=(0, 0, 1),
+        name="R",
+        tangent=(np.cos(0.3), np.sin(0.3), 0),
+    )
     return s
 
 
@@ -150,8 +172,12 @@ def test_reduced_pyramid_lcp_equals_seed000_eq32_33_built_by_hand():
     mcp = compiled.mcp
     assert mcp.is_lcp
     order = [
-        "contact[S].c_n", "contact[R].c_n", "contact[R].s_plus[t]", "contact[R].s_plus[o]",
-        "contact[R].a_minus[t]", "contact[R].a_minus[o]",
+        "contact[S].c_n",
+        "contact[R].c_n",
+        "contact[R].s_plus[t]",
+        "contact[R].s_plus[o]",
+        "contact[R].a_minus[t]",
+        "contact[R].a_minus[o]",
     ]
     perm = [mcp.names.index(name) for name in order]
     np.testing.assert_allclose(mcp.M.toarray()[np.ix_(perm, perm)], M_seed, atol=1e-12)

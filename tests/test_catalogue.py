@@ -50,7 +50,7 @@ def test_solvers_reproduce_known_accelerations(case, law, form, solver):
         got = np.concatenate([body.linear_acceleration, body.angular_acceleration])
         np.testing.assert_allclose(got, expected, atol=1e-7)
     # the normal forces of each box sum to its supported weight whatever the distribution
-    for name, force in case.forces.items():
+    for name in case.forces:
         assert solution.contact(name).force[0] >= -1e-9
 
 

@@ -2,9 +2,7 @@
 offending field and says how to fix it.
 
 Each check is ``pytest.raises(Error, match=expect(field, fix))``: two regexes that must both
-occur in the message, in any order. A case marked ``xfail(strict=True)`` is a known gap in the
-library (no error, the wrong class, or a message without the field or the fix); fixing the
-library turns it into an XPASS, which fails the run until the mark is removed.
+occur in the message, in any order.
 """
 
 from __future__ import annotations
@@ -36,11 +34,6 @@ CUBE = np.vstack([np.eye(3), -np.eye(3)])  # a bounded 3-column G (needs torsion
 def expect(field: str, fix: str) -> str:
     """A regex matching a message that contains both ``field`` and ``fix`` (regexes)."""
     return rf"(?s)(?=.*{field})(?=.*{fix})"
-
-
-def gap(reason: str, raises=AssertionError):
-    """Mark a case the library gets wrong today (see the module docstring)."""
-    return pytest.mark.xfail(strict=True, raises=raises, reason=reason)
 
 
 @pytest.fixture
@@ -98,11 +91,6 @@ BAD_BODIES = [
         r"body 'box'\.inertia",
         r"triangle inequality.*(inertia\.box|use |give |check )",
         id="triangle-inequality-inertia",
-        marks=gap(
-            "system.check_inertia: principal moments (1, 1, 3) raise DeclarationError "
-            "'... violates the triangle inequality ...: no rigid body has this inertia' "
-            "which says what is wrong but gives no fix (e.g. use contactmodel.inertia.box)"
-        ),
     ),
     pytest.param({"position": (0.0, NAN, 0.1)}, r"body 'box'\.position", r"finite", id="nan-position"),
     pytest.param({"velocity": (NAN, 0.0, 0.0)}, r"body 'box'\.velocity", r"finite", id="nan-velocity"),
@@ -181,12 +169,6 @@ def _foreign_box() -> cm.Body:
             lambda: "crate",
             r"contact 'c'\.body_a: no body named 'crate'",
             id="unknown-name",
-            marks=gap(
-                "System._resolve_body: add_contact('crate', ...) raises DeclarationError "
-                "\"contact 'c'.body_a: no body named 'crate' is declared in this system\" with no "
-                "fix (neither 'create it with system.add_body' as for a foreign Body, nor the "
-                "list of declared names)"
-            ),
         ),
     ],
 )
@@ -254,20 +236,10 @@ def test_bad_friction_coefficient(law, mu, fix):
         pytest.param(
             NAN,
             id="nan",
-            marks=gap(
-                "Polygonal.__init__: k=nan reaches int(k) and raises a bare ValueError "
-                "('cannot convert float NaN to integer'), not FrictionLawError",
-                raises=ValueError,
-            ),
         ),
         pytest.param(
             math.inf,
             id="inf",
-            marks=gap(
-                "Polygonal.__init__: k=inf reaches int(k) and raises OverflowError (not even a "
-                "ValueError), not FrictionLawError",
-                raises=OverflowError,
-            ),
         ),
     ],
 )
@@ -282,11 +254,6 @@ def test_polyhedral_unbounded():
         cm.PolyhedralLimitSurface(unbounded)
 
 
-@gap(
-    "PolyhedralLimitSurface.__init__: G='abc' raises numpy's bare ValueError "
-    "('could not convert string to float') from np.asarray, not FrictionLawError",
-    raises=ValueError,
-)
 def test_polyhedral_not_numeric():
     with pytest.raises(FrictionLawError, match=expect(r"PolyhedralLimitSurface\.G", r"matrix")):
         cm.PolyhedralLimitSurface("abc")
@@ -316,12 +283,6 @@ def test_torsion_law_on_formulate(contact_system, make_law, law, by_name):
         cm.formulate(contact_system, friction=friction)
 
 
-@gap(
-    "System.add_contact: friction=0.5 (not a FrictionLaw) raises AttributeError "
-    "\"'float' object has no attribute 'check_contact'\"; formulate(friction=0.5) gives a proper "
-    "FormulationError",
-    raises=AttributeError,
-)
 def test_friction_not_a_law_on_add_contact(system, box):
     with pytest.raises(ContactModelError, match=expect(r"contact 'c'.*friction", r"Pyramid\(0\.5\)")):
         system.add_contact(box, system.ground, point=(0, 0, 0), normal=DOWN, friction=0.5, name="c")

@@ -92,14 +92,21 @@ class FrictionLaw(ABC):
 
 
 # -- small builders shared by the laws ------------------------------------------------------
+def _pairs(blk: pe.Block) -> Complementarity:
+    """The contact's complementarity conditions, one indexed component: ``blk.pairs[name]``."""
+    if blk.component("pairs") is None:
+        blk.pairs = Complementarity(pe.Any)
+    return blk.pairs
+
+
 def nonneg_pair(blk: pe.Block, name: str, var, expr) -> None:
-    """``0 <= var  _|_  expr >= 0``."""
-    blk.add_component(name, Complementarity(expr=complements(var >= 0, expr >= 0)))
+    """``pairs[name]``: ``0 <= var  _|_  expr >= 0``."""
+    _pairs(blk)[name] = complements(var >= 0, expr >= 0)
 
 
 def equation(blk: pe.Block, name: str, expr, var) -> None:
-    """``expr == 0`` matched with the free variable ``var``."""
-    blk.add_component(name, Complementarity(expr=complements(expr == 0, var)))
+    """``pairs[name]``: ``expr == 0`` matched with the free variable ``var``."""
+    _pairs(blk)[name] = complements(expr == 0, var)
 
 
 def normal_force(blk: pe.Block) -> pe.Var:

@@ -32,7 +32,7 @@ class Polygonal(FrictionLaw):
 
     def __init__(self, mu: float, k: int = 8, offset: float = 0.0):
         self.mu = check_coefficient(mu, "Polygonal.mu")
-        if int(k) != k or k < 3:
+        if not isinstance(k, (int, float, np.integer)) or not np.isfinite(k) or int(k) != k or k < 3:
             raise FrictionLawError(f"Polygonal.k must be an integer >= 3 (got {k})")
         self.k = int(k)
         self.offset = float(offset)

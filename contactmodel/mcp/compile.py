@@ -217,9 +217,7 @@ class _Nonlinear:
         self.cols = cols
         grads = differentiate(expr, wrt_list=pyomo_vars, mode=Modes.reverse_symbolic)
         self.grads = grads
-        self.hess_exprs = [
-            differentiate(g, wrt_list=pyomo_vars, mode=Modes.reverse_symbolic) for g in grads
-        ]
+        self.hess_exprs = [differentiate(g, wrt_list=pyomo_vars, mode=Modes.reverse_symbolic) for g in grads]
 
     def _set(self, x: np.ndarray) -> None:
         for v, c in zip(self.vars, self.cols):

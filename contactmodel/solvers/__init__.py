@@ -34,18 +34,46 @@ class SolverInfo:
 REGISTRY: dict[str, SolverInfo] = {
     info.name: info
     for info in (
-        SolverInfo("newton", "contactmodel.solvers.newton", "NewtonOptions",
-                   "PATH-style nonsmooth Newton for box MCPs (default)"),
-        SolverInfo("lemke", "contactmodel.solvers.lemke", "LemkeOptions",
-                   "Lemke's complementary pivoting, lexicographic, with restarts", lcp_only=True),
-        SolverInfo("fip", "contactmodel.solvers.fip", "FIPOptions",
-                   "feasible interior-point potential reduction (seed 000 appendix)", lcp_only=True),
-        SolverInfo("enumerate", "contactmodel.solvers.enumerate", "EnumerateOptions",
-                   "all solutions of a small LCP by complementary bases", lcp_only=True),
-        SolverInfo("ipopt", "contactmodel.solvers.ipopt", "IpoptOptions",
-                   "MNCPOpt / LCPOpt (seed 001) through IPOPT", requires="cyipopt"),
-        SolverInfo("scipy", "contactmodel.solvers.scipy_opt", "ScipyOptions",
-                   "MNCPOpt / LCPOpt with scipy's bound-constrained minimizers"),
+        SolverInfo(
+            "newton",
+            "contactmodel.solvers.newton",
+            "NewtonOptions",
+            "PATH-style nonsmooth Newton for box MCPs (default)",
+        ),
+        SolverInfo(
+            "lemke",
+            "contactmodel.solvers.lemke",
+            "LemkeOptions",
+            "Lemke's complementary pivoting, lexicographic, with restarts",
+            lcp_only=True,
+        ),
+        SolverInfo(
+            "fip",
+            "contactmodel.solvers.fip",
+            "FIPOptions",
+            "feasible interior-point potential reduction (seed 000 appendix)",
+            lcp_only=True,
+        ),
+        SolverInfo(
+            "enumerate",
+            "contactmodel.solvers.enumerate",
+            "EnumerateOptions",
+            "all solutions of a small LCP by complementary bases",
+            lcp_only=True,
+        ),
+        SolverInfo(
+            "ipopt",
+            "contactmodel.solvers.ipopt",
+            "IpoptOptions",
+            "MNCPOpt / LCPOpt (seed 001) through IPOPT",
+            requires="cyipopt",
+        ),
+        SolverInfo(
+            "scipy",
+            "contactmodel.solvers.scipy_opt",
+            "ScipyOptions",
+            "MNCPOpt / LCPOpt with scipy's bound-constrained minimizers",
+        ),
     )
 }
 

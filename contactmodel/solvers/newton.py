@@ -88,6 +88,7 @@ class NewtonOptions:
     descent_rho: float = 1e-10
     descent_p: float = 2.1
     lm_mu: float = 1e-3
+    newton_reg: float = 0.0
     polish: str = "auto"
     stall_iter: int = 30
     x0: np.ndarray | None = field(default=None, repr=False)
@@ -475,7 +476,8 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
                 outcome = Outcome.FAILED
                 message = "stationary point of the merit function that is not a solution"
                 break
-            d = st.newton_direction(J, pt.da, pt.db, -pt.phi)
+            eps = opt.newton_reg * math.sqrt(2.0 * pt.psi)
+            d = st.newton_direction(J, pt.da + eps * pt.db, pt.db, -pt.phi)
             if d is None or not _is_descent(grad, d, opt):
                 d = st.lm_direction(J, pt.da, pt.db, pt.phi)
                 if d is not None and not _is_descent(grad, d, opt):
