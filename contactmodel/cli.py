@@ -53,13 +53,17 @@ def _parser() -> argparse.ArgumentParser:
         help="solve the system returned by build() in MODEL.py",
         description="Import MODEL.py, call its build() -> contactmodel.System, formulate and solve it.",
     )
-    solve.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
+    solve.add_argument(
+        "model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System"
+    )
     solve.add_argument(
         "--friction",
         metavar="LAW",
         help=f"one friction law for every contact, overriding the model's ({ACCEPTED})",
     )
-    solve.add_argument("--solver", default="newton", help="solver name (see 'contactmodel solvers'; default newton)")
+    solve.add_argument(
+        "--solver", default="newton", help="solver name (see 'contactmodel solvers'; default newton)"
+    )
     solve.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
     solve.add_argument("--json", action="store_true", help="print the solution as one JSON object")
     solve.add_argument(
@@ -99,7 +103,9 @@ def load_model(path: str | Path) -> cm.System:
 def _build(module: ModuleType, path: str | Path) -> cm.System:
     build = getattr(module, "build", None)
     if not callable(build):
-        raise ModelFileError(f"'{path}' defines no build() function; it must define build() -> contactmodel.System")
+        raise ModelFileError(
+            f"'{path}' defines no build() function; it must define build() -> contactmodel.System"
+        )
     system = build()
     if not isinstance(system, cm.System):
         raise ModelFileError(

@@ -28,6 +28,8 @@ class SolverInfo:
         """(available here, reason when not)."""
         if self.requires and importlib.util.find_spec(self.requires) is None:
             return False, f"needs the Python package providing '{self.requires}'"
+        if importlib.util.find_spec(self.module) is None:
+            return False, f"module {self.module} is not installed"
         return True, ""
 
 

@@ -13,18 +13,23 @@ where ``phi(a, b) = lam * (a + b - sqrt(a^2 + b^2)) + (1 - lam) * max(a, 0) * ma
 With ``phi = min`` the same formulas give the natural residual ``x - mid(lb, x - F, ub)``.
 
 Each element of the generalized Jacobian is ``H = D_a + D_b J(x)`` with diagonal ``D_a, D_b >= 0``.
-Iterations: semismooth Newton step ``H d = -Phi`` (sparse LU, Levenberg-Marquardt fallback when
-singular), nonmonotone Armijo line search on ``psi = 1/2 ||Phi||^2`` (Grippo-Lampariello-Lucidi
-reference over the last ``nonmonotone_memory`` values), steepest-descent safeguard when the Newton
-direction is not a sufficient descent direction, and an active-set polish: one Newton step on the
-natural map at the active set guessed from the current point (exact for LCPs once the active set is
-right), kept when it decreases the merit.
+Iterations (all iterates stay in the box by default, Kanzow's feasible variant):
+
+* regularized semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``, ``eps ~ ||Phi||``
+  (sparse LU, dense LU for dense J), Levenberg-Marquardt step when that system is singular or
+  gives no sufficient descent, projected-gradient step as the last safeguard;
+* Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
+  nonmonotone (Grippo-Lampariello-Lucidi) reference over the last ``nonmonotone_memory`` merits and
+  a watchdog that returns to the best point when that many steps brought no decrease;
+* active-set polish: one Newton step on the natural map at the active set of the current point
+  (exact for LCPs once the active set is right), kept when it decreases the merit.
 """
 
 from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,11 +69,16 @@ class NewtonOptions:
         1 is a monotone line search (default 8).
     descent_rho, descent_p: the Newton direction ``d`` is used only if
         ``grad psi . d <= -descent_rho * ||d||^descent_p`` (defaults 1e-10, 2.1).
+    newton_reg: proximal regularization of the Newton matrix: the step solves
+        ``(diag(da) + diag(db) (J + eps I)) d = -Phi`` with ``eps = newton_reg * ||Phi||_inf``, the
+        generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
+        degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
+        convergence stays quadratic; 0 gives the plain semismooth Newton step (default 1.0).
     lm_mu: Levenberg-Marquardt weight; when the Newton system is singular or its solution is not a
         descent direction the step solves ``(H^T H + mu I) d = -H^T Phi`` with
         ``mu = lm_mu * ||Phi||_2`` (default 1e-3).
-    polish: active-set polish step: ``"auto"`` (when F is affine, or once the active set
-        repeats), ``"always"`` or ``"never"`` (default "auto").
+    polish: active-set polish step: ``"auto"`` (when the set of rows at a bound in the natural
+        map is the same at two consecutive iterates), ``"always"`` or ``"never"`` (default "auto").
     stall_iter: stop with FAILED when the best natural residual has not decreased by 1% for this
         many iterations (default 30).
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
@@ -88,7 +98,7 @@ class NewtonOptions:
     descent_rho: float = 1e-10
     descent_p: float = 2.1
     lm_mu: float = 1e-3
-    newton_reg: float = 0.0
+    newton_reg: float = 1.0
     polish: str = "auto"
     stall_iter: int = 30
     x0: np.ndarray | None = field(default=None, repr=False)
@@ -218,6 +228,7 @@ class _Assembler:
         self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
         self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
         self.jrows = rows
+        self.krows = krows
         self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
         self._key = (J, J.indptr, J.indices)
 
@@ -230,13 +241,17 @@ class _Assembler:
         data[self.dpos] += da
         return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
 
+    def has_empty_line(self, HT: sp.csc_matrix) -> bool:
+        """True if the last assembled matrix has an all-zero row or column.
 
-def _has_empty_line(A: sp.csc_matrix) -> bool:
-    """True if the square matrix has an all-zero row or column (SuperLU may crash on these)."""
-    nz = A.data != 0.0
-    n = A.shape[0]
-    cols = np.repeat(np.arange(n), np.diff(A.indptr))[nz]
-    return bool(np.unique(cols).size < n or np.unique(A.indices[nz]).size < n)
+        SuperLU may crash (not raise) on such exactly singular matrices.
+        """
+        nz = HT.data != 0.0
+        n = self.n
+        return bool(
+            np.count_nonzero(np.bincount(self.krows[nz], minlength=n)) < n
+            or np.count_nonzero(np.bincount(self.kindices[nz], minlength=n)) < n
+        )
 
 
 def _as_csr(J: Any, n: int) -> sp.csr_matrix:
@@ -286,10 +301,11 @@ class _Newton:
     ) -> np.ndarray | None:
         """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable."""
         HT = self.assemble(J, da, db)
-        if _has_empty_line(HT):
+        if self.assemble.has_empty_line(HT):
             return None
         self.n_factor += 1
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
                 if HT.nnz > _DENSE_FRACTION * self.n * self.n:
                     lu = sla.lu_factor(HT.toarray(), check_finite=False)
@@ -316,7 +332,8 @@ class _Newton:
         g = H.T @ phi
         self.n_factor += 1
         self.n_lm += 1
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
                 if N.nnz > _DENSE_FRACTION * self.n * self.n:
                     d = sla.lu_solve(sla.lu_factor(N.toarray(), check_finite=False), -g)
@@ -412,7 +429,6 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         x = np.clip(x, lb, ub)
     st = _Newton(mcp, opt)
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
-    affine = mcp.M is not None
     polish_mode = opt.polish
 
     history: list[float] = []
@@ -454,7 +470,8 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         new: _Point | None = None
         polish = polish_mode == "always" or (
             polish_mode == "auto"
-            and (affine or (prev_bound is not None and np.array_equal(prev_bound, pt.at_bound)))
+            and prev_bound is not None
+            and np.array_equal(prev_bound, pt.at_bound)
         )
         prev_bound = pt.at_bound
         if polish:
@@ -476,7 +493,7 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
                 outcome = Outcome.FAILED
                 message = "stationary point of the merit function that is not a solution"
                 break
-            eps = opt.newton_reg * math.sqrt(2.0 * pt.psi)
+            eps = opt.newton_reg * float(np.max(np.abs(pt.phi)))
             d = st.newton_direction(J, pt.da + eps * pt.db, pt.db, -pt.phi)
             if d is None or not _is_descent(grad, d, opt):
                 d = st.lm_direction(J, pt.da, pt.db, pt.phi)

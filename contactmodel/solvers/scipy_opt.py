@@ -1,0 +1,175 @@
+"""Solver "scipy": MNCPOpt / LCPOpt of seed 001 through ``scipy.optimize.minimize``.
+
+The same bound-constrained reformulation as the "ipopt" solver
+(:mod:`contactmodel.solvers.reformulation`), solved with L-BFGS-B (exact gradient) or
+trust-constr (exact gradient and Hessian). CONVERGED only when the objective is <=
+``objective_tol`` and the MCP natural residual (inf-norm) is <= ``tol``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import Bounds, minimize
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP
+from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.reformulation import (
+    COMPLEMENTARITY_TERMS,
+    MNCPOpt,
+    assess,
+    nonglobal_message,
+    polish,
+    with_slacks,
+)
+
+METHODS: tuple[str, ...] = ("L-BFGS-B", "trust-constr")
+
+
+@dataclass
+class ScipyOptions:
+    """Options of the "scipy" solver.
+
+    method: "L-BFGS-B" (exact gradient) or "trust-constr" (exact gradient and Hessian).
+    tol: acceptance bound on the inf-norm of the MCP natural residual.
+    objective_tol: acceptance bound on the MNCPOpt objective (seed 001 used 1e-10).
+    max_iter: iteration limit of the method.
+    complementarity_term: "product" (seed 001's (u^T z)^2) or "componentwise"
+        (sum_i (u_i z_i)^2).
+    polish: when the final objective is <= ``polish_objective``, refine the point with
+        active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`), kept
+        only if they lower the natural residual.
+    polish_objective: objective level below which polishing is tried.
+    native: further entries of ``minimize``'s ``options`` dict (override the defaults).
+    """
+
+    method: str = "L-BFGS-B"
+    tol: float = 1e-8
+    objective_tol: float = 1e-10
+    max_iter: int = 20000
+    complementarity_term: str = "product"
+    polish: bool = True
+    polish_objective: float = 1e-6
+    native: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise :class:`SolverError` naming the first bad field."""
+        if self.method not in METHODS:
+            raise SolverError(f"ScipyOptions.method={self.method!r}; use one of {METHODS}")
+        if self.complementarity_term not in COMPLEMENTARITY_TERMS:
+            raise SolverError(
+                f"ScipyOptions.complementarity_term={self.complementarity_term!r}; "
+                f"use one of {COMPLEMENTARITY_TERMS}"
+            )
+        for name in ("tol", "objective_tol"):
+            if not getattr(self, name) > 0:
+                raise SolverError(f"ScipyOptions.{name} must be > 0, got {getattr(self, name)}")
+        if int(self.max_iter) < 1:
+            raise SolverError(f"ScipyOptions.max_iter must be >= 1, got {self.max_iter}")
+        if not isinstance(self.native, dict):
+            raise SolverError("ScipyOptions.native must be a dict of minimize options")
+
+
+def _method_options(opts: ScipyOptions) -> dict[str, Any]:
+    if opts.method == "L-BFGS-B":
+        base: dict[str, Any] = {
+            "maxiter": int(opts.max_iter),
+            "maxfun": 5 * int(opts.max_iter),
+            "ftol": 1e-30,
+            "gtol": 1e-14,
+            "maxcor": 20,
+        }
+    else:
+        base = {
+            "maxiter": int(opts.max_iter),
+            "gtol": 1e-14,
+            "xtol": 1e-16,
+            "barrier_tol": 1e-14,
+        }
+    base.update(opts.native)
+    return base
+
+
+def _stopped_at_limit(method: str, res: Any) -> bool:
+    if method == "L-BFGS-B":
+        return int(res.status) == 1
+    return int(res.status) == 0
+
+
+def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
+    """Solve ``mcp`` through MNCPOpt (LCPOpt for an LCP) with ``scipy.optimize.minimize``.
+
+    Extras: ``objective``, ``natural_residual``, ``natural_residual_nlp`` (before polishing),
+    ``projected_gradient``, ``polish_steps``, ``scipy_status``, ``scipy_message``, ``z``,
+    ``method``, ``complementarity_term``.
+    """
+    opts = options if options is not None else ScipyOptions()
+    opts.validate()
+    form = MNCPOpt(mcp, opts.complementarity_term)
+    y0 = form.starting_point()
+    lo, hi = form.bounds()
+    kwargs: dict[str, Any] = {}
+    if opts.method == "trust-constr":
+        kwargs["hess"] = form.hessian
+    try:
+        res = minimize(
+            form.objective,
+            y0,
+            jac=form.gradient,
+            method=opts.method,
+            bounds=Bounds(lo, hi),
+            options=_method_options(opts),
+            **kwargs,
+        )
+    except TypeError as exc:
+        raise SolverError(f"scipy.optimize.minimize rejected ScipyOptions.native: {exc}") from exc
+    y = np.asarray(res.x, dtype=float)
+    a = assess(form, y, opts.tol, opts.objective_tol)
+    nlp_residual = a.natural_residual
+    polish_steps = 0
+    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
+        p = polish(form, a.x, opts.tol)
+        if p.steps:
+            y = with_slacks(form, p.x)
+            a = assess(form, y, opts.tol, opts.objective_tol)
+            polish_steps = p.steps
+    msg = str(res.message)
+    iterations = int(getattr(res, "nit", 0) or 0)
+    extras: dict[str, Any] = {
+        "objective": a.objective,
+        "natural_residual": a.natural_residual,
+        "natural_residual_nlp": nlp_residual,
+        "projected_gradient": a.projected_gradient,
+        "polish_steps": polish_steps,
+        "scipy_status": int(res.status),
+        "scipy_message": msg,
+        "z": form.slack(y),
+        "method": opts.method,
+        "complementarity_term": opts.complementarity_term,
+    }
+    if a.converged:
+        outcome = Outcome.CONVERGED
+        message = (
+            f"MNCPOpt objective {a.objective:.2e}, natural residual {a.natural_residual:.2e} "
+            f"({opts.method}: {msg})"
+        )
+    elif _stopped_at_limit(opts.method, res):
+        outcome = Outcome.ITERATION_LIMIT
+        message = (
+            f"{opts.method} stopped at its limit: {msg}; objective {a.objective:.2e}, "
+            f"natural residual {a.natural_residual:.2e}"
+        )
+    elif a.stationary_nonglobal:
+        outcome = Outcome.FAILED
+        message = nonglobal_message(a, opts.objective_tol) + f" ({opts.method}: {msg})"
+    else:
+        outcome = Outcome.FAILED
+        message = (
+            f"{opts.method}: {msg}; objective {a.objective:.2e}, natural residual "
+            f"{a.natural_residual:.2e} > tol {opts.tol:.1e}"
+        )
+    return SolverResult(x=a.x, outcome=outcome, iterations=iterations, message=message,
+                        extras=extras)
