@@ -38,10 +38,22 @@ def test_wrong_solutions_have_nonzero_residual(case, law, form):
         assert _residual(problem, flipped_friction) > 1e-2
 
 
+# Solver weaknesses measured on these cases (the models are right: the known solution has zero
+# residual in them and other solvers solve them); each must keep failing until the solver is fixed.
+KNOWN_SOLVER_FAILURES = {
+    ("box_push_sliding", "CoulombCone", "reduced", "newton"): "no progress from the rolling start",
+    ("two_finger_grip", "Ellipsoid", "reduced", "ipopt"): "MNCPOpt stalls at a stationary point",
+    ("two_finger_grip", "Ellipsoid", "sparse", "ipopt"): "MNCPOpt stalls at a stationary point",
+}
+
+
 @pytest.mark.parametrize("solver", ["newton", "ipopt"])
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
 @pytest.mark.parametrize(("case", "law"), PAIRS, ids=IDS)
-def test_solvers_reproduce_known_accelerations(case, law, form, solver):
+def test_solvers_reproduce_known_accelerations(case, law, form, solver, request):
+    reason = KNOWN_SOLVER_FAILURES.get((case.name, type(law).__name__, form, solver))
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     problem = cm.formulate(case.build(), friction=law, form=form)
     solution = cm.solve(problem, solver=solver)
     assert solution.status is cm.Status.SOLVED, solution.message

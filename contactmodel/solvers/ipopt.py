@@ -32,6 +32,10 @@ _STATUS_OUTCOME: dict[int, Outcome] = {
     -5: Outcome.TIME_LIMIT,
 }
 _STATIONARY_STATUSES = frozenset({0, 1, 3, 6})
+_STATUS_NAMES: dict[int, str] = {
+    -4: "Maximum CPU time exceeded.",
+    -5: "Maximum wall time exceeded.",
+}
 
 
 @dataclass
@@ -53,6 +57,11 @@ class IpoptOptions:
     polish_objective: objective level below which polishing is tried.
     native: further Ipopt options, passed unchanged to ``add_option`` last (they override
         the fields above).
+
+    Ipopt runs with "bound_relax_factor" 0 (override through ``native``): with relaxed
+    bounds a slightly negative z_k against a large u_k cancels the other terms of
+    (u^T z)^2, and the "product" term then reports near-zero objectives far from any
+    solution.
     """
 
     complementarity_term: str = "product"
@@ -137,8 +146,10 @@ def _set_option(nlp: Any, key: str, value: Any) -> None:
 def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     """Solve ``mcp`` through MNCPOpt (LCPOpt for an LCP) with Ipopt.
 
-    Returns a :class:`SolverResult` whose ``x`` is the MCP part of Ipopt's final point and
-    whose extras hold ``objective``, ``natural_residual``, ``projected_gradient``,
+    Returns a :class:`SolverResult` whose ``x`` is the MCP part of the final point (Ipopt's,
+    or its polished refinement) and whose extras hold ``objective``, ``natural_residual``,
+    ``projected_gradient`` (all at x), ``objective_nlp`` and ``natural_residual_nlp`` (at
+    Ipopt's own point), ``polish_steps``, ``dual_infeasibility`` (Ipopt's last inf_du),
     ``ipopt_status``, ``ipopt_message``, ``z`` (final slacks, one per u-row) and
     ``complementarity_term``.
     """
@@ -161,6 +172,7 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
         "tol": float(opts.nlp_tol),
         "max_iter": int(opts.max_iter),
         "hessian_approximation": "exact",
+        "bound_relax_factor": 0.0,
     }
     if opts.time_limit is not None:
         settings["max_wall_time"] = float(opts.time_limit)
@@ -168,11 +180,14 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     for key, value in settings.items():
         _set_option(nlp, key, value)
     y, info = nlp.solve(y0)
+    y = np.clip(y, lo, hi)
     status = int(info["status"])
     raw_msg = info["status_msg"]
     status_msg = raw_msg.decode() if isinstance(raw_msg, bytes) else str(raw_msg)
+    if status in _STATUS_NAMES and status_msg.startswith("Unknown status"):
+        status_msg = _STATUS_NAMES[status]
     a = assess(form, y, opts.tol, opts.objective_tol)
-    nlp_residual = a.natural_residual
+    nlp_residual, nlp_objective = a.natural_residual, a.objective
     polish_steps = 0
     if opts.polish and not a.converged and a.objective <= opts.polish_objective:
         p = polish(form, a.x, opts.tol)
@@ -188,6 +203,7 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
         "ipopt_status": status,
         "ipopt_message": status_msg,
         "natural_residual_nlp": nlp_residual,
+        "objective_nlp": nlp_objective,
         "polish_steps": polish_steps,
         "z": form.slack(y),
         "complementarity_term": opts.complementarity_term,

@@ -74,7 +74,7 @@ _RAY_PSD = (
     "the LCP is infeasible, hence has no solution (CPS Theorem 4.4.13)"
 )
 _RAY_FARKAS = (
-    "the secondary ray's z-part y satisfies y >= 0, M^T y <= 0, q^T y < 0 (verified): "
+    "the secondary ray's z-part y is a Farkas vector, y >= 0, M^T y <= 0, q^T y < 0 (verified): "
     "{z >= 0, M z + q >= 0} is empty, so the LCP has no solution"
 )
 _RAY_WARM = (
@@ -265,8 +265,9 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
     """Solve the LCP ``0 <= z _|_ M z + q >= 0`` of ``mcp`` by Lemke's method; ``x`` is z (n,).
 
     ``extras``: ``pivots`` (all runs), ``restarts`` (runs after the first), ``starts`` (runs),
-    ``warm_start`` (``"used"``, ``"singular"`` or absent), ``ray`` (what a final ray proves) and
-    ``certificate`` (a verified Farkas vector y, when there is one).
+    ``rays`` (runs that ended on a secondary ray), ``warm_start`` (``"used"``, ``"singular"`` or
+    absent), ``ray`` (when the result is a ray: what it proves, or that it proves nothing) and
+    ``certificate`` (a verified Farkas vector y >= 0, M^T y <= 0, q^T y < 0, sum(y) = 1).
     """
     opts = options if options is not None else LemkeOptions()
     if not mcp.is_lcp:
@@ -285,7 +286,7 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
             raise SolverError(f"LemkeOptions.covering must be a positive vector of length {n}")
     else:
         d = np.ones(n)
-    extras: dict = {"pivots": 0, "restarts": 0, "starts": 0}
+    extras: dict = {"pivots": 0, "restarts": 0, "starts": 0, "rays": 0}
     if n == 0:
         return SolverResult(np.zeros(0), Outcome.CONVERGED, 0, "empty LCP", extras)
 
@@ -310,7 +311,9 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
         extras["starts"] = start + 1
         extras["restarts"] = start
         if run.status != "ray":
+            extras.pop("ray", None)
             break
+        extras["rays"] += 1
         y = run.ray[n : 2 * n]
         if psd is None:
             psd = _is_psd_sum(M, opts.psd_tol)

@@ -13,16 +13,21 @@ where ``phi(a, b) = lam * (a + b - sqrt(a^2 + b^2)) + (1 - lam) * max(a, 0) * ma
 With ``phi = min`` the same formulas give the natural residual ``x - mid(lb, x - F, ub)``.
 
 Each element of the generalized Jacobian is ``H = D_a + D_b J(x)`` with diagonal ``D_a, D_b >= 0``.
-Iterations (all iterates stay in the box by default, Kanzow's feasible variant):
+Rows are scaled, ``F_i / max(1, max_j |J_ij(x0)|)``, before ``Phi`` is formed. Iterations (all
+iterates stay in the box by default, Kanzow's feasible variant):
 
-* regularized semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``, ``eps ~ ||Phi||``
-  (sparse LU, dense LU for dense J), Levenberg-Marquardt step when that system is singular or
-  gives no sufficient descent, projected-gradient step as the last safeguard;
+* semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``; ``eps = 0`` until a plain step
+  fails, then ``eps ~ ||Phi||_inf`` (proximal regularization for degenerate, non-unique
+  solutions); dense LAPACK LU for small or dense J, SuperLU otherwise; a Levenberg-Marquardt step
+  when that system is singular or gives no sufficient descent, a projected-gradient step last;
 * Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
   nonmonotone (Grippo-Lampariello-Lucidi) reference over the last ``nonmonotone_memory`` merits and
   a watchdog that returns to the best point when that many steps brought no decrease;
 * active-set polish: one Newton step on the natural map at the active set of the current point
-  (exact for LCPs once the active set is right), kept when it decreases the merit.
+  (exact for LCPs once the active set is right), kept when it decreases the merit;
+* restarts from the starting point with other settings when an attempt stalls.
+
+Convergence is decided on the unscaled natural residual ``||x - mid(lb, x - F, ub)||_inf`` only.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -44,8 +49,15 @@ from contactmodel.solvers.base import Outcome, SolverResult
 
 _MERITS = ("fb", "penalized_fb")
 _POLISH = ("auto", "always", "never")
+_REGULARIZE = ("auto", "always", "never")
+_RESTARTS = (
+    {"regularize": "always", "polish": "always"},
+    {"regularize": "never"},
+    {"regularize": "never", "scale_rows": False},
+)
 _SQRT_HALF = math.sqrt(0.5)
 _DENSE_FRACTION = 0.15
+_DENSE_MAX_N = 300
 _MAX_STEP = 1e8
 
 
@@ -74,13 +86,23 @@ class NewtonOptions:
         generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
         degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
         convergence stays quadratic; 0 gives the plain semismooth Newton step (default 1.0).
+    regularize: when to use ``newton_reg``: ``"auto"`` (plain Newton steps until one is unusable,
+        not a descent direction, or needs a step shorter than 1, or the watchdog fires, or half
+        of ``stall_iter`` passes without progress; regularized from then on), ``"always"`` or
+        ``"never"`` (default "auto").
     lm_mu: Levenberg-Marquardt weight; when the Newton system is singular or its solution is not a
         descent direction the step solves ``(H^T H + mu I) d = -H^T Phi`` with
         ``mu = lm_mu * ||Phi||_2`` (default 1e-3).
     polish: active-set polish step: ``"auto"`` (when the set of rows at a bound in the natural
         map is the same at two consecutive iterates), ``"always"`` or ``"never"`` (default "auto").
-    stall_iter: stop with FAILED when the best natural residual has not decreased by 1% for this
-        many iterations (default 30).
+    stall_iter: end an attempt as FAILED (then restart, see ``restarts``) when the best natural
+        residual has not decreased by 1% for this many iterations (default 30).
+    restarts: after a failed attempt, restart from the starting point with the regularization and
+        polish always on, then with the regularization off, then also without row scaling
+        (default True).
+    scale_rows: build the merit from ``F_i / s_i`` with ``s_i = max(1, max_j |J_ij(x0)|)`` (same
+        solutions, better balanced merit for stiff rows); the stopping test always uses the
+        unscaled natural residual (default True).
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -99,8 +121,11 @@ class NewtonOptions:
     descent_p: float = 2.1
     lm_mu: float = 1e-3
     newton_reg: float = 1.0
+    regularize: str = "auto"
     polish: str = "auto"
     stall_iter: int = 30
+    restarts: bool = True
+    scale_rows: bool = True
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -129,6 +154,12 @@ class NewtonOptions:
             )
         if self.polish not in _POLISH:
             raise SolverError(f"NewtonOptions.polish must be one of {_POLISH}, got {self.polish!r}")
+        if self.regularize not in _REGULARIZE:
+            raise SolverError(
+                f"NewtonOptions.regularize must be one of {_REGULARIZE}, got {self.regularize!r}"
+            )
+        if not self.newton_reg >= 0.0:
+            raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
         if self.stall_iter < 1:
             raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
 
@@ -254,6 +285,15 @@ class _Assembler:
         )
 
 
+def _row_inf_norms(J: sp.csr_matrix) -> np.ndarray:
+    """``max_j |J_ij|`` per row (0 for empty rows)."""
+    a = np.abs(J.data)
+    out = np.zeros(J.shape[0])
+    nonempty = np.diff(J.indptr) > 0
+    out[nonempty] = np.maximum.reduceat(a, J.indptr[:-1][nonempty]) if a.size else 0.0
+    return out
+
+
 def _as_csr(J: Any, n: int) -> sp.csr_matrix:
     """``J`` as a canonical CSR (n, n) matrix (dense input accepted)."""
     if not sp.issparse(J):
@@ -279,6 +319,7 @@ class _Newton:
         self.ub = np.asarray(mcp.ub, dtype=float)
         self.box = _Box(self.lb, self.ub, lam)
         self.assemble = _Assembler(self.n)
+        self.inv_scale = np.ones(self.n)
         self.n_factor = 0
         self.n_feval = 0
         self.n_jeval = 0
@@ -287,6 +328,20 @@ class _Newton:
         self.n_polish = 0
         self.n_polish_kept = 0
         self.n_watchdog = 0
+        self.n_restarts = 0
+        self.last_step = 1.0
+        self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
+
+    def eps(self, pt: _Point) -> float:
+        """Proximal weight of the Newton matrix at ``pt`` (0 while not regularized)."""
+        return self.opt.newton_reg * float(np.max(np.abs(pt.phi))) if self.regularized else 0.0
+
+    def escalate(self) -> bool:
+        """Switch on the regularization for the rest of the run; True if it was off."""
+        if self.regularized or self.opt.newton_reg <= 0.0 or self.opt.regularize == "never":
+            return False
+        self.regularized = True
+        return True
 
     def F(self, x: np.ndarray) -> np.ndarray:
         self.n_feval += 1
@@ -295,6 +350,10 @@ class _Newton:
     def J(self, x: np.ndarray) -> sp.csr_matrix:
         self.n_jeval += 1
         return _as_csr(self.mcp.J(x), self.n)
+
+    def _dense(self, A: sp.spmatrix) -> bool:
+        """Use dense LAPACK LU for small or dense matrices, SuperLU otherwise."""
+        return self.n <= _DENSE_MAX_N or A.nnz > _DENSE_FRACTION * self.n * self.n
 
     def newton_direction(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray
@@ -307,7 +366,7 @@ class _Newton:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
-                if HT.nnz > _DENSE_FRACTION * self.n * self.n:
+                if self._dense(HT):
                     lu = sla.lu_factor(HT.toarray(), check_finite=False)
                     if np.min(np.abs(np.diag(lu[0]))) == 0.0:
                         return None
@@ -335,7 +394,7 @@ class _Newton:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
-                if N.nnz > _DENSE_FRACTION * self.n * self.n:
+                if self._dense(N):
                     d = sla.lu_solve(sla.lu_factor(N.toarray(), check_finite=False), -g)
                 else:
                     d = spla.splu(N.tocsc()).solve(-g)
@@ -362,6 +421,7 @@ class _Newton:
             if dec < 0.0:
                 cand = self.point(xt)
                 if cand is not None and cand.psi <= ref + opt.armijo_sigma * dec:
+                    self.last_step = t
                     return cand
             t *= opt.backtrack
         return None
@@ -372,7 +432,8 @@ class _Newton:
             F = self.F(x)
         if not np.all(np.isfinite(F)):
             return None
-        phi, da, db = self.box.fb(x, F)
+        phi, da, db = self.box.fb(x, F * self.inv_scale)
+        db *= self.inv_scale
         nat, at_bound = self.box.natural(x, F)
         res = float(np.max(np.abs(nat), initial=0.0))
         return _Point(x, F, phi, da, db, 0.5 * float(phi @ phi), nat, at_bound, res)
@@ -412,9 +473,12 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
 
     Returns a :class:`SolverResult` whose ``x`` (n,) is the point with the smallest natural
     residual ``||x - mid(lb, x - F(x), ub)||_inf`` met during the run; ``outcome`` is CONVERGED
-    only if that residual is ``<= options.tol``. ``extras`` holds ``residual_history`` (natural
-    residual inf-norm per iterate), ``residual``, ``factorizations``, ``gradient_steps``,
-    ``lm_steps``, ``polish_steps``, ``polish_kept``, ``f_evals``, ``j_evals``, ``seconds``.
+    only if that residual is ``<= options.tol``. A run that fails (stall, line-search failure) is
+    restarted from the starting point with the settings of ``_RESTARTS`` while the iteration and
+    time budgets last. ``extras`` holds ``residual_history`` (natural residual inf-norm per
+    iterate, all attempts), ``residual``, ``factorizations``, ``gradient_steps``, ``lm_steps``,
+    ``polish_steps``, ``polish_kept``, ``watchdog_restarts``, ``restarts``, ``regularized``,
+    ``f_evals``, ``j_evals``, ``seconds``.
     """
     opt = options if options is not None else NewtonOptions()
     opt.validate()
@@ -429,33 +493,73 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         x = np.clip(x, lb, ub)
     st = _Newton(mcp, opt)
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
-    polish_mode = opt.polish
-
     history: list[float] = []
-    pt = st.point(x)
-    if pt is None:
+    norms = _row_inf_norms(st.J(x)) if n else np.ones(0)
+    scaled = 1.0 / np.maximum(1.0, np.where(np.isfinite(norms), norms, 1.0))
+    start = st.point(x)
+    if start is None:
         return SolverResult(
             x=x,
             outcome=Outcome.FAILED,
             message="F is not finite at the starting point",
             extras=_extras(st, history, math.inf, t0),
         )
-    history.append(pt.res)
+    attempts = [opt] + ([replace(opt, **r) for r in _RESTARTS] if opt.restarts else [])
+    best, iterations = start, 0
+    outcome, message = Outcome.FAILED, ""
+    for k, aopt in enumerate(attempts):
+        st.opt = aopt
+        st.regularized = aopt.newton_reg > 0.0 and aopt.regularize == "always"
+        st.n_restarts = k
+        st.inv_scale = scaled if aopt.scale_rows else np.ones(n)
+        start = st.point(x)
+        if start is None:
+            break
+        history.append(start.res)
+        pt, outcome, message, its = _run(st, start, deadline, opt.max_iter - iterations, history)
+        iterations += its
+        if pt.res < best.res:
+            best = pt
+        if outcome is not Outcome.FAILED:
+            break
+    if outcome is Outcome.ITERATION_LIMIT:
+        message = f"iteration limit {opt.max_iter} reached"
+    if best.res <= opt.tol:
+        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
+    elif st.n_restarts:
+        message = f"{message} (after {st.n_restarts} restarts)"
+    return SolverResult(
+        x=best.x,
+        outcome=outcome,
+        iterations=iterations,
+        message=message,
+        extras=_extras(st, history, best.res, t0),
+    )
+
+
+def _run(
+    st: _Newton, pt: _Point, deadline: float, max_iter: int, history: list[float]
+) -> tuple[_Point, Outcome, str, int]:
+    """One attempt from ``pt`` with the options ``st.opt``: ``(best point, outcome, message,
+    iterations)``; appends the natural residual of every new iterate to ``history``."""
+    opt = st.opt
     best, best_it = pt, 0
     watch, watch_count = pt, 0
     merits = [pt.psi]
     prev_bound: np.ndarray | None = None
-    outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opt.max_iter} reached"
+    outcome, message = Outcome.ITERATION_LIMIT, "iteration limit reached"
     it = 0
     while True:
         if best.res <= opt.tol:
             outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
             break
-        if it >= opt.max_iter:
+        if it >= max_iter:
             break
         if time.perf_counter() > deadline:
             outcome, message = Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached"
             break
+        if it - best_it >= opt.stall_iter // 2 and st.escalate():
+            best_it = it
         if it - best_it >= opt.stall_iter:
             outcome = Outcome.FAILED
             message = f"no progress in the natural residual for {opt.stall_iter} iterations"
@@ -463,13 +567,14 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         it += 1
         if watch_count >= opt.nonmonotone_memory:
             st.n_watchdog += 1
+            st.escalate()
             pt, merits, watch_count, prev_bound = watch, [watch.psi], 0, None
         ref = max(merits[-opt.nonmonotone_memory :])
         J = st.J(pt.x)
 
         new: _Point | None = None
-        polish = polish_mode == "always" or (
-            polish_mode == "auto"
+        polish = opt.polish == "always" or (
+            opt.polish == "auto"
             and prev_bound is not None
             and np.array_equal(prev_bound, pt.at_bound)
         )
@@ -493,14 +598,17 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
                 outcome = Outcome.FAILED
                 message = "stationary point of the merit function that is not a solution"
                 break
-            eps = opt.newton_reg * float(np.max(np.abs(pt.phi)))
-            d = st.newton_direction(J, pt.da + eps * pt.db, pt.db, -pt.phi)
+            d = st.newton_direction(J, pt.da + st.eps(pt) * pt.db, pt.db, -pt.phi)
+            if (d is None or not _is_descent(grad, d, opt)) and st.escalate():
+                d = st.newton_direction(J, pt.da + st.eps(pt) * pt.db, pt.db, -pt.phi)
             if d is None or not _is_descent(grad, d, opt):
                 d = st.lm_direction(J, pt.da, pt.db, pt.phi)
                 if d is not None and not _is_descent(grad, d, opt):
                     d = None
             if d is not None:
                 new = st.arc_search(pt, d, grad, ref, opt.newton_min_step)
+                if new is None or st.last_step < 1.0:
+                    st.escalate()
             if new is None:
                 st.n_gradient += 1
                 new = st.arc_search(pt, -grad, grad, ref, opt.min_step)
@@ -521,15 +629,7 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         else:
             watch_count += 1
 
-    if outcome is not Outcome.CONVERGED and best.res <= opt.tol:
-        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-    return SolverResult(
-        x=best.x,
-        outcome=outcome,
-        iterations=it,
-        message=message,
-        extras=_extras(st, history, best.res, t0),
-    )
+    return best, outcome, message, it
 
 
 def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
@@ -548,6 +648,8 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[st
         "polish_steps": st.n_polish,
         "polish_kept": st.n_polish_kept,
         "watchdog_restarts": st.n_watchdog,
+        "restarts": st.n_restarts,
+        "regularized": st.regularized,
         "f_evals": st.n_feval,
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,

@@ -46,6 +46,8 @@ class MNCPOpt:
 
     ``mcp``: the MCP; every variable must have (lb, ub) = (0, +inf) or (-inf, +inf), else
     :class:`SolverError`. ``complementarity_term``: "product" or "componentwise".
+    ``probe_seed`` seeds the random probe points of :meth:`hessian_structure`.
+    NLP points are y = (x, z), x (n,) in the MCP's order, z (n_u,) one slack per u-row.
     Attributes: ``u_idx`` (n_u,) and ``v_idx`` (n_v,) MCP indices of the u and v variables;
     ``n`` = MCP size; ``n_u``; ``dim`` = n + n_u, the NLP size.
     """
@@ -86,6 +88,8 @@ class MNCPOpt:
         self._probe_seed = probe_seed
         self._cache_key: bytes | None = None
         self._cache_F: np.ndarray | None = None
+        self._cache_J_key: bytes | None = None
+        self._cache_J: sp.csr_matrix | None = None
         self._struct: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.dropped_hessian_entries: int = 0
 
@@ -103,6 +107,13 @@ class MNCPOpt:
             self._cache_F = np.asarray(self.mcp.F(x), dtype=float).ravel()
             self._cache_key = key
         return self._cache_F  # type: ignore[return-value]
+
+    def _J(self, x: np.ndarray) -> sp.csr_matrix:
+        key = x.tobytes()
+        if key != self._cache_J_key:
+            self._cache_J = sp.csr_matrix(self.mcp.J(x))
+            self._cache_J_key = key
+        return self._cache_J  # type: ignore[return-value]
 
     def _parts(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         y = np.asarray(y, dtype=float)
@@ -125,7 +136,7 @@ class MNCPOpt:
     def gradient(self, y: np.ndarray) -> np.ndarray:
         """Exact gradient of phi (dim,)."""
         x, z, u, r = self._parts(y)
-        J = sp.csr_matrix(self.mcp.J(x))
+        J = self._J(x)
         gx = np.asarray(J.T @ r).ravel()
         gz = -r[self.u_idx]
         if self.complementarity_term == "product":
@@ -138,38 +149,43 @@ class MNCPOpt:
             gz = gz + p * u
         return np.concatenate([gx, gz])
 
+    def _hessian_triplets(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, cols, vals) of the full symmetric Hessian; duplicates are to be summed."""
+        x, z, u, r = self._parts(y)
+        n, nu, ui = self.n, self.n_u, self.u_idx
+        J = self._J(x)
+        Jr = sp.hstack([J, -self._E], format="csr") if nu else J
+        G = (Jr.T @ Jr).tocoo()
+        parts = [(G.row, G.col, G.data)]
+        if self.mcp.hess is not None:
+            S = sp.coo_matrix(self.mcp.hess(x, r))
+            parts.append((S.row, S.col, S.data))
+        if nu:
+            zi = n + np.arange(nu)
+            if self.complementarity_term == "product":
+                theta = float(u @ z)
+                idx = np.concatenate([ui, zi])
+                a = np.concatenate([z, u])
+                m = idx.size
+                parts.append((np.repeat(idx, m), np.tile(idx, m), np.outer(a, a).ravel()))
+                th = np.full(nu, theta)
+                parts.append((np.r_[ui, zi], np.r_[zi, ui], np.r_[th, th]))
+            else:
+                c = 2.0 * u * z
+                parts.append((np.r_[ui, zi, ui, zi], np.r_[ui, zi, zi, ui], np.r_[z * z, u * u, c, c]))
+        rows = np.concatenate([p[0] for p in parts]).astype(np.int64)
+        cols = np.concatenate([p[1] for p in parts]).astype(np.int64)
+        vals = np.concatenate([p[2] for p in parts]).astype(float)
+        return rows, cols, vals
+
     def hessian(self, y: np.ndarray) -> sp.csr_matrix:
         """Exact Hessian of phi (dim x dim, CSR, full symmetric).
 
         Gauss-Newton part [J, -E]^T [J, -E], second-order part sum_i r_i Hess F_i (from
         ``mcp.hess``), and the exact second derivatives of the complementarity term.
         """
-        x, z, u, r = self._parts(y)
-        J = sp.csr_matrix(self.mcp.J(x))
-        E = self._E
-        Hxx = (J.T @ J).tocsr()
-        if self.mcp.hess is not None:
-            Hxx = Hxx + sp.csr_matrix(self.mcp.hess(x, r))
-        Hxz = -(J.T @ E)
-        Hzz = sp.identity(self.n_u, format="csr")
-        if self.n_u:
-            if self.complementarity_term == "product":
-                theta = float(u @ z)
-                ez = E @ z
-                a = sp.csr_matrix(np.concatenate([ez, u])[None, :])
-                C = (a.T @ a).tocsr()
-                Hxx = Hxx + C[: self.n, : self.n]
-                Hxz = Hxz + C[: self.n, self.n :] + theta * E
-                Hzz = Hzz + C[self.n :, self.n :]
-            else:
-                Hxx = Hxx + sp.csr_matrix(
-                    (z * z, (self.u_idx, self.u_idx)), shape=(self.n, self.n)
-                )
-                Hxz = Hxz + E @ sp.diags(2.0 * u * z)
-                Hzz = Hzz + sp.diags(u * u)
-        if not self.n_u:
-            return sp.csr_matrix(Hxx)
-        return sp.csr_matrix(sp.bmat([[Hxx, Hxz], [Hxz.T, Hzz]], format="csr"))
+        rows, cols, vals = self._hessian_triplets(y)
+        return sp.csr_matrix((vals, (rows, cols)), shape=(self.dim, self.dim))
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(lo, hi), each (dim,): 0 for u and z, -inf for v; hi = +inf everywhere."""
@@ -254,15 +270,17 @@ class MNCPOpt:
         self.hessian_structure()
         assert self._struct is not None
         _, _, keys = self._struct
-        L = sp.tril(self.hessian(y), format="coo")
-        k = L.row.astype(np.int64) * self.dim + L.col.astype(np.int64)
+        rows, cols, vals = self._hessian_triplets(y)
+        low = rows >= cols
+        k = rows[low] * self.dim + cols[low]
+        data = vals[low]
         pos = np.searchsorted(keys, k)
         pos_c = np.minimum(pos, keys.size - 1)
         ok = keys[pos_c] == k
-        missed = ~ok & (L.data != 0.0)
+        missed = ~ok & (data != 0.0)
         if np.any(missed):
             self.dropped_hessian_entries += int(np.count_nonzero(missed))
-        return np.bincount(pos_c[ok], weights=L.data[ok], minlength=keys.size)
+        return np.bincount(pos_c[ok], weights=data[ok], minlength=keys.size)
 
 
 @dataclass
@@ -360,10 +378,16 @@ def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> Pol
             Jii = sp.csc_matrix(sp.csr_matrix(mcp.J(xa))[idx][:, idx])
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                try:
-                    dx = np.atleast_1d(spsolve(Jii, -Fa[idx]))
-                except (RuntimeError, ValueError):
-                    dx = np.full(idx.size, np.nan)
+                dx = np.full(idx.size, np.nan)
+                if np.all(np.isfinite(Jii.data)) and np.all(np.isfinite(Fa[idx])):
+                    try:
+                        if idx.size <= 2000:
+                            # dense LAPACK: SuperLU (spsolve) crashed on some singular systems here
+                            dx = np.linalg.solve(Jii.toarray(), -Fa[idx])
+                        else:
+                            dx = np.atleast_1d(spsolve(Jii, -Fa[idx]))
+                    except (RuntimeError, ValueError, np.linalg.LinAlgError):
+                        pass
                 if not np.all(np.isfinite(dx)):
                     dx = lsqr(Jii, -Fa[idx], atol=1e-15, btol=1e-15)[0]
             xa[idx] += dx

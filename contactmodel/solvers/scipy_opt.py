@@ -8,11 +8,12 @@ trust-constr (exact gradient and Hessian). CONVERGED only when the objective is 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, minimize
+from scipy.optimize import Bounds, OptimizeWarning, minimize
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
@@ -102,7 +103,8 @@ def _stopped_at_limit(method: str, res: Any) -> bool:
 def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
     """Solve ``mcp`` through MNCPOpt (LCPOpt for an LCP) with ``scipy.optimize.minimize``.
 
-    Extras: ``objective``, ``natural_residual``, ``natural_residual_nlp`` (before polishing),
+    Extras: ``objective``, ``natural_residual``, ``natural_residual_nlp`` and
+    ``objective_nlp`` (before polishing),
     ``projected_gradient``, ``polish_steps``, ``scipy_status``, ``scipy_message``, ``z``,
     ``method``, ``complementarity_term``.
     """
@@ -115,20 +117,24 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
     if opts.method == "trust-constr":
         kwargs["hess"] = form.hessian
     try:
-        res = minimize(
-            form.objective,
-            y0,
-            jac=form.gradient,
-            method=opts.method,
-            bounds=Bounds(lo, hi),
-            options=_method_options(opts),
-            **kwargs,
-        )
-    except TypeError as exc:
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "error", message="Unknown solver options", category=OptimizeWarning
+            )
+            res = minimize(
+                form.objective,
+                y0,
+                jac=form.gradient,
+                method=opts.method,
+                bounds=Bounds(lo, hi),
+                options=_method_options(opts),
+                **kwargs,
+            )
+    except (TypeError, OptimizeWarning) as exc:
         raise SolverError(f"scipy.optimize.minimize rejected ScipyOptions.native: {exc}") from exc
-    y = np.asarray(res.x, dtype=float)
+    y = np.clip(np.asarray(res.x, dtype=float), lo, hi)
     a = assess(form, y, opts.tol, opts.objective_tol)
-    nlp_residual = a.natural_residual
+    nlp_residual, nlp_objective = a.natural_residual, a.objective
     polish_steps = 0
     if opts.polish and not a.converged and a.objective <= opts.polish_objective:
         p = polish(form, a.x, opts.tol)
@@ -142,6 +148,7 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
         "objective": a.objective,
         "natural_residual": a.natural_residual,
         "natural_residual_nlp": nlp_residual,
+        "objective_nlp": nlp_objective,
         "projected_gradient": a.projected_gradient,
         "polish_steps": polish_steps,
         "scipy_status": int(res.status),

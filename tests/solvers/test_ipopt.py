@@ -176,6 +176,13 @@ def test_iteration_limit_is_mapped() -> None:
     assert "maximum number of iterations" in res.extras["ipopt_message"].lower()
 
 
+def test_time_limit_is_mapped() -> None:
+    mcp, _ = cone_problem(1)
+    res = solve(mcp, IpoptOptions(time_limit=1e-4, polish=False))
+    assert res.outcome is Outcome.TIME_LIMIT
+    assert "time" in res.extras["ipopt_message"].lower()
+
+
 def test_native_options_pass_through_and_bad_ones_raise() -> None:
     mcp = MCP.from_lcp(np.eye(2), -np.ones(2))
     res = solve(mcp, IpoptOptions(native={"mu_strategy": "adaptive", "max_iter": 1}))

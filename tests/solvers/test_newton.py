@@ -150,6 +150,40 @@ def test_hand_jacobians_match_finite_differences(problem):
     np.testing.assert_allclose(J(x), fd_jacobian(F, x), atol=1e-6)
 
 
+@pytest.mark.parametrize("lam", [1.0, 0.8])
+def test_reformulation_jacobian_matches_finite_differences(lam):
+    from contactmodel.solvers.newton import _Box
+
+    rng = np.random.default_rng(11)
+    n = 40
+    lb = np.where(rng.random(n) < 0.7, rng.uniform(-1, 0, n), -np.inf)
+    ub = np.where(rng.random(n) < 0.6, rng.uniform(0.1, 1, n), np.inf)
+    M = rng.standard_normal((n, n))
+    q = rng.standard_normal(n)
+    box = _Box(lb, ub, lam)
+    x = rng.uniform(-1.5, 1.5, n)
+    v = rng.standard_normal(n)
+    h = 1e-6
+    phi_p = box.fb(x + h * v, M @ (x + h * v) + q)[0]
+    phi_m = box.fb(x - h * v, M @ (x - h * v) + q)[0]
+    _, da, db = box.fb(x, M @ x + q)
+    np.testing.assert_allclose(da * v + db * (M @ v), (phi_p - phi_m) / (2 * h), atol=1e-6)
+
+
+def test_reformulation_zero_exactly_at_solutions_of_each_row_type():
+    from contactmodel.solvers.newton import _Box
+
+    lb = np.array([-np.inf, 0.0, -np.inf, 0.0, 0.0, 0.0])
+    ub = np.array([np.inf, np.inf, 1.0, 1.0, 1.0, 1.0])
+    x = np.array([0.3, 0.0, 1.0, 0.0, 1.0, 0.5])
+    F = np.array([0.0, 2.0, -3.0, 4.0, -5.0, 0.0])
+    for lam in (1.0, 0.9):
+        phi, _, _ = _Box(lb, ub, lam).fb(x, F)
+        np.testing.assert_allclose(phi, 0.0, atol=1e-15)
+        bad, _, _ = _Box(lb, ub, lam).fb(x, -F + np.array([1.0, 0, 0, 0, 0, 1.0]))
+        assert np.all(np.abs(bad) > 1e-3)
+
+
 KS_SOLUTIONS = [np.array([np.sqrt(6) / 2, 0, 0, 0.5]), np.array([1.0, 0, 3, 0])]
 
 
@@ -278,6 +312,30 @@ def test_random_box_mcp_with_free_and_two_sided_rows_matches_enumeration(n, seed
     np.testing.assert_allclose(r.x, sols[0], atol=1e-8)
 
 
+def test_lcp_with_a_continuum_of_solutions():
+    M = np.array([[1.0, 1.0], [1.0, 1.0]])
+    q = np.array([-1.0, -1.0])
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) <= TOL
+    assert r.x.sum() == pytest.approx(1.0, abs=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 8), seed=st.integers(0, 2**32 - 1))
+def test_rank_deficient_psd_lcp_with_planted_degenerate_solution(n, seed):
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((n, max(1, n // 2)))
+    M = G @ G.T
+    z = np.where(rng.random(n) < 0.5, rng.uniform(0.1, 2.0, n), 0.0)
+    w = np.where((z == 0) & (rng.random(n) < 0.5), rng.uniform(0.1, 2.0, n), 0.0)
+    q = w - M @ z
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) <= TOL
+    np.testing.assert_allclose(M @ r.x, M @ z, atol=1e-8)
+
+
 def test_qp_kkt_with_free_multiplier():
     M = np.array([[1.0, 0, -1], [0, 1, -1], [1, 1, 0]])
     q = np.array([-2.0, 1.0, -1.0])
@@ -403,6 +461,56 @@ def test_penalized_merit_and_no_polish_also_converge():
         r = solve(nonlinear_mcp(F, J, 4, np.ones(4)), opts)
         assert r.outcome is Outcome.CONVERGED
         assert nat_res(F, 0.0, np.inf, r.x) <= TOL
+
+
+def test_sparse_nonlinear_obstacle_problem_with_two_sided_and_free_rows():
+    n = 400
+    h = 1.0 / (n + 1)
+    t = np.linspace(h, 1.0 - h, n)
+    A = sp.diags([-np.ones(n - 1), 2.0 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1]) / h**2
+    A = A.tocsr()
+    f = 50.0 * np.sin(3 * np.pi * t)
+    lb = np.full(n, -0.05)
+    ub = np.full(n, 0.08)
+    lb[:20], ub[:20] = -np.inf, np.inf
+    ub[-20:] = np.inf
+
+    def F(u):
+        return A @ u + u**3 - f
+
+    mcp = MCP(
+        F=F,
+        J=lambda u: (A + sp.diags(3.0 * u**2)).tocsr(),
+        lb=lb,
+        ub=ub,
+        x0=np.zeros(n),
+    )
+    r = solve(mcp, NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(F, lb, ub, r.x) <= TOL
+    assert np.any(np.isclose(r.x, ub)) and np.any(np.isclose(r.x, lb))
+    assert r.iterations <= 30
+
+
+def test_sparse_pd_lcp_matches_bound_constrained_qp():
+    from scipy.optimize import minimize
+
+    n = 350
+    rng = np.random.default_rng(3)
+    M = sp.diags([-np.ones(n - 1), 2.5 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1]).tocsr()
+    q = rng.uniform(-1.0, 1.0, n)
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) <= TOL
+    qp = minimize(
+        lambda z: (0.5 * z @ (M @ z) + q @ z, M @ z + q),
+        np.zeros(n),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * n,
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 5000},
+    )
+    np.testing.assert_allclose(r.x, qp.x, atol=1e-5)
 
 
 @pytest.mark.skipif(not PEER_TOOL.exists(), reason="shared instance generator not present")

@@ -1,0 +1,173 @@
+"""Feasible interior-point potential-reduction method for the LCP (seed 000 Appendix, (38)-(39)).
+
+The LCP is: find z >= 0 with w = M z + q >= 0 and z^T w = 0. The method keeps (w, z) strictly
+positive with w = M z + q and decreases the potential
+
+    psi(w, z) = (n + zeta) log(w^T z) - sum_i log(w_i z_i).
+
+Step 1 solves (38), -dw + M dz = 0, Z dw + W dz = beta xi e - w o z, xi = w^T z / n, i.e.
+(W + Z M) dz = beta xi e - w o z, dw = M dz. The seed prints the right-hand side of (38) as
+w o z - beta xi e; with that sign the step w + lambda dw would increase psi, so the sign used here
+is the one for which, as the seed says, (dw, dz) is a descent direction of psi (the directional
+derivative is then <= -(1 - beta) zeta). Step 2: lambda_bar is the largest step in (0, 1] keeping
+(w, z) >= 0, lambda' = eta lambda_bar, and lambda = rho^m lambda' with the least m >= 0 satisfying
+the Armijo test (39): psi(new) - psi(old) <= -sigma (1 - beta) zeta rho^m lambda'. Step 3 updates
+(w, z), stops when w^T z <= epsilon (the seed's test, 1e-6) and, added here, the natural residual
+||min(z, M z + q)||_inf <= tol, and otherwise sets beta_{k+1} = beta_factor * beta_k (the seed
+allows any beta_{k+1} in [0, beta_k]).
+
+Strictly feasible start (the method's assumption (b)): unless ``FIPOptions.z0`` is given and
+strictly feasible, the phase-one LP
+
+    max t  s.t.  M z + q >= t e,  z >= t e,  t <= 1      (z free)
+
+is solved with scipy.optimize.linprog (HiGHS). Its optimum t* > 0 gives z0 = z with z0 >= t* e and
+w0 = M z0 + q >= t* e. When t* <= 0 the LCP has no strictly feasible point, FIP cannot start, and
+the outcome is FAILED with the LP's t* and status in ``extras``; this says nothing about whether
+the LCP has a solution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP
+from contactmodel.solvers.base import Outcome, SolverResult
+
+
+@dataclass
+class FIPOptions:
+    """Options of :func:`solve` (names as in the seed's appendix)."""
+
+    epsilon: float = 1e-6
+    """Stop when the complementarity gap w^T z <= epsilon (absolute; the seed's 1e-6) ..."""
+    tol: float = 1e-6
+    """... and the natural residual ||min(z, M z + q)||_inf <= tol (absolute)."""
+    sigma: float = 1e-4
+    """Armijo fraction sigma in (0, 1) of the predicted decrease of psi in (39)."""
+    rho: float = 0.5
+    """Backtracking factor rho in (0, 1) of the line search (39)."""
+    eta: float = 0.99
+    """Fraction eta in (0, 1) of the step to the boundary: lambda' = eta * lambda_bar."""
+    zeta: float | None = None
+    """Potential weight zeta > 0 in psi; None means sqrt(n)."""
+    beta0: float = 0.5
+    """Initial centering parameter beta_0 in [0, 1)."""
+    beta_factor: float = 1.0
+    """beta_{k+1} = beta_factor * beta_k, beta_factor in [0, 1] (1 keeps beta fixed)."""
+    max_iter: int = 300
+    """Iteration limit (the seed's 300)."""
+    max_backtracks: int = 60
+    """Line-search trials before the step is declared failed."""
+    z0: np.ndarray | None = None
+    """Starting z (n,) with z > 0 and M z + q > 0; None (or not strictly feasible) means phase one."""
+
+
+def _psi(w: np.ndarray, z: np.ndarray, zeta: float) -> float:
+    n = w.shape[0]
+    return float((n + zeta) * np.log(w @ z) - np.sum(np.log(w)) - np.sum(np.log(z)))
+
+
+def phase_one(M: np.ndarray, q: np.ndarray) -> tuple[float, np.ndarray | None, str]:
+    """Solve max t s.t. M z + q >= t e, z >= t e, t <= 1; return (t*, z, LP message)."""
+    n = q.shape[0]
+    c = np.zeros(n + 1)
+    c[-1] = -1.0
+    e = np.ones((n, 1))
+    A_ub = np.block([[-M, e], [-np.eye(n), e]])
+    b_ub = np.concatenate([q, np.zeros(n)])
+    bounds = [(None, None)] * n + [(None, 1.0)]
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if res.status != 0:
+        return -np.inf, None, f"phase-one LP status {res.status}: {res.message}"
+    return float(res.x[-1]), res.x[:n], f"phase-one LP: {res.message}"
+
+
+def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
+    """Solve the LCP ``0 <= z _|_ M z + q >= 0`` of ``mcp`` by FIP; ``x`` is the last z (n,).
+
+    ``extras``: ``gap`` (final w^T z), ``residual`` (||min(z, M z + q)||_inf), ``start``
+    (``"z0"`` or ``"phase-one"``), ``phase_one_t``, ``beta`` (final), ``backtracks`` (total).
+    """
+    opts = options if options is not None else FIPOptions()
+    if not mcp.is_lcp:
+        raise SolverError(
+            "fip solves only LCPs (affine F with lb = 0, ub = +inf): "
+            "use the 'newton' or 'path' solver for this MCP"
+        )
+    for name in ("sigma", "rho", "eta"):
+        if not 0.0 < getattr(opts, name) < 1.0:
+            raise SolverError(f"FIPOptions.{name} must lie in (0, 1)")
+    if not 0.0 <= opts.beta0 < 1.0 or not 0.0 <= opts.beta_factor <= 1.0:
+        raise SolverError("FIPOptions.beta0 must lie in [0, 1) and beta_factor in [0, 1]")
+    M = mcp.M.toarray() if hasattr(mcp.M, "toarray") else np.asarray(mcp.M, dtype=float)
+    q = np.asarray(mcp.q, dtype=float).ravel()
+    n = q.shape[0]
+    zeta = opts.zeta if opts.zeta is not None else max(1.0, np.sqrt(n))
+    if zeta <= 0.0:
+        raise SolverError("FIPOptions.zeta must be positive")
+    extras: dict = {"backtracks": 0}
+    if n == 0:
+        return SolverResult(np.zeros(0), Outcome.CONVERGED, 0, "empty LCP", extras)
+
+    z = None if opts.z0 is None else np.asarray(opts.z0, dtype=float).ravel()
+    if z is not None and z.shape == (n,) and z.min() > 0.0 and (M @ z + q).min() > 0.0:
+        extras["start"] = "z0"
+    else:
+        t, z, msg = phase_one(M, q)
+        extras.update(start="phase-one", phase_one_t=t, phase_one=msg)
+        if z is None or t <= 0.0:
+            return SolverResult(
+                None,
+                Outcome.FAILED,
+                0,
+                f"no strictly feasible point: FIP's assumption (b) fails (max t = {t + 0.0:.3g}; {msg})",
+                extras,
+            )
+    w = M @ z + q
+    beta = opts.beta0
+    psi = _psi(w, z, zeta)
+    k = 0
+    outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opts.max_iter} reached"
+    while True:
+        gap = float(w @ z)
+        residual = float(np.abs(np.minimum(z, M @ z + q)).max())
+        if gap <= opts.epsilon and residual <= opts.tol:
+            outcome, message = Outcome.CONVERGED, f"gap {gap:.3g} <= epsilon, residual <= tol"
+            break
+        if k >= opts.max_iter:
+            break
+        xi = gap / n
+        rhs = beta * xi - w * z
+        try:
+            dz = np.linalg.solve(np.diag(w) + z[:, None] * M, rhs)
+        except np.linalg.LinAlgError:
+            outcome, message = Outcome.FAILED, "the matrix of (38) is singular (is M a P0-matrix?)"
+            break
+        dw = M @ dz
+        neg = np.concatenate([dw, dz]) < 0.0
+        ratios = -np.concatenate([w, z])[neg] / np.concatenate([dw, dz])[neg]
+        lam = opts.eta * min(1.0, float(ratios.min(initial=np.inf)))
+        bound = -opts.sigma * (1.0 - beta) * zeta
+        for _ in range(opts.max_backtracks):
+            wn, zn = w + lam * dw, z + lam * dz
+            if wn.min() > 0.0 and zn.min() > 0.0 and wn @ zn > 0.0:
+                psin = _psi(wn, zn, zeta)
+                if psin - psi <= bound * lam:
+                    break
+            lam *= opts.rho
+            extras["backtracks"] += 1
+        else:
+            outcome = Outcome.FAILED
+            message = f"line search (39) failed after {opts.max_backtracks} trials"
+            break
+        w, z, psi = wn, zn, psin
+        beta *= opts.beta_factor
+        k += 1
+    extras.update(gap=float(w @ z), residual=float(np.abs(np.minimum(z, M @ z + q)).max()))
+    extras["beta"] = beta
+    return SolverResult(z, outcome, k, message, extras)
