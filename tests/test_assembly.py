@@ -212,3 +212,28 @@ def test_reduced_and_sparse_forms_have_the_same_solutions(name, law):
     reduced.load_forces(forces)
     compiled = reduced.compile()
     assert np.abs(cm.mcp.natural_residual(compiled.mcp, compiled.values())).max() < 1e-8
+
+
+def test_unknown_effort_with_prescribed_acceleration():
+    """A vertical prismatic joint lifting a 2 kg link at a prescribed 1.5 m/s^2 needs an effort
+    m (a + g); a box resting on that link then feels the same acceleration (seed 000 §2.5)."""
+    from contactmodel.manipulator import Link, Prismatic
+
+    g, m, a = 9.81, 2.0, 1.5
+    s = cm.System(gravity=(0, 0, -g))
+    lift = s.add_manipulator(
+        "lift", joints=[Prismatic(axis=(0, 0, 1))], links=[Link(m, cm.inertia.box(m, (1, 1, 0.1)))],
+        q=[0.0], efforts=[None], prescribed_accelerations=[a],
+    )
+    asm = cm.assemble(s)
+    nu_dot = asm.accelerations(np.zeros(0))
+    assert nu_dot[0] == pytest.approx(a)
+    assert asm.efforts(np.zeros(0), nu_dot)[0] == pytest.approx(m * (a + g))
+
+    box = s.add_body("box", mass=1.0, inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)), position=(0, 0, 0.15))
+    s.add_contact(box, lift.link(0), point=(0, 0, 0.05), normal=(0, 0, 1), friction=cm.Pyramid(0.5), name="top")
+    solution = cm.solve(cm.formulate(s, form="sparse"), solver="newton")
+    assert solution.status is cm.Status.SOLVED
+    assert solution.contact("top").force[0] == pytest.approx(1.0 * (a + g))
+    assert solution.bodies[0].linear_acceleration[2] == pytest.approx(a)
+    assert solution.joints[0].effort == pytest.approx((m + 1.0) * (a + g))

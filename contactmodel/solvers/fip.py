@@ -16,15 +16,19 @@ the Armijo test (39): psi(new) - psi(old) <= -sigma (1 - beta) zeta rho^m lambda
 ||min(z, M z + q)||_inf <= tol, and otherwise sets beta_{k+1} = beta_factor * beta_k (the seed
 allows any beta_{k+1} in [0, beta_k]).
 
-Strictly feasible start (the method's assumption (b)): unless ``FIPOptions.z0`` is given and
-strictly feasible, the phase-one LP
+Strictly feasible start (the method's assumption (b)), tried in this order:
+1. ``FIPOptions.z0``, if given and strictly feasible;
+2. z = s e for s = 10^-3 ... 10^3 times max(1, max|q|) (7 matrix-vector products; strictly
+   feasible e.g. when q > 0 or M e > 0): among the strictly feasible ones, the most centred,
+   i.e. the largest min_i(w_i z_i) / mean_i(w_i z_i);
+3. the phase-one LP
 
-    max t  s.t.  M z + q >= t e,  z >= t e,  t <= 1      (z free)
+       max t  s.t.  M z + q >= t e,  z >= t e,  t <= 1      (z free)
 
-is solved with scipy.optimize.linprog (HiGHS). Its optimum t* > 0 gives z0 = z with z0 >= t* e and
-w0 = M z0 + q >= t* e. When t* <= 0 the LCP has no strictly feasible point, FIP cannot start, and
-the outcome is FAILED with the LP's t* and status in ``extras``; this says nothing about whether
-the LCP has a solution.
+   solved with scipy.optimize.linprog (HiGHS, sparse constraint matrix). Its optimum t* > 0 gives
+   z0 = z with z0 >= t* e and w0 = M z0 + q >= t* e. When t* <= 0 the LCP has no strictly
+   feasible point, FIP cannot start, and the outcome is FAILED with the LP's t* and message in
+   ``extras``; this says nothing about whether the LCP has a solution.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from contactmodel.errors import SolverError
@@ -72,13 +77,30 @@ def _psi(w: np.ndarray, z: np.ndarray, zeta: float) -> float:
     return float((n + zeta) * np.log(w @ z) - np.sum(np.log(w)) - np.sum(np.log(z)))
 
 
+def scaled_ones_start(M: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """The most centred strictly feasible z = s e, s = 10^-3 .. 10^3 * max(1, max|q|), or None."""
+    n = q.shape[0]
+    Me = M @ np.ones(n)
+    best, best_c = None, 0.0
+    for s in 10.0 ** np.arange(-3, 4) * max(1.0, float(np.abs(q).max())):
+        w = s * Me + q
+        if w.min() > 0.0:
+            c = float(w.min() / w.mean())
+            if c > best_c:
+                best, best_c = np.full(n, s), c
+    return best
+
+
 def phase_one(M: np.ndarray, q: np.ndarray) -> tuple[float, np.ndarray | None, str]:
     """Solve max t s.t. M z + q >= t e, z >= t e, t <= 1; return (t*, z, LP message)."""
     n = q.shape[0]
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    e = np.ones((n, 1))
-    A_ub = np.block([[-M, e], [-np.eye(n), e]])
+    e = sp.csr_matrix(np.ones((n, 1)))
+    A_ub = sp.vstack(
+        [sp.hstack([-sp.csr_matrix(M), e]), sp.hstack([-sp.identity(n, format="csr"), e])],
+        format="csr",
+    )
     b_ub = np.concatenate([q, np.zeros(n)])
     bounds = [(None, None)] * n + [(None, 1.0)]
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
@@ -91,7 +113,8 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
     """Solve the LCP ``0 <= z _|_ M z + q >= 0`` of ``mcp`` by FIP; ``x`` is the last z (n,).
 
     ``extras``: ``gap`` (final w^T z), ``residual`` (||min(z, M z + q)||_inf), ``start``
-    (``"z0"`` or ``"phase-one"``), ``phase_one_t``, ``beta`` (final), ``backtracks`` (total).
+    (``"z0"``, ``"scaled-ones"`` or ``"phase-one"``), ``phase_one_t`` and ``phase_one`` (LP
+    optimum and message, when the LP ran), ``beta`` (final), ``backtracks`` (total).
     """
     opts = options if options is not None else FIPOptions()
     if not mcp.is_lcp:
@@ -117,6 +140,8 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
     z = None if opts.z0 is None else np.asarray(opts.z0, dtype=float).ravel()
     if z is not None and z.shape == (n,) and z.min() > 0.0 and (M @ z + q).min() > 0.0:
         extras["start"] = "z0"
+    elif (z := scaled_ones_start(M, q)) is not None:
+        extras["start"] = "scaled-ones"
     else:
         t, z, msg = phase_one(M, q)
         extras.update(start="phase-one", phase_one_t=t, phase_one=msg)

@@ -12,8 +12,10 @@ and updated by a rank-one (Gauss-Jordan) step per pivot (BLAS dger, O(n^2)); eve
 
 Degeneracy is resolved by the lexicographic minimum-ratio rule: among the rows that block the
 entering variable, the leaving row minimises the row vector [B^-1 q, B^-1]_i / (B^-1 a)_i
-lexicographically (equivalent to perturbing q by (eps, eps^2, ..., eps^n)); when the artificial
-z0 is among the rows tied on the plain ratio it leaves, which ends the run at a solution.
+lexicographically (equivalent to perturbing q by (eps, eps^2, ..., eps^n)). Rows count as tied on
+the plain ratio up to a round-off allowance ``zero_tol``; when the artificial z0 is among the tied
+rows it leaves, which ends the run at a solution (without this, z0 stuck at a round-off value
+such as 1e-14 lets degenerate problems, e.g. friction LCPs with q = 0 rows, end on a false ray).
 
 A run ends at a solution (z0 leaves), on a secondary ray (the entering column has no positive
 entry), or at the pivot limit. A secondary ray is a certificate only when M is copositive-plus
@@ -52,8 +54,11 @@ class LemkeOptions:
     """Seed of the numpy Generator that draws restart covering vectors (uniform on [0.5, 1.5]^n)."""
     pivot_tol: float = 1e-9
     """Entries of B^-1 a at or below pivot_tol * max(1, max|B^-1 a|) do not block (no pivot)."""
-    ratio_tol: float = 1e-12
-    """Plain ratios within ratio_tol * (1 + |min ratio|) of the minimum count as ties."""
+    zero_tol: float = 1e-10
+    """Row i ties in the ratio test when (B^-1 q)_i <= t a_i + zero_tol * max(1, max|B^-1 q|),
+    t the least ratio, a = B^-1 (entering column); round-off below this is treated as zero."""
+    lex_tol: float = 1e-12
+    """Entries of B^-1 compared in the lexicographic rule are equal within this (relative)."""
     check_every: int = 50
     """Every this many pivots, check B (B^-1 q) = q (O(n^2)) and recompute B^-1 if it drifted."""
     refine_tol: float = 1e-10
@@ -172,10 +177,7 @@ class _Tableau:
         return np.maximum(z, 0.0)
 
     def lexmin(self, rows: np.ndarray, denom: np.ndarray, tol: float) -> int:
-        """The row of ``rows`` minimising [qbar, B^-1]_i / denom_i lexicographically."""
-        vals = self.qbar[rows] / denom
-        keep = vals <= vals.min() + tol * (1.0 + abs(vals.min()))
-        rows, denom = rows[keep], denom[keep]
+        """The row of ``rows`` (tied on B^-1 q / denom) minimising B^-1_i / denom_i lexicographically."""
         j = 0
         while rows.size > 1 and j < self.n:
             vals = self.Binv[rows, j] / denom
@@ -192,10 +194,13 @@ def _complement(var: int, n: int) -> int:
 def _lemke_run(tab: _Tableau, dbar: np.ndarray, opts: LemkeOptions, max_pivots: int) -> _Run:
     """One Lemke run from ``tab`` (complementary basis); ``dbar = -B^-1 (z0 column) > 0``."""
     n = tab.n
-    if np.all(tab.qbar >= 0.0):
+    zero = opts.zero_tol * max(1.0, float(np.abs(tab.qbar).max()))
+    if tab.qbar.min() >= -zero:
         return _Run("solution", 0, z=tab.solution_z())
     z0 = 2 * n
-    r = tab.lexmin(np.arange(n), dbar, opts.ratio_tol)
+    ratios = tab.qbar / dbar
+    tied = np.flatnonzero(tab.qbar <= ratios.min() * dbar + zero)
+    r = tab.lexmin(tied, dbar[tied], opts.lex_tol)
     leaving = int(tab.basic[r])
     tab.pivot(r, -dbar, z0)
     pivots = 1
@@ -212,14 +217,14 @@ def _lemke_run(tab: _Tableau, dbar: np.ndarray, opts: LemkeOptions, max_pivots: 
             ray[entering] = 1.0
             ray[tab.basic] -= abar
             return _Run("ray", pivots, ray=ray)
-        ratios = np.maximum(tab.qbar[block], 0.0) / abar[block]
-        rmin = ratios.min()
-        tied = block[ratios <= rmin + opts.ratio_tol * (1.0 + abs(rmin))]
+        zero = opts.zero_tol * max(1.0, float(np.abs(tab.qbar).max()))
+        qb = np.maximum(tab.qbar[block], 0.0)
+        tied = block[qb <= (qb / abar[block]).min() * abar[block] + zero]
         z0_row = np.flatnonzero(tab.basic[tied] == z0)
         if z0_row.size:
             r = int(tied[z0_row[0]])
         else:
-            r = tab.lexmin(tied, abar[tied], opts.ratio_tol)
+            r = tab.lexmin(tied, abar[tied], opts.lex_tol)
         leaving = int(tab.basic[r])
         tab.pivot(r, abar, entering)
         pivots += 1

@@ -596,7 +596,7 @@ def _run(
             gnorm = float(np.max(np.abs(pgrad), initial=0.0))
             if gnorm == 0.0 or not math.isfinite(gnorm):
                 outcome = Outcome.FAILED
-                message = "stationary point of the merit function that is not a solution"
+                message = "projected merit gradient is zero or not finite at a non-solution"
                 break
             d = st.newton_direction(J, pt.da + st.eps(pt) * pt.db, pt.db, -pt.phi)
             if (d is None or not _is_descent(grad, d, opt)) and st.escalate():
