@@ -222,8 +222,12 @@ def test_unknown_effort_with_prescribed_acceleration():
     g, m, a = 9.81, 2.0, 1.5
     s = cm.System(gravity=(0, 0, -g))
     lift = s.add_manipulator(
-        "lift", joints=[Prismatic(axis=(0, 0, 1))], links=[Link(m, cm.inertia.box(m, (1, 1, 0.1)))],
-        q=[0.0], efforts=[None], prescribed_accelerations=[a],
+        "lift",
+        joints=[Prismatic(axis=(0, 0, 1))],
+        links=[Link(m, cm.inertia.box(m, (1, 1, 0.1)))],
+        q=[0.0],
+        efforts=[None],
+        prescribed_accelerations=[a],
     )
     asm = cm.assemble(s)
     nu_dot = asm.accelerations(np.zeros(0))
@@ -231,7 +235,9 @@ def test_unknown_effort_with_prescribed_acceleration():
     assert asm.efforts(np.zeros(0), nu_dot)[0] == pytest.approx(m * (a + g))
 
     box = s.add_body("box", mass=1.0, inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)), position=(0, 0, 0.15))
-    s.add_contact(box, lift.link(0), point=(0, 0, 0.05), normal=(0, 0, 1), friction=cm.Pyramid(0.5), name="top")
+    s.add_contact(
+        box, lift.link(0), point=(0, 0, 0.05), normal=(0, 0, 1), friction=cm.Pyramid(0.5), name="top"
+    )
     solution = cm.solve(cm.formulate(s, form="sparse"), solver="newton")
     assert solution.status is cm.Status.SOLVED
     assert solution.contact("top").force[0] == pytest.approx(1.0 * (a + g))
