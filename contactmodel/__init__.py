@@ -11,7 +11,7 @@ from contactmodel.errors import (
     SolverError,
     StateError,
 )
-from contactmodel.formulation import Problem, formulate
+from contactmodel.formulation import Problem, formulate, formulate_from_matrices
 from contactmodel.friction import (
     CoulombCone,
     Ellipsoid,
@@ -57,6 +57,7 @@ __all__ = [
     "assemble",
     "compile_model",
     "formulate",
+    "formulate_from_matrices",
     "inertia",
 ]
 

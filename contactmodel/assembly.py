@@ -94,6 +94,10 @@ class Assembly:
         nu_dot[F] = self._M_free_inverse @ rhs
         return nu_dot
 
+    def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(m,) relative contact accelerations a = G nu_dot + G_dot nu produced by forces c."""
+        return self.G @ self.accelerations(c) + self.gdot_nu
+
     def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
         """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""
         residual = self.M @ nu_dot - self.G.T @ c - self.f
@@ -272,3 +276,76 @@ def contact_velocity(assembly: Assembly, contact: str) -> np.ndarray:
     """Relative velocity (n, t, o[, r]) of one contact."""
     rows = assembly.contact_rows[contact]
     return assembly.v[list(rows.values())]
+
+
+@dataclass
+class MatrixAssembly:
+    """A contact problem given directly by A (m x m) and b (m,), with no bodies behind it.
+
+    Offers the part of :class:`Assembly`'s interface that the reduced formulation needs; rows are
+    (n, t, o[, r]) per contact in ``rows`` order.
+    """
+
+    system: System
+    A_sparse: sp.csr_matrix
+    b: np.ndarray
+    v: np.ndarray
+    rows: list[tuple[str, str]]
+    contact_rows: dict[str, dict[str, int]]
+    rolling: list[str] = field(default_factory=list)
+    sliding: list[str] = field(default_factory=list)
+
+    @property
+    def A(self) -> np.ndarray:
+        return self.A_sparse.toarray()
+
+    def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        return self.A_sparse @ c + self.b
+
+
+def assemble_from_matrices(
+    A, b, *, velocities=None, torsion: bool = False, names=None, rolling_tol: float = 1e-9
+) -> MatrixAssembly:
+    """A :class:`MatrixAssembly` from A, b with d = 3 (or 4 with ``torsion``) rows per contact.
+
+    ``velocities`` (nc, d-1): tangential (and twisting) relative velocities; contacts whose
+    speed exceeds ``rolling_tol`` are sliding. Default: all rolling.
+    """
+    from contactmodel.errors import DeclarationError
+    from contactmodel.system import Contact
+
+    A = np.asarray(A.toarray() if sp.issparse(A) else A, dtype=float)
+    b = np.asarray(b, dtype=float).reshape(-1)
+    d = 4 if torsion else 3
+    m = b.shape[0]
+    if A.shape != (m, m) or m % d:
+        raise DeclarationError(
+            f"A must be square with as many rows as b, a multiple of {d} (rows n, t, o"
+            f"{', r' if torsion else ''} per contact); got A {A.shape}, b ({m},)"
+        )
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+        raise DeclarationError("A and b must be finite: remove NaN or infinity")
+    if np.abs(A - A.T).max(initial=0.0) > 1e-9 * max(1.0, np.abs(A).max(initial=0.0)):
+        raise DeclarationError("A must be symmetric (A = G M^-1 G^T); symmetrize it or check its source")
+    nc = m // d
+    names = list(names) if names is not None else [f"c{j}" for j in range(nc)]
+    if len(names) != nc or len(set(names)) != nc:
+        raise DeclarationError(f"names must be {nc} distinct contact names (got {names})")
+    vel = np.zeros((nc, d - 1)) if velocities is None else np.asarray(velocities, dtype=float)
+    if vel.shape != (nc, d - 1):
+        raise DeclarationError(f"velocities must have shape ({nc}, {d - 1}) (got {vel.shape})")
+    system = System(rolling_tol=rolling_tol)
+    rows, contact_rows = [], {}
+    v = np.zeros(m)
+    for j, name in enumerate(names):
+        comps = COMPONENTS[:d]
+        contact_rows[name] = {c: d * j + k for k, c in enumerate(comps)}
+        rows += [(name, c) for c in comps]
+        v[d * j + 1 : d * j + d] = vel[j]
+        system.contacts.append(
+            Contact(name=name, body_a=None, body_b=None, point=np.zeros(3), frame=np.eye(3), torsion=torsion)
+        )
+    assembly = MatrixAssembly(system, sp.csr_matrix(A), b, v, rows, contact_rows)
+    for j, name in enumerate(names):
+        (assembly.sliding if np.linalg.norm(vel[j]) > rolling_tol else assembly.rolling).append(name)
+    return assembly

@@ -210,6 +210,39 @@ def two_finger_grip() -> Case:
     return Case("two_finger_grip", two_finger_grip.__doc__, build, forces, {"box": [0.0] * 6}, mu)
 
 
+def sliding_and_rolling_pair() -> System:
+    """A slab sliding on the ground (contact 'S') with a block riding on it (contact 'R', rolling
+    relative to the slab); off-centre points so every entry of A is nonzero."""
+    s = System(gravity=(0, 0, -9.81))
+    v = (0.7, -0.3, 0.0)
+    slab = s.add_body(
+        "slab",
+        mass=2.0,
+        inertia=inertia.box(2.0, (1.0, 0.6, 0.2)),
+        position=(0, 0, 0.1),
+        velocity=v,
+        wrench=(1.0, 0.5, 0, 0.1, 0, 0.2),
+    )
+    block = s.add_body(
+        "block",
+        mass=1.0,
+        inertia=inertia.box(1.0, (0.3, 0.2, 0.2)),
+        position=(0.2, 0.1, 0.3),
+        velocity=v,
+        wrench=(-0.5, 2.0, 0, 0, 0.3, 0),
+    )
+    s.add_contact(slab, s.ground, point=(0.3, -0.2, 0.0), normal=(0, 0, 1), name="S")
+    s.add_contact(
+        block,
+        slab,
+        point=(0.25, 0.05, 0.2),
+        normal=(0, 0, 1),
+        name="R",
+        tangent=(np.cos(0.3), np.sin(0.3), 0),
+    )
+    return s
+
+
 CASES: dict[str, Callable[[], Case]] = {
     f.__name__: f
     for f in (box_push_static, box_push_sliding, box_sliding, frictionless_stack, two_finger_grip)

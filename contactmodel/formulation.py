@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.mpec import Complementarity, complements
 
-from contactmodel.assembly import COMPONENTS, Assembly, assemble
+from contactmodel.assembly import COMPONENTS, Assembly, MatrixAssembly, assemble, assemble_from_matrices
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
 from contactmodel.mcp.compile import CompiledMCP, compile_model
@@ -87,9 +87,8 @@ class Problem:
 
     def acceleration_vector(self, c: np.ndarray | None = None) -> np.ndarray:
         """(m,) relative accelerations a = A c + b for forces c (default: current values)."""
-        a = self.assembly
         c = self.force_vector() if c is None else np.asarray(c, dtype=float)
-        return a.G @ a.accelerations(c) + a.gdot_nu
+        return self.assembly.contact_accelerations(c)
 
     def load_forces(self, c) -> None:
         """Set every model variable from a physical point given by the contact forces.
@@ -99,8 +98,7 @@ class Problem:
         """
         c = self._as_vector(c)
         asm = self.assembly
-        nu_dot = asm.accelerations(c)
-        a = asm.G @ nu_dot + asm.gdot_nu
+        a = asm.contact_accelerations(c)
         for name, law in self.laws.items():
             rows = list(asm.contact_rows[name].values())
             values = law.lift(self.contexts[name], c[rows], a[rows])
@@ -108,6 +106,7 @@ class Problem:
             for local, val in values.items():
                 _component(blk, local).set_value(val, skip_validation=True)
         if self.form == "sparse":
+            nu_dot = asm.accelerations(c)
             for i, coord in enumerate(asm.coordinates):
                 if asm.free[i]:
                     self.model.nu_dot[coord].set_value(float(nu_dot[i]))
@@ -185,8 +184,12 @@ def formulate(system, friction=None, form: str = "reduced") -> Problem:
     """
     if form not in FORMS:
         raise FormulationError(f"form must be one of {FORMS} (got {form!r})")
-    if isinstance(system, Assembly):
+    if isinstance(system, (Assembly, MatrixAssembly)):
         assembly = system
+        if isinstance(system, MatrixAssembly) and form != "reduced":
+            raise FormulationError(
+                "a problem given by matrices A, b has only the reduced form; use form='reduced'"
+            )
     elif isinstance(system, System):
         assembly = assemble(system)
     else:
@@ -245,6 +248,40 @@ def formulate(system, friction=None, form: str = "reduced") -> Problem:
         T=T,
         _index=index,
     )
+
+
+def formulate_from_matrices(
+    A, b, mu=None, *, friction=None, sliding=None, velocities=None, torsion: bool = False, names=None
+) -> Problem:
+    """The reduced contact model built from given A and b (e.g. a data set drawn for a fixed robot).
+
+    Rows are (n, t, o[, r]) per contact. ``friction``: one law, a list (one per contact) or a
+    mapping name -> law; default ``CoulombCone(mu)`` (``mu`` a scalar or one per contact).
+    ``velocities`` (nc, 2 or 3) gives the sliding contacts' tangential velocities; ``sliding``
+    (nc bools) may be given instead, meaning unit velocity along each contact's t axis.
+    """
+    from contactmodel.friction import CoulombCone
+
+    d = 4 if torsion else 3
+    nc = len(np.asarray(b).reshape(-1)) // d
+    if velocities is None and sliding is not None:
+        flags = np.asarray(sliding, dtype=bool).reshape(-1)
+        if flags.shape != (nc,):
+            raise FormulationError(f"sliding must have one flag per contact ({nc}), got {flags.shape}")
+        velocities = np.zeros((nc, d - 1))
+        velocities[flags, 0] = 1.0
+    assembly = assemble_from_matrices(A, b, velocities=velocities, torsion=torsion, names=names)
+    contact_names = [c.name for c in assembly.system.contacts]
+    if friction is None:
+        if mu is None:
+            raise FormulationError("give mu (scalar or per contact) or friction= for formulate_from_matrices")
+        mus = np.broadcast_to(np.asarray(mu, dtype=float), (nc,))
+        friction = {name: CoulombCone(m) for name, m in zip(contact_names, mus)}
+    elif isinstance(friction, (list, tuple)):
+        if len(friction) != nc:
+            raise FormulationError(f"friction list must have one law per contact ({nc})")
+        friction = dict(zip(contact_names, friction))
+    return formulate(assembly, friction=friction, form="reduced")
 
 
 def _reduced_accelerations(model, assembly: Assembly, T: sp.csr_matrix, variables: list) -> list:

@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from contactmodel import modes, solvers
+from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP, natural_residual
@@ -107,14 +108,19 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
     compiled.load(x)
     asm = problem.assembly
     c = problem.force_vector()
-    nu_dot = asm.accelerations(c)
-    a = asm.G @ nu_dot + asm.gdot_nu
+    a = asm.contact_accelerations(c)
     v = asm.v
     sliding = set(asm.sliding)
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
         mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, max(tol, 1e-9) * 10)
         solution.contacts.append(ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction))
+    normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
+    cn, an = c[normal_rows], a[normal_rows]
+    solution.checks["normal_complementarity"] = float(np.max(np.abs(np.minimum(cn, an)), initial=0.0))
+    if not isinstance(asm, Assembly):
+        return
+    nu_dot = asm.accelerations(c)
     for i, body in enumerate(asm.system.bodies):
         solution.bodies.append(
             BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())
@@ -128,10 +134,6 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
             effort = efforts[i] if declared is None else float(declared)
             solution.joints.append(JointResult(asm.coordinates[i], float(nu_dot[i]), float(effort)))
         offset += len(arm.joints)
-    # physical checks, independent of the model: normal complementarity and Newton-Euler
-    normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
-    cn, an = c[normal_rows], a[normal_rows]
-    solution.checks["normal_complementarity"] = float(np.max(np.abs(np.minimum(cn, an)), initial=0.0))
     if problem.form == "sparse":
         model_nu_dot = np.array(
             [

@@ -9,6 +9,7 @@ from scipy.spatial.transform import Rotation
 
 import contactmodel as cm
 from contactmodel import catalogue
+from contactmodel.catalogue import sliding_and_rolling_pair
 
 
 def random_system(seed: int, n_bodies: int = 3, n_contacts: int = 5, check_normal: bool = False) -> cm.System:
@@ -112,42 +113,9 @@ def test_velocity_product_terms_of_a_spinning_body():
     np.testing.assert_allclose(asm.f[3:], -np.cross(w, inertia @ w))
 
 
-def two_contact_seed_case(mu: float = 0.4) -> cm.System:
-    """A slab sliding on the ground (contact 'S') with a block riding on it (contact 'R', rolling
-    relative to the slab); off-centre points so every entry of A is nonzero."""
-    s = cm.System(gravity=(0, 0, -9.81))
-    v = (0.7, -0.3, 0.0)
-    slab = s.add_body(
-        "slab",
-        mass=2.0,
-        inertia=cm.inertia.box(2.0, (1.0, 0.6, 0.2)),
-        position=(0, 0, 0.1),
-        velocity=v,
-        wrench=(1.0, 0.5, 0, 0.1, 0, 0.2),
-    )
-    block = s.add_body(
-        "block",
-        mass=1.0,
-        inertia=cm.inertia.box(1.0, (0.3, 0.2, 0.2)),
-        position=(0.2, 0.1, 0.3),
-        velocity=v,
-        wrench=(-0.5, 2.0, 0, 0, 0.3, 0),
-    )
-    s.add_contact(slab, s.ground, point=(0.3, -0.2, 0.0), normal=(0, 0, 1), name="S")
-    s.add_contact(
-        block,
-        slab,
-        point=(0.25, 0.05, 0.2),
-        normal=(0, 0, 1),
-        name="R",
-        tangent=(np.cos(0.3), np.sin(0.3), 0),
-    )
-    return s
-
-
 def test_reduced_pyramid_lcp_equals_seed000_eq32_33_built_by_hand():
     mu = 0.4
-    problem = cm.formulate(two_contact_seed_case(mu), friction=cm.Pyramid(mu))
+    problem = cm.formulate(sliding_and_rolling_pair(), friction=cm.Pyramid(mu))
     asm = problem.assembly
     assert asm.sliding == ["S"] and asm.rolling == ["R"]
     A, b = asm.A, asm.b
@@ -186,7 +154,7 @@ def test_reduced_pyramid_lcp_equals_seed000_eq32_33_built_by_hand():
 
 
 def test_swapping_the_law_never_reassembles():
-    system = two_contact_seed_case()
+    system = sliding_and_rolling_pair()
     cone = cm.formulate(system, friction=cm.CoulombCone(0.4))
     pyramid = cone.reformulate(friction=cm.Pyramid(0.4))
     sparse = pyramid.reformulate(form="sparse")

@@ -19,10 +19,11 @@ such as 1e-14 lets degenerate problems, e.g. friction LCPs with q = 0 rows, end 
 
 A run ends at a solution (z0 leaves), on a secondary ray (the entering column has no positive
 entry), or at the pivot limit. A secondary ray is a certificate only when M is copositive-plus
-(CPS Theorem 4.4.13); this module checks the cheap sufficient condition that M + M^T is positive
-semidefinite. Then the ray's z-part y satisfies y >= 0, M^T y <= 0, q^T y < 0 (a Farkas vector
-for {z >= 0, M z + q >= 0}), which is verified numerically and returned in
-``extras['certificate']``. A verified Farkas vector is a proof on its own, whatever M is. Without
+(CPS Section 4.4, Theorem 4.4.13); this module checks the cheap sufficient condition that M + M^T
+is positive semidefinite. Then the ray's z-part y satisfies y >= 0, M^T y <= 0, q^T y < 0 (a
+Farkas vector for {z >= 0, M z + q >= 0}: along the ray y^T M y + z0_ray d^T y = 0 forces
+z0_ray = 0 and (M + M^T) y = 0, and q^T y = -z0 d^T y < 0), which is verified numerically and
+returned in ``extras['certificate']``. A verified Farkas vector is a proof on its own, whatever M is. Without
 a proof, Lemke restarts from the normal start with a new random positive covering vector (seed 000
 Table 1 counts such restarts), up to ``max_restarts`` times, then reports FAILED.
 """
@@ -74,17 +75,19 @@ class LemkeOptions:
     warm run that ends on a ray, falls back to the normal start."""
 
 
+_WARM_COND_MAX = 1e12
+
 _RAY_PSD = (
     "M + M^T is positive semidefinite (M is copositive-plus) and Lemke ended on a secondary ray: "
-    "the LCP is infeasible, hence has no solution (CPS Theorem 4.4.13)"
+    "the LCP is infeasible, hence has no solution (CPS Section 4.4, Theorem 4.4.13)"
 )
 _RAY_FARKAS = (
     "the secondary ray's z-part y is a Farkas vector, y >= 0, M^T y <= 0, q^T y < 0 (verified): "
     "{z >= 0, M z + q >= 0} is empty, so the LCP has no solution"
 )
 _RAY_WARM = (
-    "the run from the warm-start basis ended on a secondary ray; its covering vector B e is not "
-    "positive, so the ray is not a certificate"
+    "the run from the warm-start basis ended on a secondary ray; its covering vector B e need not "
+    "be positive, so the ray is not a certificate"
 )
 _RAY_NONE = (
     "M + M^T is not positive semidefinite, so M is not known to be copositive-plus: "
@@ -104,14 +107,23 @@ class _Tableau:
     """Basis ids, explicit B^-1 (C order) and B^-1 q of the system [I, -M, -d] x = q."""
 
     def __init__(
-        self, M: np.ndarray, q: np.ndarray, d: np.ndarray, basic: np.ndarray, refine_tol: float
+        self,
+        M: np.ndarray,
+        q: np.ndarray,
+        d: np.ndarray,
+        basic: np.ndarray,
+        refine_tol: float,
+        Binv: np.ndarray | None = None,
     ) -> None:
         self.M, self.q, self.d = M, q, d
         self.n = q.shape[0]
         self.basic = basic
         self.refine_tol = refine_tol
         self.scale = max(1.0, float(np.abs(M).max(initial=0.0)), float(np.abs(q).max()))
-        if np.array_equal(basic, np.arange(self.n)):
+        if Binv is not None:
+            self.Binv = np.ascontiguousarray(Binv)
+            self.qbar = self.Binv @ q
+        elif np.array_equal(basic, np.arange(self.n)):
             self.Binv = np.eye(self.n)
             self.qbar = q.copy()
         else:
@@ -247,9 +259,14 @@ def _warm_tableau(M: np.ndarray, q: np.ndarray, ws, n: int, opts: LemkeOptions) 
         mask[idx] = True
     basic = np.where(mask, np.arange(n) + n, np.arange(n))
     B = np.where(mask[None, :], -M, np.eye(n))
-    if not np.all(np.isfinite(B)) or np.linalg.cond(B) > 1e12:
+    try:
+        Binv = np.linalg.inv(B)
+    except np.linalg.LinAlgError:
         return None
-    return _Tableau(M, q, B @ np.ones(n), basic, opts.refine_tol)
+    cond1 = np.abs(B).sum(axis=0).max() * np.abs(Binv).sum(axis=0).max()
+    if not np.isfinite(cond1) or cond1 > _WARM_COND_MAX:
+        return None
+    return _Tableau(M, q, B @ np.ones(n), basic, opts.refine_tol, Binv)
 
 
 def _is_psd_sum(M: np.ndarray, tol: float) -> bool:

@@ -18,7 +18,7 @@ iterates stay in the box by default, Kanzow's feasible variant):
 
 * semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``; ``eps = 0`` until a plain step
   fails, then ``eps ~ ||Phi||_inf`` (proximal regularization for degenerate, non-unique
-  solutions); dense LAPACK LU for small or dense J, SuperLU otherwise; a Levenberg-Marquardt step
+  solutions); dense LAPACK LU for dense J, SuperLU otherwise; a Levenberg-Marquardt step
   when that system is singular or gives no sufficient descent, a projected-gradient step last;
 * Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
   nonmonotone (Grippo-Lampariello-Lucidi) reference over the last ``nonmonotone_memory`` merits and
@@ -57,7 +57,6 @@ _RESTARTS = (
 )
 _SQRT_HALF = math.sqrt(0.5)
 _DENSE_FRACTION = 0.15
-_DENSE_MAX_N = 300
 _MAX_STEP = 1e8
 
 
@@ -352,8 +351,8 @@ class _Newton:
         return _as_csr(self.mcp.J(x), self.n)
 
     def _dense(self, A: sp.spmatrix) -> bool:
-        """Use dense LAPACK LU for small or dense matrices, SuperLU otherwise."""
-        return self.n <= _DENSE_MAX_N or A.nnz > _DENSE_FRACTION * self.n * self.n
+        """Use dense LAPACK LU for matrices with more than 15% nonzeros, SuperLU otherwise."""
+        return A.nnz > _DENSE_FRACTION * self.n * self.n
 
     def newton_direction(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray

@@ -47,7 +47,7 @@ def test_fip_converges_on_pd_plus_skew(data: tuple[np.ndarray, np.ndarray]) -> N
     assert z @ w <= 1e-6 + 1e-9
     assert lcp_residual(M, q, z) <= 1e-6
     assert r.iterations <= 300
-    assert r.extras["start"] == "phase-one" and r.extras["phase_one_t"] > 0.0
+    assert r.extras["start"] in ("scaled-ones", "phase-one")
 
 
 def test_iterations_reported_and_psi_decreases() -> None:
@@ -69,7 +69,19 @@ def test_given_strictly_feasible_start() -> None:
     assert r.extras["start"] == "z0" and r.outcome is Outcome.CONVERGED
     np.testing.assert_allclose(r.x, [1 / 3, 1 / 3], atol=1e-6)
     r = solve(MCP.from_lcp(M, q), FIPOptions(z0=np.array([0.1, 0.1])))
-    assert r.extras["start"] == "phase-one"
+    assert r.extras["start"] == "scaled-ones" and r.outcome is Outcome.CONVERGED
+
+
+def test_phase_one_start() -> None:
+    """w = (z1 - 2 z2 + 1/2, z2 - 1): no z = s e is strictly feasible, z = (3, 1.5) is."""
+    M = np.array([[1.0, -2.0], [0.0, 1.0]])
+    q = np.array([0.5, -1.0])
+    t, z, _ = phase_one(M, q)
+    assert 0.0 < t <= 1.0 and z.min() >= t - 1e-9 and (M @ z + q).min() >= t - 1e-9
+    r = solve(MCP.from_lcp(M, q))
+    assert r.extras["start"] == "phase-one" and r.extras["phase_one_t"] == pytest.approx(t)
+    assert r.outcome is Outcome.CONVERGED
+    np.testing.assert_allclose(r.x, [1.5, 1.0], atol=1e-5)
 
 
 def test_no_strictly_feasible_point_fails() -> None:

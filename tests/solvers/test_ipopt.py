@@ -147,6 +147,31 @@ def test_cone_mncp_is_solved(term: str) -> None:
         assert res.extras["natural_residual"] <= 1e-8
 
 
+def test_mixed_lcp_with_free_variables_is_solved() -> None:
+    rng = np.random.default_rng(12)
+    n, n_free = 6, 2
+    G = rng.standard_normal((n, n))
+    M = G @ G.T + 0.5 * np.eye(n)
+    q = rng.uniform(-3, 3, n)
+    Msp = sp.csr_matrix(M)
+    mcp = MCP(
+        F=lambda x: M @ x + q,
+        J=lambda x: Msp,
+        lb=np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)],
+        ub=np.full(n, np.inf),
+        x0=np.zeros(n),
+        M=Msp,
+        q=q,
+    )
+    res = solve(mcp)
+    assert res.outcome is Outcome.CONVERGED, res.message
+    x = res.x
+    w = M @ x + q
+    u, wu = x[: n - n_free], w[: n - n_free]
+    assert np.all(u >= 0) and np.all(wu >= -1e-8) and np.max(np.abs(np.minimum(u, wu))) <= 1e-8
+    np.testing.assert_allclose(w[n - n_free :], 0.0, atol=1e-8)
+
+
 def test_lcp_without_solution_is_not_converged() -> None:
     res = solve(MCP.from_lcp(-np.eye(3), -np.ones(3)))
     assert res.outcome is not Outcome.CONVERGED

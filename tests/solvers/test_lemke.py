@@ -232,6 +232,7 @@ def test_warm_start() -> None:
     np.testing.assert_allclose(r.x, sol.x)
     r = solve(MCP.from_lcp(M, q), LemkeOptions(warm_start_basis=[0, 1]))
     assert r.outcome is Outcome.CONVERGED and r.extras["warm_start"] == "used"
+    assert r.extras["pivots"] > 0 and r.extras["restarts"] == 0
     np.testing.assert_allclose(r.x, sol.x)
     singular = np.array([[1.0, 1.0], [1.0, 1.0]])
     r = solve(MCP.from_lcp(singular, [-1.0, -2.0]), LemkeOptions(warm_start_basis=[0, 1]))

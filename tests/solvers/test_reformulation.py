@@ -135,11 +135,19 @@ def random_point(form: MNCPOpt, rng: np.random.Generator) -> np.ndarray:
     return y
 
 
+def affine_mcp(rng: np.random.Generator, n: int = 5, n_free: int = 2) -> MCP:
+    """F(x) = M x + q with the last n_free variables free; hess is None."""
+    M = sp.csr_matrix(rng.standard_normal((n, n)))
+    q = rng.standard_normal(n)
+    lb = np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)]
+    return MCP(F=lambda x: M @ x + q, J=lambda x: M, lb=lb, ub=np.full(n, np.inf), M=M, q=q)
+
+
 def problems(rng: np.random.Generator) -> list[MCP]:
     mcp_known, _ = cone_with_known_solution(rng)
     G = rng.standard_normal((6, 6))
     cone = cone_mncp(G @ G.T, rng.uniform(-5, 5, 6), np.array([0.1, 0.2]))
-    return [quadratic_mcp(rng), mcp_known, cone]
+    return [quadratic_mcp(rng), mcp_known, cone, affine_mcp(rng)]
 
 
 @pytest.mark.parametrize("term", TERMS)

@@ -1,0 +1,48 @@
+"""Problems given as matrices: cm.formulate_from_matrices builds the same model as formulate."""
+
+import numpy as np
+import pytest
+
+import contactmodel as cm
+from contactmodel.catalogue import sliding_and_rolling_pair
+
+
+@pytest.mark.parametrize("law", [cm.Pyramid(0.4), cm.CoulombCone(0.4), cm.Polygonal(0.4, k=6)])
+def test_same_model_as_from_the_system(law):
+    from_system = cm.formulate(sliding_and_rolling_pair(), friction=law)
+    asm = from_system.assembly
+    velocities = np.array([asm.v[[rows["t"], rows["o"]]] for rows in asm.contact_rows.values()])
+    from_matrices = cm.formulate_from_matrices(
+        asm.A, asm.b, friction=law, velocities=velocities, names=list(asm.contact_rows)
+    )
+    a, b = from_system.compile().mcp, from_matrices.compile().mcp
+    assert a.names == b.names
+    x = np.random.default_rng(0).uniform(0, 1, a.n)
+    np.testing.assert_allclose(a.F(x), b.F(x), atol=1e-12)
+    np.testing.assert_allclose(a.J(x).toarray(), b.J(x).toarray(), atol=1e-12)
+
+
+def test_random_data_set_solves_and_is_verified():
+    rng = np.random.default_rng(3)
+    G = rng.normal(size=(6, 8))
+    problem = cm.formulate_from_matrices(G @ G.T, rng.uniform(-5, 5, 6), mu=[0.1, 0.2])
+    solution = cm.solve(problem, solver="newton")
+    assert solution.status is cm.Status.SOLVED
+    c = np.concatenate([contact.force for contact in solution.contacts])
+    a = np.concatenate([contact.acceleration for contact in solution.contacts])
+    np.testing.assert_allclose(a, G @ G.T @ c + problem.assembly.b, atol=1e-8)
+    # the MNCP's cone row s = mu^2 c_n^2 - |c_T|^2 squares the forces, so a residual r bounds
+    # the cone violation only by ~sqrt(r)
+    for mu, contact in zip((0.1, 0.2), solution.contacts):
+        c_n, c_t, c_o = contact.force
+        assert c_n >= -1e-9 and np.hypot(c_t, c_o) <= mu * c_n + 1e-5
+
+
+def test_bad_matrices_and_sparse_form_are_refused():
+    with pytest.raises(cm.DeclarationError, match="symmetric"):
+        cm.formulate_from_matrices(np.triu(np.ones((3, 3))), np.zeros(3), mu=0.5)
+    with pytest.raises(cm.DeclarationError, match="multiple of 3"):
+        cm.formulate_from_matrices(np.eye(4), np.zeros(4), mu=0.5)
+    problem = cm.formulate_from_matrices(np.eye(3), np.zeros(3), mu=0.5)
+    with pytest.raises(cm.FormulationError, match="reduced"):
+        problem.reformulate(form="sparse")
