@@ -14,6 +14,7 @@ Params (``model.b``, ``model.f``) are re-read by :meth:`CompiledMCP.update` with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +98,10 @@ def _split(cdata):
     )
 
 
+def _number(c) -> float:
+    return c if c.__class__ is float else pe.value(c)
+
+
 def _involves_vars(expr) -> bool:
     return any(True for _ in identify_variables(expr, include_fixed=False))
 
@@ -135,15 +140,15 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     for i, (_var, _lb, _ub, expr) in enumerate(pairs):
         repn = generate_standard_repn(expr, compute_values=False, quadratic=True)
         rows.append(_Row(repn.constant))
-        for c, v in zip(repn.linear_coefs, repn.linear_vars):
-            li.append(i)
-            lj.append(col(v))
-            lv.append(pe.value(c))
-        for c, (v1, v2) in zip(repn.quadratic_coefs, repn.quadratic_vars):
-            qi.append(i)
-            qa.append(col(v1))
-            qb.append(col(v2))
-            qv.append(pe.value(c))
+        if repn.linear_vars:
+            li.extend([i] * len(repn.linear_vars))
+            lj.extend([col(v) for v in repn.linear_vars])
+            lv.extend([_number(c) for c in repn.linear_coefs])
+        if repn.quadratic_vars:
+            qi.extend([i] * len(repn.quadratic_vars))
+            qa.extend([col(v1) for v1, _ in repn.quadratic_vars])
+            qb.extend([col(v2) for _, v2 in repn.quadratic_vars])
+            qv.extend([_number(c) for c in repn.quadratic_coefs])
         if repn.nonlinear_expr is not None:
             nl_vars = [col(v) for v in repn.nonlinear_vars]
             nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
@@ -199,12 +204,28 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         lb=lb,
         ub=ub,
         x0=x0,
-        names=[v.name for v in variables],
+        names=_Names(variables),
         M=L if affine else None,
         q=q if affine else None,
         hess=None if affine else hess,
     )
     return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
+
+
+class _Names(Sequence):
+    """MCP index names ("contact[floor].c_n"), generated on first use (Pyomo names are slow)."""
+
+    def __init__(self, variables: list):
+        self._variables = variables
+        self._names: list[str] | None = None
+
+    def __getitem__(self, i):
+        if self._names is None:
+            self._names = [v.name for v in self._variables]
+        return self._names[i]
+
+    def __len__(self) -> int:
+        return len(self._variables)
 
 
 class _Nonlinear:

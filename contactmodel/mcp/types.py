@@ -10,7 +10,7 @@ F(x) = M x + q with lb = 0, ub = +inf.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +32,7 @@ class MCP:
     lb: np.ndarray
     ub: np.ndarray
     x0: np.ndarray | None = None
-    names: list[str] = field(default_factory=list)
+    names: Sequence[str] = field(default_factory=list)
     M: sp.csr_matrix | None = None
     q: np.ndarray | None = None
     hess: Callable[[np.ndarray, np.ndarray], sp.csr_matrix] | None = None

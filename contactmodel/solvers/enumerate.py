@@ -53,11 +53,13 @@ def _accept(M: np.ndarray, q: np.ndarray, Z: np.ndarray, tol: float) -> np.ndarr
 
 
 def _dedupe(sols: list[np.ndarray], tol: float) -> list[np.ndarray]:
-    out: list[np.ndarray] = []
-    for z in sols:
-        if not any(np.abs(z - y).max() <= tol * (1.0 + np.abs(y).max()) for y in out):
-            out.append(z)
-    return out
+    """First occurrences of the points in ``sols`` after rounding to tol * (1 + max|z|)."""
+    if not sols:
+        return []
+    Z = np.array(sols)
+    step = tol * (1.0 + float(np.abs(Z).max()))
+    _, first = np.unique(np.round(Z / step), axis=0, return_index=True)
+    return [sols[i] for i in np.sort(first)]
 
 
 def _enumerate(

@@ -46,7 +46,11 @@ from contactmodel.solvers.base import Outcome, SolverResult
 
 @dataclass
 class FIPOptions:
-    """Options of :func:`solve` (names as in the seed's appendix)."""
+    """Options of :func:`solve` (names as in the seed's appendix).
+
+    The seed fixes only epsilon = 1e-6 and max_iter = 300; sigma, rho, eta, zeta, beta0 and the
+    beta update are its free parameters, and the defaults below are this module's choices.
+    """
 
     epsilon: float = 1e-6
     """Stop when the complementarity gap w^T z <= epsilon (absolute; the seed's 1e-6) ..."""

@@ -44,7 +44,9 @@ class ScipyOptions:
         active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`), kept
         only if they lower the natural residual.
     polish_objective: objective level below which polishing is tried.
-    native: further entries of ``minimize``'s ``options`` dict (override the defaults).
+    native: further entries of ``minimize``'s ``options`` dict (override the defaults:
+        L-BFGS-B ftol 1e-30, gtol 1e-14, maxcor 20, maxfun 5 * max_iter; trust-constr
+        gtol 1e-14, xtol 1e-16, barrier_tol 1e-14). Unknown entries raise SolverError.
     """
 
     method: str = "L-BFGS-B"
@@ -103,10 +105,10 @@ def _stopped_at_limit(method: str, res: Any) -> bool:
 def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
     """Solve ``mcp`` through MNCPOpt (LCPOpt for an LCP) with ``scipy.optimize.minimize``.
 
-    Extras: ``objective``, ``natural_residual``, ``natural_residual_nlp`` and
-    ``objective_nlp`` (before polishing),
-    ``projected_gradient``, ``polish_steps``, ``scipy_status``, ``scipy_message``, ``z``,
-    ``method``, ``complementarity_term``.
+    Extras: ``objective``, ``natural_residual``, ``projected_gradient`` (at the returned
+    x), ``objective_nlp`` and ``natural_residual_nlp`` (at the method's own point, before
+    polishing), ``polish_steps``, ``scipy_status``, ``scipy_message``, ``z`` (slacks, one
+    per u-row), ``method``, ``complementarity_term``.
     """
     opts = options if options is not None else ScipyOptions()
     opts.validate()
