@@ -25,6 +25,7 @@ from contactmodel.friction import (
 )
 from contactmodel.mcp import MCP
 from contactmodel.mcp.compile import compile_model
+from contactmodel.mcp.nlp import mncp_opt
 from contactmodel.solvers.base import Status
 from contactmodel.system import Body, Contact, Ground, System
 
@@ -59,6 +60,7 @@ __all__ = [
     "formulate",
     "formulate_from_matrices",
     "inertia",
+    "mncp_opt",
 ]
 
 from contactmodel.solution import Solution  # noqa: E402
