@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from contactmodel import modes, solvers
 from contactmodel.assembly import Assembly
@@ -48,12 +49,16 @@ def _status(result: SolverResult, residual: float, tol: float) -> Status:
     }.get(result.outcome, Status.FAILED)
 
 
-def solve(problem, solver: str = "newton", tol: float = TOL, x0=None, **options) -> Solution:
+def solve(
+    problem, solver: str = "newton", tol: float = TOL, x0=None, blas_threads: int | None = 1, **options
+) -> Solution:
     """Solve a contact :class:`Problem` or an :class:`MCP` (e.g. ``cm.LCP(M, q)``).
 
     ``tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting point in
     the MCP's variable order; other keywords override the solver's options (see
-    ``solvers_config/NAME.toml``).
+    ``solvers_config/NAME.toml``). ``blas_threads`` caps BLAS threads during the solve (None
+    leaves them alone): the contact problems' dense kernels are small, and threaded BLAS made
+    Lemke 20x slower on a loaded 2-core machine.
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -78,9 +83,10 @@ def solve(problem, solver: str = "newton", tol: float = TOL, x0=None, **options)
     if x0 is not None:
         mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
 
-    t1 = time.perf_counter()
-    result: SolverResult = module.solve(mcp, opts)
-    seconds = time.perf_counter() - t1
+    with threadpool_limits(limits=blas_threads, user_api="blas"):
+        t1 = time.perf_counter()
+        result: SolverResult = module.solve(mcp, opts)
+        seconds = time.perf_counter() - t1
     timings["solve"] = seconds
 
     x = None if result.x is None else np.asarray(result.x, dtype=float)

@@ -93,7 +93,8 @@ def predicted_mode(push: tuple[float, float], torque: float = 0.0, mu: float = M
 if __name__ == "__main__":
     print(cm.solve(cm.formulate(build())).table())
     print(f"\npush of 1 N turned around the disc (angle from +t, degrees), mu = {MU}:")
-    print(f"{'angle':>6}  {'P_t':>7} {'P_n':>7}  {'predicted':<10}{'solver':<10}{'c_n':>8} {'c_t':>8} {'a_t':>8}")
+    header = ("angle", "P_t", "P_n", "predicted", "solver", "c_n", "c_t", "a_t")
+    print("{:>6}  {:>7} {:>7}  {:<10}{:<10}{:>8} {:>8} {:>8}".format(*header))
     for angle in range(0, 360, 15):
         push = (round(math.cos(math.radians(angle)), 12), round(math.sin(math.radians(angle)), 12))
         solution = cm.solve(cm.formulate(build(push)))
@@ -103,6 +104,8 @@ if __name__ == "__main__":
             f"{angle:>6}  {push[0]:>7.3f} {push[1]:>7.3f}  {predicted_mode(push):<10}{mode:<10}"
             f"{c.force[0]:>8.3f} {c.force[1]:>8.3f} {c.acceleration[1]:>8.3f}"
         )
-    print(f"\nrolling cone of a pure push: |P_t| <= 3 mu |P_n|, i.e. within "
-          f"{math.degrees(math.atan(3 * MU)):.1f} degrees of -n (friction cone: "
-          f"{math.degrees(math.atan(MU)):.1f} degrees)")
+    print(
+        f"\nrolling cone of a pure push: |P_t| <= 3 mu |P_n|, i.e. within "
+        f"{math.degrees(math.atan(3 * MU)):.1f} degrees of -n (friction cone: "
+        f"{math.degrees(math.atan(MU)):.1f} degrees)"
+    )

@@ -29,14 +29,22 @@ c_r1 = tau2, as in the paper's Table 1.
 Masses. The paper gives the system mass matrix M = diag(1, 1, 1, 3, 3, 3, 4, 2): cube mass
 1 kg and inertia 3 kg m^2 about each axis; rod translation inertia 4 kg (carriage 2 kg plus
 rod 2 kg) and rod axial inertia 2 kg m^2. This file builds that M faithfully. Gravity is
-g = 10 m/s^2 along -z (the cube weighs 10 N); the rod's joints carry no gravity load. Note
-(/work/shared/seeds/README.md): the accelerations of the paper's Table 1 are reproduced only
-when diag(1, 1, 1, 3, 3, 3, 4, 2) is used as the INVERSE mass matrix, with a -1 in the
-y-moment entry of the hump's o column (the corner geometry gives +1), and with friction
-parallel to -(a_t, a_o, a_r) rather than the maximum-work -(e_t^2 a_t, e_o^2 a_o, e_r^2 a_r);
-so this faithful model need not give Table 1's sliding solution to the digit. The jammed
-solution does not depend on M: with all accelerations zero it is a static equilibrium
-G^T c + f = 0, which Table 1's forces satisfy in this model (see ``TABLE1_JAMMED``).
+g = 10 m/s^2 along -z (the cube weighs 10 N); the rod's joints carry no gravity load.
+
+How this model compares with the paper's Table 1 (see /work/shared/seeds/README.md):
+
+* Table 1's accelerations of the sliding solution are reproduced (to the 4 printed digits)
+  only from the matrices the authors evidently used: diag(1, 1, 1, 3, 3, 3, 4, 2) as the
+  INVERSE mass matrix and -1 instead of +1 as the y-moment entry of the hump's o column (the
+  corner geometry, and display (2) itself, give +1). Their friction is also parallel to
+  -(a_t, a_o, a_r) rather than maximum work's -(e_t^2 a_t, e_o^2 a_o, e_r^2 a_r).
+* The jammed solution needs no M (all accelerations zero: G^T c + f = 0), but Table 1's jammed
+  forces (``TABLE1_JAMMED``) leave a y-moment of 2 c_o2 = -5.943 N m on the cube in this
+  geometry, and balance exactly with the o2 entry flipped: the same sign difference.
+* This faithful model jams: Newton (and IPOPT and scipy, from 18 starting points we tried)
+  find rolling contacts and zero accelerations with c_n1 = tau1 = 6 N and c_r1 = tau2 = 3 N m.
+  The other forces differ from Table 1's because a jammed cube is statically indeterminate
+  (12 force components, 8 equations). We found no sliding solution of the faithful model.
 
 Example 2 (default): three contacts, eta = zeta = gamma = 1.5, delta = 0.5, mu = 0.9 and
 Ellipsoid(0.9, 1, 1, 2) at every contact, tau = (6, 3), bodies at rest. The paper found two
@@ -133,7 +141,9 @@ def build(
         joints=[Prismatic(axis=along, name="push"), Revolute(axis=along, name="twist")],
         links=[
             Link(CARRIAGE_MASS, np.diag([1.0, 1.0, 1.0]), name="carriage"),
-            Link(ROD_MASS, np.diag([ROD_AXIAL_INERTIA, 1.0, 1.0]), com=(-ROD_LENGTH / 2, 0.0, 0.0), name="rod"),
+            Link(
+                ROD_MASS, np.diag([ROD_AXIAL_INERTIA, 1.0, 1.0]), com=(-ROD_LENGTH / 2, 0.0, 0.0), name="rod"
+            ),
         ],
         q=[0.0, 0.0],
         base=(tip + (ROD_LENGTH, 0.0, 0.0), np.eye(3)),
@@ -141,18 +151,36 @@ def build(
     )
 
     system.add_contact(
-        cube, rod.link("rod"), point=tip, normal=(-1, 0, 0), tangent=(0, 1, 0),
-        friction=laws[0], name="rod", torsion=True,
+        cube,
+        rod.link("rod"),
+        point=tip,
+        normal=(-1, 0, 0),
+        tangent=(0, 1, 0),
+        friction=laws[0],
+        name="rod",
+        torsion=True,
     )
     hump = (-1.0, -1.0, -1.0) if example == 2 else (0.0, 0.0, -1.0)
     system.add_contact(
-        cube, system.ground, point=hump, normal=(0, 0, 1), tangent=(0, 1, 0),
-        friction=laws[1], name="hump", torsion=True,
+        cube,
+        system.ground,
+        point=hump,
+        normal=(0, 0, 1),
+        tangent=(0, 1, 0),
+        friction=laws[1],
+        name="hump",
+        torsion=True,
     )
     if example == 2:
         system.add_contact(
-            cube, system.ground, point=(1.0 - data["delta"], 1.0, data["gamma"] - 1.0),
-            normal=(0, -1, 0), tangent=(0, 0, -1), friction=laws[2], name="fixed_rod", torsion=True,
+            cube,
+            system.ground,
+            point=(1.0 - data["delta"], 1.0, data["gamma"] - 1.0),
+            normal=(0, -1, 0),
+            tangent=(0, 0, -1),
+            friction=laws[2],
+            name="fixed_rod",
+            torsion=True,
         )
     return system
 
@@ -180,7 +208,10 @@ def _print_comparison(solution: cm.Solution) -> None:
     print(f"\n{'contact':<11}{'':<7}{'this model (n, t, o, r)':<46}Table 1 sliding solution")
     for c in solution.contacts:
         paper = TABLE1_SLIDING[c.name]
-        for label, ours, theirs in (("force", c.force, paper["force"]), ("accel", c.acceleration, paper["accel"])):
+        for label, ours, theirs in (
+            ("force", c.force, paper["force"]),
+            ("accel", c.acceleration, paper["accel"]),
+        ):
             row = "(" + ", ".join(f"{v:8.4f}" for v in ours) + ")"
             print(f"{c.name:<11}{label:<7}{row:<46}{theirs}")
 

@@ -76,6 +76,13 @@ REGISTRY: dict[str, SolverInfo] = {
             "ScipyOptions",
             "MNCPOpt / LCPOpt with scipy's bound-constrained minimizers",
         ),
+        SolverInfo(
+            "path",
+            "contactmodel.solvers.path",
+            "PathOptions",
+            "PATH through GAMSPy (free license: <= 1000 rows/columns) or Pyomo + pathampl",
+            requires="gamspy",
+        ),
     )
 }
 

@@ -1,0 +1,245 @@
+"""Contact modes: separate, roll, slide (with direction), approach; degenerate cases named.
+
+Two views, as in seed 003:
+
+- physical: from a contact's force c = (n, t, o[, r]) and relative acceleration a (same frame)
+  (:func:`classify`, used by the dispatcher for every Solution);
+- LCP: a *sign pattern* chooses, for each complementarity pair ``contact[NAME].pairs[key]`` of a
+  polyhedral law, which side may be positive: ``"1"`` the law's variable, ``"0"`` the
+  expression (:func:`pattern_label` names each pattern; :func:`contact_modes` reads the pattern
+  of a solved point and says which pairs decided the mode).
+
+Pyramid directions are written ``+t-o`` (sign of the sliding acceleration along t and o); a
+slide along one axis only (force on a face of the pyramid, not at a vertex) is degenerate: the
+transition between two quadrants (seed 003 §VI-A). Polygonal(k) directions are ``d3`` (force
+along -a at friction direction 3, a non-degenerate slide) or ``d3|d4`` (between two directions:
+degenerate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from contactmodel.friction import Frictionless, Planar, Polygonal, Pyramid
+from contactmodel.modes import classify
+
+MODES = ("separate", "roll", "slide", "approach")
+__all__ = ["MODES", "ContactMode", "PatternLabel", "classify", "contact_modes", "pattern_label"]
+
+
+def _eps(force, accel, tol: float) -> float:
+    return tol * max(1.0, float(np.max(np.abs(force), initial=0.0)), float(np.max(np.abs(accel), initial=0.0)))
+
+
+# -- sign patterns of the polyhedral laws ----------------------------------------------------
+@dataclass(frozen=True)
+class PatternLabel:
+    """What a sign pattern of one contact means.
+
+    ``mode`` is one of MODES; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
+    ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
+    ways along one axis) - such a pattern is always infeasible; ``degenerate`` marks the
+    boundary cases of seed 003 (single-axis pyramid slides, two-direction polygonal slides).
+    """
+
+    mode: str
+    label: str
+    degenerate: bool = False
+    consistent: bool = True
+
+
+def _axis_state(plus: str, minus: str) -> str:
+    """Sliding sign along an interval axis from its (plus_, minus_) pattern bits."""
+    return {("1", "0"): "0", ("0", "0"): "+", ("1", "1"): "-", ("0", "1"): "?"}[(plus, minus)]
+
+
+def pattern_label(law, sliding: bool, keys: list[str], bits: str) -> PatternLabel:
+    """Name the sign pattern ``bits`` (one ``"1"``/``"0"`` per pair in ``keys``) of a contact."""
+    b = dict(zip(keys, bits))
+    if sliding or isinstance(law, Frictionless):
+        if b["normal"] == "0":
+            return PatternLabel("separate", "separate")
+        return PatternLabel("slide", "slide") if sliding else PatternLabel("roll", "maintain")
+    if isinstance(law, (Pyramid, Planar)):
+        axes = [k[len("plus_") :] for k in keys if k.startswith("plus_")]
+        states = {a: _axis_state(b[f"plus_{a}"], b[f"minus_{a}"]) for a in axes}
+        if b["normal"] == "0":
+            ok = all(b[f"plus_{a}"] == "0" and b[f"minus_{a}"] == "1" for a in axes)
+            return PatternLabel("separate", "separate" if ok else f"separate?{bits}", not ok, ok)
+        if any(s == "?" for s in states.values()):
+            return PatternLabel("slide", f"slide?{bits}", True, False)
+        moving = [a for a in axes if states[a] != "0"]
+        if not moving:
+            return PatternLabel("roll", "roll")
+        label = "slide " + "".join(f"{states[a]}{a}" for a in moving)
+        degenerate = isinstance(law, Pyramid) and len(moving) < len(axes)
+        return PatternLabel("slide", label, degenerate)
+    if isinstance(law, Polygonal):
+        k = law.k
+        beta = [b[f"direction_{i}"] == "1" for i in range(k)]
+        lam = b["limit"] == "1"
+        if b["normal"] == "0":
+            ok = lam and not any(beta)
+            return PatternLabel("separate", "separate" if ok else f"separate?{bits}", not ok, ok)
+        support = [i for i in range(k) if beta[i]]
+        if not lam:
+            ok = all(beta)
+            return PatternLabel("roll", "roll" if ok else f"roll?{bits}", not ok, True)
+        if len(support) == 1:
+            return PatternLabel("slide", f"slide d{support[0]}")
+        if len(support) == 2 and (support[1] - support[0]) % k in (1, k - 1):
+            i, j = support if support[1] - support[0] == 1 else support[::-1]
+            return PatternLabel("slide", f"slide d{i}|d{j}", True)
+        return PatternLabel("slide", f"slide?{bits}", True, len(support) > 0)
+    raise TypeError(f"{type(law).__name__} has no sign patterns (not an LCP law)")
+
+
+# -- modes of a solved point -------------------------------------------------------------------
+@dataclass
+class ContactMode:
+    """The mode of one contact at a solved point.
+
+    ``pairs`` maps each complementarity pair key to its state: ``"var>0"`` (the law's variable
+    positive, its expression zero), ``"expr>0"``, ``"both=0"`` (weak complementarity: a
+    degenerate pair) or ``"violated"``; ``decided_by`` lists the pairs the mode rests on.
+    ``direction`` is the unit sliding direction in (t, o); ``index`` the pyramid quadrant
+    (``"+t-o"``) or the polygon direction(s) (``"d3"``, ``"d3|d4"``); ``pattern`` the sign
+    pattern (``"1"``/``"0"`` per pair, ``"*"`` for a both-zero pair) for LCP laws.
+    """
+
+    contact: str
+    mode: str
+    label: str
+    degenerate: bool = False
+    direction: list[float] | None = None
+    index: str | None = None
+    pattern: str | None = None
+    pairs: dict[str, str] = field(default_factory=dict)
+    decided_by: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _tangential(law) -> list[int]:
+    if isinstance(law, Frictionless):
+        return [1, 2]
+    if isinstance(law, Planar):
+        return [1]
+    return [1, 2]
+
+
+def contact_modes(problem, solution, tol: float = 1e-7) -> dict[str, ContactMode]:
+    """Mode of every contact of ``solution`` (a Solution of ``problem``, or its MCP point x).
+
+    Tolerances are relative to the largest force/acceleration of the contact.
+    """
+    from contactmodel.analysis.lcp import pairs_of
+
+    x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
+    compiled = problem.compile()
+    mcp = compiled.mcp
+    F = mcp.F(x)
+    compiled.load(x)
+    asm = problem.assembly
+    c = problem.force_vector()
+    a = asm.contact_accelerations(c)
+    sliding = set(asm.sliding)
+    by_contact: dict[str, list] = {}
+    for p in pairs_of(problem):
+        by_contact.setdefault(p.contact, []).append(p)
+    out: dict[str, ContactMode] = {}
+    for name in problem.contact_names:
+        rows = list(asm.contact_rows[name].values())
+        force, accel = c[rows], a[rows]
+        eps = _eps(force, accel, tol)
+        law = problem.laws[name]
+        states: dict[str, str] = {}
+        for p in by_contact.get(name, []):
+            i = p.index
+            if np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i]):
+                states[p.key] = "equation" if abs(F[i]) <= eps else "violated"
+                continue
+            v, f = x[i] - mcp.lb[i], F[i]
+            if v > eps and abs(f) <= eps:
+                states[p.key] = "var>0"
+            elif f > eps and abs(v) <= eps:
+                states[p.key] = "expr>0"
+            elif abs(v) <= eps and abs(f) <= eps:
+                states[p.key] = "both=0"
+            else:
+                states[p.key] = "violated"
+        mode = _physical_mode(name, law, force, accel, asm.v[rows], name in sliding, eps)
+        mode.pairs = states
+        _decide(mode, law, name in sliding, states)
+        out[name] = mode
+    return out
+
+
+def _physical_mode(name, law, force, accel, velocity, sliding: bool, eps: float) -> ContactMode:
+    cn, an = force[0], accel[0]
+    tang = _tangential(law)
+    aT = accel[tang]
+    if cn <= eps and an > eps:
+        return ContactMode(name, "separate", "separate")
+    if sliding:
+        v = velocity[1:3]
+        n = np.linalg.norm(v)
+        m = ContactMode(name, "slide", "slide", direction=(v / n).tolist() if n > 0 else None)
+        if cn <= eps:
+            m.degenerate = True
+            m.notes.append("zero normal force and zero normal acceleration (grazing)")
+        return m
+    if np.linalg.norm(aT) > eps:
+        full = np.zeros(2)
+        full[: len(tang)] = aT
+        direction = (full / np.linalg.norm(full)).tolist()
+        m = ContactMode(name, "slide", "slide", direction=direction)
+        if isinstance(law, (Pyramid, Planar)):
+            signs = ["+" if s > eps else "-" if s < -eps else "0" for s in aT]
+            axes = "to"[: len(tang)]
+            m.index = "".join(f"{s}{ax}" for s, ax in zip(signs, axes) if s != "0")
+            m.label = f"slide {m.index}"
+            if isinstance(law, Pyramid) and "0" in signs:
+                m.degenerate = True
+                m.notes.append("slides along one pyramid axis: force on a face, between two quadrants")
+        elif isinstance(law, Polygonal):
+            proj = law.directions @ full
+            lo = proj.min()
+            idx = [i for i in range(law.k) if proj[i] <= lo + 1e-6 * np.abs(proj).max()]
+            m.index = "|".join(f"d{i}" for i in idx)
+            m.label = f"slide {m.index}"
+            if len(idx) > 1:
+                m.degenerate = True
+                m.notes.append("slides between two friction directions")
+        if cn <= eps:
+            m.degenerate = True
+            m.notes.append("zero normal force with zero normal acceleration (grazing)")
+        return m
+    m = ContactMode(name, "roll", "roll")
+    if cn <= eps:
+        m.degenerate = True
+        m.label = "roll (zero normal force)"
+        m.notes.append("rolling with zero normal force")
+    return m
+
+
+def _decide(mode: ContactMode, law, sliding: bool, states: dict[str, str]) -> None:
+    normal = states.get("normal")
+    mode.decided_by = ["normal"] if normal else []
+    if normal == "both=0":
+        mode.degenerate = True
+        mode.notes.append("pair 'normal' weakly complementary: c_n = a_n = 0")
+    for key, s in states.items():
+        if key != "normal" and s in ("var>0", "expr>0", "both=0") and mode.mode != "separate":
+            mode.decided_by.append(key)
+        if s == "violated":
+            mode.notes.append(f"pair '{key}' violated")
+    weak = [k for k, s in states.items() if s == "both=0" and k != "normal"]
+    if weak and mode.mode == "roll":
+        mode.notes.append(f"friction at the boundary of its set (weak pairs {weak}): impending slip")
+        mode.degenerate = True
+    if sliding or not isinstance(law, (Pyramid, Planar, Polygonal, Frictionless)):
+        return
+    code = {"var>0": "1", "expr>0": "0", "both=0": "*"}
+    mode.pattern = "".join(code.get(s, "!") for s in states.values())

@@ -1,0 +1,947 @@
+"""Pictures of contact problems for teaching and checking (matplotlib).
+
+:func:`draw` shows a system (bodies, manipulator links and joint axes, the ground, each
+contact's frame (n, t, o) and friction set) and, given a solution, the contact forces, the
+torsional moments, the body accelerations and each contact's mode. :func:`sweep_plot` shows
+a scalar over one or two swept parameters, with the contact-mode boundaries.
+
+Conventions: SI units, world frame. A contact's force (c_n, c_t, c_o) acts on ``body_a`` and
+is drawn at the contact point as ``frame.T @ force[:3]``; its friction set is drawn at unit
+normal force as a cone of height ``L`` along n with the set ``{friction : c_n = 1 N}`` at its
+top, 1 N drawn as ``L`` metres, so its opening angle is the true one. Force arrows use
+``scale["force"]`` m per N, acceleration arrows ``scale["acceleration"]`` m per m/s^2.
+
+Every arrow drawn is listed in ``arrows(fig)`` (:class:`Arrow`: its physical vector, tail and
+scale, and its artists, whose gid is ``"KIND:NAME"``, e.g. ``"force:corner0"``), and every
+friction set in ``friction_sets(fig)``, so tests can compare pictures with numbers.
+Output is deterministic: fixed view, no timestamps (see :func:`save`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon
+
+from contactmodel.formulation import Problem
+from contactmodel.friction import (
+    CoulombCone,
+    Ellipsoid,
+    EllipticTorsion,
+    FrictionLaw,
+    Frictionless,
+    Planar,
+    Polygonal,
+    PolyhedralLimitSurface,
+    Pyramid,
+)
+from contactmodel.shapes import Box, Cylinder, Sphere, box_from_inertia
+from contactmodel.solution import Solution
+from contactmodel.system import Body, Contact, Ground, LinkRef, System
+
+SIZE = (8.0, 6.0)
+DPI = 100
+VIEW_3D = (24.0, -60.0)
+HASHSALT = "contactmodel"
+COLOURS = {
+    "n": "#1f77b4",
+    "t": "#d62728",
+    "o": "#2ca02c",
+    "force": "#000000",
+    "friction": "#ff7f0e",
+    "moment": "#8c564b",
+    "acceleration": "#9467bd",
+    "velocity": "#7f7f7f",
+    "set": "#17becf",
+    "ground": "#a0a0a0",
+    "body": "#4d4d4d",
+    "link": "#5f7f9f",
+    "revolute": "#e377c2",
+    "prismatic": "#bcbd22",
+}
+_TINY = 1e-12
+
+
+@dataclass
+class FrictionSet:
+    """A law's friction set at unit normal force, in the contact's (t, o) plane.
+
+    ``outline`` (k, 2): the boundary (c_t, c_o) in N at c_n = 1 N, in order, not repeated at
+    the end; ``vertices``: its corner count (0 for a smooth curve); ``torsion``: the limit of
+    |c_r| at c_n = 1 N (N m) when the law bounds the torsional moment, else None.
+    """
+
+    outline: np.ndarray
+    vertices: int
+    torsion: float | None = None
+    label: str = ""
+
+
+FRICTION_SETS: dict[type, Callable[[Any], FrictionSet]] = {}
+
+
+def register_friction_set(cls: type) -> Callable:
+    """Decorator: ``fn(law) -> FrictionSet`` draws laws of class ``cls`` (and subclasses)."""
+
+    def decorate(fn: Callable[[Any], FrictionSet]) -> Callable[[Any], FrictionSet]:
+        FRICTION_SETS[cls] = fn
+        return fn
+
+    return decorate
+
+
+def friction_set(law: FrictionLaw | None) -> FrictionSet | None:
+    """The registered friction set of ``law`` at unit normal force, or None."""
+    if law is None:
+        return None
+    for cls in type(law).__mro__:
+        if cls in FRICTION_SETS:
+            return FRICTION_SETS[cls](law)
+    return None
+
+
+def _circle(rx: float, ry: float, count: int = 64) -> np.ndarray:
+    th = 2 * np.pi * np.arange(count) / count
+    return np.column_stack([rx * np.cos(th), ry * np.sin(th)])
+
+
+@register_friction_set(CoulombCone)
+def _cone_set(law: CoulombCone) -> FrictionSet:
+    return FrictionSet(_circle(law.mu, law.mu), 0, None, f"cone mu={law.mu:g}")
+
+
+@register_friction_set(Pyramid)
+def _pyramid_set(law: Pyramid) -> FrictionSet:
+    m = law.mu
+    return FrictionSet(np.array([[m, m], [-m, m], [-m, -m], [m, -m]]), 4, None, f"pyramid mu={m:g}")
+
+
+@register_friction_set(Polygonal)
+def _polygon_set(law: Polygonal) -> FrictionSet:
+    return FrictionSet(law.mu * law.directions, law.k, None, f"{law.k}-gon mu={law.mu:g}")
+
+
+@register_friction_set(Ellipsoid)
+def _ellipsoid_set(law: Ellipsoid) -> FrictionSet:
+    mu = law.mu
+    label = f"ellipsoid mu={mu:g} e=({law.e_t:g}, {law.e_o:g}, {law.e_r:g})"
+    return FrictionSet(_circle(mu * law.e_t, mu * law.e_o), 0, mu * law.e_r, label)
+
+
+@register_friction_set(EllipticTorsion)
+def _elliptic_torsion_set(law: EllipticTorsion) -> FrictionSet:
+    mu = law.mu
+    label = f"ellipse+torsion mu={mu:g} e=({law.e_t:g}, {law.e_o:g}, {law.e_r:g})"
+    return FrictionSet(_circle(mu * law.e_t, mu * law.e_o), 0, mu * law.e_r, label)
+
+
+@register_friction_set(PolyhedralLimitSurface)
+def _polyhedral_set(law: PolyhedralLimitSurface) -> FrictionSet:
+    from scipy.spatial import HalfspaceIntersection
+
+    G, mu = law.G, law.mu
+    torsion = None
+    if G.shape[1] == 3:
+        up, down = G[:, 2] > _TINY, G[:, 2] < -_TINY
+        torsion = float(min(np.min(mu / G[up, 2], initial=np.inf), np.min(-mu / G[down, 2], initial=np.inf)))
+    G2 = G[:, :2]
+    if mu <= 0:
+        return FrictionSet(np.zeros((1, 2)), 1, torsion, f"polyhedral mu={mu:g}")
+    hs = HalfspaceIntersection(np.column_stack([G2, -mu * np.ones(len(G2))]), np.zeros(2))
+    pts = hs.intersections
+    keep: list[np.ndarray] = []
+    for p in pts[np.lexsort((pts[:, 1], pts[:, 0]))]:
+        if not keep or np.linalg.norm(p - keep[-1]) > 1e-9 * max(1.0, mu):
+            keep.append(p)
+    pts = np.array(keep)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1], pts[:, 0]))]
+    unique = [pts[0]]
+    for p in pts[1:]:
+        if min(np.linalg.norm(p - q) for q in unique) > 1e-9 * max(1.0, mu):
+            unique.append(p)
+    outline = np.array(unique)
+    return FrictionSet(outline, len(outline), torsion, f"polyhedral ({len(G)} faces) mu={mu:g}")
+
+
+@register_friction_set(Planar)
+def _planar_set(law: Planar) -> FrictionSet:
+    return FrictionSet(np.array([[law.mu, 0.0], [-law.mu, 0.0]]), 2, None, f"planar mu={law.mu:g}")
+
+
+@register_friction_set(Frictionless)
+def _frictionless_set(law: Frictionless) -> FrictionSet:
+    return FrictionSet(np.zeros((1, 2)), 1, None, "frictionless")
+
+
+@dataclass
+class Arrow:
+    """One drawn arrow: ``vector`` is the physical quantity (world frame; N, m/s^2, m/s, or the
+    torsional moment (N m) as a 1-vector about n), drawn from ``tail`` (m, world) with length
+    ``scale`` m per unit; ``artists[0]`` is the shaft (or arc) whose gid is ``gid``."""
+
+    gid: str
+    kind: str
+    name: str
+    tail: np.ndarray
+    vector: np.ndarray
+    scale: float
+    artists: list = field(default_factory=list)
+
+
+@dataclass
+class DrawnSet:
+    """The friction set drawn at one contact: the set and the outline's artist."""
+
+    contact: str
+    set: FrictionSet
+    artist: Any
+
+
+def arrows(fig: Figure) -> list[Arrow]:
+    """Every arrow :func:`draw` put on ``fig``, in drawing order."""
+    return list(getattr(fig, "_contactmodel_arrows", []))
+
+
+def friction_sets(fig: Figure) -> dict[str, DrawnSet]:
+    """The friction sets :func:`draw` put on ``fig``, by contact name."""
+    return dict(getattr(fig, "_contactmodel_sets", {}))
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n > _TINY else np.zeros_like(v)
+
+
+def _perpendicular(v: np.ndarray) -> np.ndarray:
+    axis = np.eye(3)[int(np.argmin(np.abs(v)))]
+    return _unit(axis - (axis @ v) * v)
+
+
+class _Canvas:
+    """Draws world-frame (3,) points on a 3D axes, or projected onto a plane on a 2D axes."""
+
+    def __init__(self, ax: Axes, planar: bool, origin: np.ndarray, basis: np.ndarray, look: np.ndarray):
+        self.ax = ax
+        self.planar = planar
+        self.origin = origin
+        self.basis = basis
+        self.look = look
+
+    def project(self, points) -> np.ndarray:
+        pts = np.atleast_2d(np.asarray(points, dtype=float))
+        return (pts - self.origin) @ self.basis.T
+
+    def line(self, points, **kw):
+        pts = np.atleast_2d(np.asarray(points, dtype=float))
+        if self.planar:
+            uv = self.project(pts)
+            return self.ax.plot(uv[:, 0], uv[:, 1], **kw)[0]
+        return self.ax.plot(pts[:, 0], pts[:, 1], pts[:, 2], **kw)[0]
+
+    def polygon(self, points, **kw):
+        pts = np.atleast_2d(np.asarray(points, dtype=float))
+        if self.planar:
+            patch = Polygon(self.project(pts), closed=True, **kw)
+            self.ax.add_patch(patch)
+            return patch
+        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+        coll = Poly3DCollection([pts], **kw)
+        self.ax.add_collection3d(coll)
+        return coll
+
+    def faces(self, faces: Sequence[np.ndarray], **kw):
+        if self.planar:
+            from scipy.spatial import ConvexHull, QhullError
+
+            pts = self.project(np.vstack(faces))
+            try:
+                hull = pts[ConvexHull(pts).vertices]
+            except (QhullError, ValueError):
+                return self.line(np.vstack(faces), color=kw.get("edgecolor", "k"), lw=1)
+            patch = Polygon(hull, closed=True, **kw)
+            self.ax.add_patch(patch)
+            return patch
+        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+        coll = Poly3DCollection([np.asarray(f) for f in faces], **kw)
+        self.ax.add_collection3d(coll)
+        return coll
+
+    def text(self, point, s: str, **kw):
+        p = np.asarray(point, dtype=float)
+        if self.planar:
+            u, v = self.project(p)[0]
+            return self.ax.text(u, v, s, **kw)
+        return self.ax.text(p[0], p[1], p[2], s, **kw)
+
+    def marker(self, point, **kw):
+        p = np.atleast_2d(np.asarray(point, dtype=float))
+        return self.line(p, linestyle="none", **kw)
+
+    def arrow(self, tail, head, colour: str, head_size: float, lw: float = 1.5, gid: str | None = None,
+              **kw) -> list:
+        tail = np.asarray(tail, dtype=float)
+        head = np.asarray(head, dtype=float)
+        shaft = self.line(np.vstack([tail, head]), color=colour, lw=lw, solid_capstyle="butt", **kw)
+        shaft.set_gid(gid)
+        artists = [shaft]
+        d = head - tail
+        length = float(np.linalg.norm(d))
+        if length > _TINY:
+            artists.append(self._head(head, d / length, min(head_size, 0.4 * length), colour, gid))
+        return artists
+
+    def _head(self, tip: np.ndarray, direction: np.ndarray, size: float, colour: str, gid: str | None):
+        side = np.cross(direction, self.look)
+        if np.linalg.norm(side) < 1e-6:
+            side = np.cross(direction, _perpendicular(direction))
+        side = _unit(side)
+        base = tip - size * direction
+        tri = np.vstack([tip, base + 0.35 * size * side, base - 0.35 * size * side])
+        patch = self.polygon(tri, facecolor=colour, edgecolor=colour, linewidth=0.5)
+        patch.set_gid(None if gid is None else f"{gid}:head")
+        return patch
+
+
+def _law_for(contact: Contact, friction) -> FrictionLaw | None:
+    if isinstance(friction, Mapping):
+        return friction.get(contact.name, contact.friction)
+    return friction if friction is not None else contact.friction
+
+
+def _body_point(body) -> np.ndarray | None:
+    if isinstance(body, Body):
+        return body.position
+    if isinstance(body, LinkRef):
+        return body.manipulator.link_frames()[body.index][1]
+    return None
+
+
+def _box_faces(centre: np.ndarray, R: np.ndarray, size: Sequence[float]) -> list[np.ndarray]:
+    h = 0.5 * np.asarray(size, dtype=float)
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    corners = centre + (signs * h) @ R.T
+    quads = [(0, 1, 3, 2), (4, 5, 7, 6), (0, 1, 5, 4), (2, 3, 7, 6), (0, 2, 6, 4), (1, 3, 7, 5)]
+    return [corners[list(q)] for q in quads]
+
+
+def _ring(centre: np.ndarray, a: np.ndarray, b: np.ndarray, radius: float, count: int = 48) -> np.ndarray:
+    th = 2 * np.pi * np.arange(count + 1) / count
+    return centre + radius * (np.outer(np.cos(th), a) + np.outer(np.sin(th), b))
+
+
+def _shape_points(body: Body, guess_shapes: bool) -> tuple[Any, list[np.ndarray]]:
+    shape = body.shape
+    if shape is None and guess_shapes:
+        shape = box_from_inertia(body.mass, body.inertia)
+    R, p = body.rotation, body.position
+    if isinstance(shape, Box):
+        return shape, _box_faces(p, R, shape.size)
+    if isinstance(shape, Sphere):
+        rings = [_ring(p, R[:, i], R[:, (i + 1) % 3], shape.radius) for i in range(3)]
+        return shape, rings
+    if isinstance(shape, Cylinder):
+        a, b, z = R[:, 0], R[:, 1], R[:, 2]
+        top = _ring(p + 0.5 * shape.height * z, a, b, shape.radius)
+        bottom = _ring(p - 0.5 * shape.height * z, a, b, shape.radius)
+        return shape, [top, bottom]
+    return None, [p[None, :]]
+
+
+@dataclass
+class _Scene:
+    system: System
+    laws: dict[str, FrictionLaw | None]
+    solution: Solution | None
+    planar: bool
+    origin: np.ndarray
+    basis: np.ndarray
+    size: float
+    set_height: float
+    force_scale: float
+    accel_scale: float
+    velocity_scale: float
+
+
+def _plane(system: System) -> tuple[bool, np.ndarray]:
+    """(True if every contact's n and t lie in one plane, that plane's unit normal)."""
+    rows = [c.frame[i] for c in system.contacts for i in (0, 1)]
+    if not rows:
+        return False, np.array([0.0, 1.0, 0.0])
+    _, s, vt = np.linalg.svd(np.array(rows))
+    flat = len(s) < 3 or s[2] <= 1e-9 * max(s[0], 1.0)
+    return bool(flat), vt[-1]
+
+
+def _plane_basis(system: System, normal: np.ndarray) -> np.ndarray:
+    up = -np.asarray(system.gravity, dtype=float)
+    up = up - (up @ normal) * normal
+    if np.linalg.norm(up) < 1e-9:
+        up = system.contacts[0].normal if system.contacts else _perpendicular(normal)
+        up = up - (up @ normal) * normal
+    up = _unit(up)
+    right = np.cross(up, normal)
+    ref = system.contacts[0].tangent if system.contacts else right
+    if right @ ref < -1e-9 or (abs(right @ ref) <= 1e-9 and right @ np.ones(3) < 0):
+        right = -right
+    return np.vstack([right, up])
+
+
+def _scene_points(system: System, guess_shapes: bool) -> np.ndarray:
+    pts: list[np.ndarray] = []
+    for body in system.bodies:
+        _, parts = _shape_points(body, guess_shapes)
+        pts.extend(np.atleast_2d(q) for q in parts)
+        pts.append(body.position[None, :])
+    for arm in system.manipulators:
+        pts.append(arm.base[:3, 3][None, :])
+        pts.extend(p[None, :] for _, p in arm.link_frames())
+    pts.extend(c.point[None, :] for c in system.contacts)
+    return np.vstack(pts) if pts else np.zeros((1, 3))
+
+
+def _scales(scale, forces: list[np.ndarray], accels: list[np.ndarray], vels: list[np.ndarray],
+            size: float) -> dict[str, float]:
+    def fit(vectors: list[np.ndarray], fraction: float) -> float:
+        big = max((float(np.linalg.norm(v)) for v in vectors), default=0.0)
+        return fraction * size / big if big > _TINY else fraction * size
+
+    out = {
+        "force": fit(forces, 0.55),
+        "acceleration": fit(accels, 0.45),
+        "velocity": fit(vels, 0.35),
+        "friction": 0.3 * size,
+    }
+    if isinstance(scale, Mapping):
+        unknown = set(scale) - set(out)
+        if unknown:
+            raise ValueError(f"unknown scale keys {sorted(unknown)}; use {sorted(out)}")
+        out.update({k: float(v) for k, v in scale.items()})
+    elif scale is not None:
+        out["force"] = float(scale)
+    return out
+
+
+def _resolve(target, solution, friction) -> tuple[System, dict[str, FrictionLaw | None], Solution | None]:
+    if isinstance(target, tuple) and len(target) == 2 and solution is None:
+        target, solution = target
+    if isinstance(target, Solution):
+        raise TypeError(
+            "draw needs the geometry: give draw(problem, solution) or draw(system, solution)"
+        )
+    if isinstance(target, Problem):
+        system = target.system
+        laws: dict[str, FrictionLaw | None] = dict(target.laws)
+        if friction is not None:
+            laws.update({c.name: _law_for(c, friction) for c in system.contacts
+                         if not isinstance(friction, Mapping) or c.name in friction})
+    elif isinstance(target, System):
+        system = target
+        laws = {c.name: _law_for(c, friction) for c in system.contacts}
+    else:
+        raise TypeError(f"draw takes a System, a Problem or a (Problem, Solution) pair (got {type(target).__name__})")
+    if solution is not None and not isinstance(solution, Solution):
+        raise TypeError(f"solution must be a contactmodel Solution (got {type(solution).__name__})")
+    return system, laws, solution
+
+
+def draw(
+    target: System | Problem | tuple[Problem, Solution],
+    solution: Solution | None = None,
+    *,
+    friction: FrictionLaw | Mapping[str, FrictionLaw] | None = None,
+    ax: Axes | None = None,
+    view: str | None = None,
+    scale: float | Mapping[str, float] | None = None,
+    out: str | Path | None = None,
+    title: str | None = None,
+    guess_shapes: bool = True,
+    figsize: tuple[float, float] = SIZE,
+    dpi: int = DPI,
+) -> Figure:
+    """Draw a system, or a solved problem, and return the matplotlib Figure.
+
+    ``target``: a :class:`System`, a formulated :class:`Problem` (its laws are drawn), or a
+    ``(problem, solution)`` pair; ``solution``: a :class:`Solution` of that system (forces,
+    torsional moments, body accelerations and modes are drawn). ``friction``: law(s) to draw
+    instead of the contacts' own (one law, or contact name -> law), as in ``formulate``.
+    ``view``: ``"3d"``, ``"planar"`` (projection onto the plane of every contact's n and t),
+    or None: planar when every law is :class:`Planar` and the contacts' n, t share a plane.
+    ``scale``: m per N for force arrows, or a mapping with keys ``force`` (m/N),
+    ``acceleration`` (m per m/s^2), ``velocity`` (m per m/s), ``friction`` (cone height, m, for
+    1 N of normal force); unset ones fit the scene. ``ax``: draw into this axes (3D unless
+    planar). ``out``: also save to this file (.png, .svg, .pdf) with :func:`save`. Bodies are
+    drawn by their ``shape`` (:mod:`contactmodel.shapes`); without one, and with
+    ``guess_shapes``, as the dashed uniform box of the same mass and inertia.
+    """
+    system, laws, solution = _resolve(target, solution, friction)
+    flat, plane_normal = _plane(system)
+    if view is None:
+        all_planar = bool(laws) and all(isinstance(law, Planar) for law in laws.values())
+        planar = flat and all_planar
+    elif view in ("planar", "2d"):
+        planar = True
+    elif view == "3d":
+        planar = False
+    else:
+        raise ValueError(f"view must be '3d', 'planar' or None (got {view!r})")
+    if ax is not None:
+        planar = getattr(ax, "name", "") != "3d"
+
+    pts = _scene_points(system, guess_shapes)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    size = max(float(np.max(hi - lo)), 0.2)
+    centre = 0.5 * (lo + hi)
+    results = {c.name: c for c in solution.contacts} if solution is not None else {}
+    forces = [np.asarray(system.contact(n).frame).T @ np.asarray(r.force[:3]) for n, r in results.items()]
+    accels = [np.asarray(b.linear_acceleration) for b in (solution.bodies if solution else [])]
+    vels = [b.velocity for b in system.bodies]
+    sc = _scales(scale, forces, accels, vels, size)
+
+    if ax is None:
+        fig = Figure(figsize=figsize, dpi=dpi)
+        if planar:
+            ax = fig.add_axes((0.08, 0.1, 0.9, 0.8))
+        else:
+            ax = fig.add_axes((0.0, 0.06, 1.0, 0.88), projection="3d")
+    fig = ax.figure
+    if not hasattr(fig, "_contactmodel_arrows"):
+        fig._contactmodel_arrows = []
+        fig._contactmodel_sets = {}
+
+    if planar:
+        basis = _plane_basis(system, plane_normal)
+        look = np.cross(basis[0], basis[1])
+    else:
+        basis = np.eye(3)
+        elev, azim = np.radians(VIEW_3D)
+        look = np.array([np.cos(elev) * np.cos(azim), np.cos(elev) * np.sin(azim), np.sin(elev)])
+    canvas = _Canvas(ax, planar, np.zeros(3), basis, look)
+    scene = _Scene(system, laws, solution, planar, centre, basis, size, sc["friction"], sc["force"],
+                   sc["acceleration"], sc["velocity"])
+
+    extra: list[np.ndarray] = []
+    _draw_ground(canvas, scene)
+    _draw_bodies(canvas, scene, guess_shapes)
+    _draw_manipulators(canvas, scene)
+    for contact in system.contacts:
+        extra.extend(_draw_contact(canvas, scene, contact, fig))
+    if solution is not None:
+        extra.extend(_draw_accelerations(canvas, scene, fig))
+    extra.extend(_draw_velocities(canvas, scene, fig))
+
+    allpts = np.vstack([pts, *[np.atleast_2d(e) for e in extra]])
+    _finish_axes(canvas, scene, allpts)
+    _legend(ax, scene)
+    ax.set_title(title if title is not None else _default_title(scene), fontsize=10)
+    fig.text(0.01, 0.01, _caption(scene), fontsize=7, color="0.3", ha="left", va="bottom")
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def _default_title(scene: _Scene) -> str:
+    s = scene.system
+    head = f"{len(s.bodies)} bodies, {len(s.manipulators)} manipulators, {len(s.contacts)} contacts"
+    if scene.solution is None:
+        return head
+    sol = scene.solution
+    return f"{head} — solved by {sol.solver}: {sol.status.value}"
+
+
+def _caption(scene: _Scene) -> str:
+    parts = [f"friction sets at c_n = 1 N: 1 N = {scene.set_height:.3g} m"]
+    if scene.solution is not None:
+        parts.append(f"force arrows: 1 N = {scene.force_scale:.3g} m")
+        parts.append(f"acceleration arrows: 1 m/s² = {scene.accel_scale:.3g} m")
+    if any(np.linalg.norm(b.velocity) > _TINY for b in scene.system.bodies):
+        parts.append(f"velocity arrows (dashed): 1 m/s = {scene.velocity_scale:.3g} m")
+    return "   ".join(parts)
+
+
+def _record(fig: Figure, kind: str, name: str, tail, vector, scale: float, artists: list) -> Arrow:
+    arrow = Arrow(f"{kind}:{name}", kind, name, np.asarray(tail, dtype=float).copy(),
+                  np.atleast_1d(np.asarray(vector, dtype=float)).copy(), float(scale), artists)
+    fig._contactmodel_arrows.append(arrow)
+    return arrow
+
+
+def _draw_ground(canvas: _Canvas, scene: _Scene) -> None:
+    on_ground = [c for c in scene.system.contacts if isinstance(c.body_b, Ground)]
+    if not on_ground:
+        return
+    n, t, o = on_ground[0].frame
+    centre = np.mean([c.point for c in on_ground], axis=0)
+    rel = np.array([c.point - centre for c in on_ground])
+    pad = 0.35 * scene.size
+    ts, os_ = rel @ t, rel @ o
+    if canvas.planar:
+        right = scene.basis[0]
+        us = rel @ right
+        a = centre + (us.min() - pad) * right
+        b = centre + (us.max() + pad) * right
+        depth = 0.04 * scene.size * n
+        patch = canvas.polygon(np.vstack([a, b, b - depth, a - depth]), facecolor=COLOURS["ground"],
+                               alpha=0.35, edgecolor="none")
+        canvas.line(np.vstack([a, b]), color="0.35", lw=1.5)
+    else:
+        quad = [centre + tt * t + oo * o for tt, oo in
+                ((ts.min() - pad, os_.min() - pad), (ts.max() + pad, os_.min() - pad),
+                 (ts.max() + pad, os_.max() + pad), (ts.min() - pad, os_.max() + pad))]
+        patch = canvas.polygon(np.array(quad), facecolor=COLOURS["ground"], alpha=0.25, edgecolor="0.5",
+                               linewidth=0.5)
+    patch.set_gid("ground")
+
+
+def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
+    for body in scene.system.bodies:
+        shape, parts = _shape_points(body, guess_shapes)
+        guessed = body.shape is None
+        if isinstance(shape, Box):
+            canvas.faces(parts, facecolor=COLOURS["body"], alpha=0.06 if guessed else 0.12,
+                         edgecolor=COLOURS["body"], linewidth=0.8,
+                         linestyle="--" if guessed else "-").set_gid(f"body:{body.name}")
+        elif shape is not None:
+            for k, ring in enumerate(parts):
+                canvas.line(ring, color=COLOURS["body"], lw=0.8).set_gid(f"body:{body.name}:{k}")
+            if isinstance(shape, Cylinder):
+                for a in range(0, len(parts[0]) - 1, 12):
+                    canvas.line(np.vstack([parts[0][a], parts[1][a]]), color=COLOURS["body"], lw=0.6)
+        canvas.marker(body.position, marker="o", color=COLOURS["body"], markersize=4)
+        canvas.text(body.position, f"  {body.name}", fontsize=8, color=COLOURS["body"])
+
+
+def _draw_manipulators(canvas: _Canvas, scene: _Scene) -> None:
+    length = 0.12 * scene.size
+    for arm in scene.system.manipulators:
+        fp = arm._forward(rates=False)
+        chain = [arm.base[:3, 3]]
+        for i in range(arm.n):
+            chain.extend([fp.o[i], fp.p[i]])
+        chain = np.array(chain)
+        canvas.line(chain, color=COLOURS["link"], lw=4, solid_capstyle="round").set_gid(f"links:{arm.name}")
+        canvas.marker(arm.base[:3, 3], marker="s", color=COLOURS["link"], markersize=7)
+        for i in range(arm.n):
+            kind = "revolute" if fp.revolute[i] else "prismatic"
+            canvas.arrow(fp.o[i], fp.o[i] + length * fp.z[i], COLOURS[kind], 0.3 * length, lw=2,
+                         gid=f"joint:{arm.name}.{arm.joint_name(i)}")
+            canvas.marker(fp.p[i], marker="o", color=COLOURS["link"], markersize=4)
+            label = arm.links[i].name or str(i)
+            canvas.text(fp.p[i], f"  {arm.name}.{label}", fontsize=8, color=COLOURS["link"])
+
+
+def _label_direction(scene: _Scene, contact: Contact) -> np.ndarray:
+    ref = _body_point(contact.body_a)
+    n = contact.normal
+    d = np.zeros(3) if ref is None else contact.point - ref
+    d = d - (d @ n) * n
+    if np.linalg.norm(d) < 1e-9:
+        d = contact.tangent
+    return _unit(d)
+
+
+def _mode_text(result) -> str:
+    if result is None:
+        return ""
+    if result.mode == "slide" and result.direction is not None:
+        d = ", ".join(f"{x:+.2f}" for x in result.direction[:2])
+        return f"slide (t,o)=({d})"
+    return result.mode
+
+
+def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure) -> list[np.ndarray]:
+    p, (n, t, o) = contact.point, contact.frame
+    axis_len = 0.1 * scene.size
+    head = 0.25 * axis_len
+    for key, vec in zip("nto", (n, t, o)):
+        arts = canvas.arrow(p, p + axis_len * vec, COLOURS[key], head, lw=1.2, gid=f"frame-{key}:{contact.name}")
+        _record(fig, f"frame-{key}", contact.name, p, vec, axis_len, arts)
+    extra = [p + axis_len * v for v in (n, t, o)]
+    law = scene.laws.get(contact.name)
+    fset = friction_set(law)
+    L = scene.set_height
+    if fset is not None and np.max(np.abs(fset.outline), initial=0.0) > _TINY:
+        top = p + L * n + L * (np.outer(fset.outline[:, 0], t) + np.outer(fset.outline[:, 1], o))
+        closed = np.vstack([top, top[:1]]) if len(top) > 2 else top
+        outline = canvas.line(closed, color=COLOURS["set"], lw=1.2)
+        outline.set_gid(f"friction-set:{contact.name}")
+        fig._contactmodel_sets[contact.name] = DrawnSet(contact.name, fset, outline)
+        step = 1 if fset.vertices else max(1, len(top) // 8)
+        for k in range(0, len(top), step):
+            canvas.line(np.vstack([p, top[k]]), color=COLOURS["set"], lw=0.6, alpha=0.8)
+        if len(top) > 2:
+            for k in range(len(top)):
+                canvas.polygon(np.vstack([p, top[k], top[(k + 1) % len(top)]]), facecolor=COLOURS["set"],
+                               alpha=0.08, edgecolor="none")
+        else:
+            canvas.polygon(np.vstack([p, top]), facecolor=COLOURS["set"], alpha=0.12, edgecolor="none")
+        extra.append(top)
+        if fset.torsion is not None and not canvas.planar:
+            arc = _arc_points(p + L * n, t, o, L * min(fset.torsion, 1.5 * np.max(np.abs(fset.outline))),
+                              -0.75 * np.pi, 0.75 * np.pi)
+            canvas.line(arc, color=COLOURS["moment"], lw=1.0, linestyle=":").set_gid(f"torsion-limit:{contact.name}")
+            canvas.text(arc[-1], f"|c_r| ≤ {fset.torsion:.3g} c_n", fontsize=6, color=COLOURS["moment"])
+    elif law is not None and fset is None:
+        canvas.text(p + L * n, f" {type(law).__name__}", fontsize=6, color=COLOURS["set"])
+
+    result = None
+    if scene.solution is not None:
+        try:
+            result = scene.solution.contact(contact.name)
+        except KeyError:
+            result = None
+    if result is not None:
+        extra.extend(_draw_contact_forces(canvas, scene, contact, result, fig))
+    label_at = p + 0.18 * scene.size * _label_direction(scene, contact) - 0.03 * scene.size * n
+    text = contact.name if result is None else f"{contact.name}: {_mode_text(result)}"
+    canvas.text(label_at, text, fontsize=7, ha="center", va="top", gid=f"label:{contact.name}",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "alpha": 0.85, "lw": 0.5})
+    extra.append(label_at)
+    return extra
+
+
+def _arc_points(centre, a, b, radius: float, start: float, stop: float, count: int = 40) -> np.ndarray:
+    th = np.linspace(start, stop, count)
+    return centre + radius * (np.outer(np.cos(th), a) + np.outer(np.sin(th), b))
+
+
+def _draw_contact_forces(canvas: _Canvas, scene: _Scene, contact: Contact, result, fig: Figure) -> list:
+    p, frame = contact.point, contact.frame
+    force = np.asarray(result.force, dtype=float)
+    world = frame.T @ force[:3]
+    friction = frame[1:].T @ force[1:3]
+    s = scene.force_scale
+    head = 0.04 * scene.size
+    arts = canvas.arrow(p, p + s * world, COLOURS["force"], head, lw=2.0, gid=f"force:{contact.name}")
+    _record(fig, "force", contact.name, p, world, s, arts)
+    arts = canvas.arrow(p, p + s * friction, COLOURS["friction"], head, lw=1.8, gid=f"friction:{contact.name}")
+    _record(fig, "friction", contact.name, p, friction, s, arts)
+    extra = [p + s * world]
+    if contact.torsion and len(force) > 3:
+        fset = friction_set(scene.laws.get(contact.name))
+        limit = fset.torsion if fset is not None and fset.torsion else None
+        cn = max(force[0], _TINY)
+        frac = abs(force[3]) / (limit * cn) if limit else min(1.0, abs(force[3]) / (abs(force[3]) + 1.0))
+        sweep = np.sign(force[3]) * 1.5 * np.pi * min(frac, 1.0)
+        radius = 0.08 * scene.size
+        arc = _arc_points(p + 0.02 * scene.size * contact.normal, frame[1], frame[2], radius, 0.0, sweep)
+        line = canvas.line(arc, color=COLOURS["moment"], lw=1.8)
+        line.set_gid(f"moment:{contact.name}")
+        arts = [line]
+        if abs(sweep) > 1e-6:
+            d = _unit(arc[-1] - arc[-2])
+            arts.append(canvas._head(arc[-1], d, 0.3 * radius, COLOURS["moment"], f"moment:{contact.name}"))
+        _record(fig, "moment", contact.name, p, [force[3]], radius, arts)
+        extra.append(arc)
+    return extra
+
+
+def _draw_accelerations(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
+    extra = []
+    s = scene.accel_scale
+    for res in scene.solution.bodies:
+        try:
+            body = scene.system.body(res.name)
+        except Exception:
+            continue
+        p = _body_point(body)
+        if p is None:
+            continue
+        a = np.asarray(res.linear_acceleration, dtype=float)
+        arts = canvas.arrow(p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5,
+                            gid=f"acceleration:{res.name}")
+        _record(fig, "acceleration", res.name, p, a, s, arts)
+        vec = ", ".join(f"{x:.3g}" for x in a)
+        canvas.text(p + s * a, f"  a = ({vec}) m/s²", fontsize=7, color=COLOURS["acceleration"], va="bottom")
+        extra.append(p + s * a)
+    return extra
+
+
+def _draw_velocities(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
+    extra = []
+    s = scene.velocity_scale
+    for body in scene.system.bodies:
+        v = body.velocity
+        if np.linalg.norm(v) <= _TINY:
+            continue
+        p = body.position
+        arts = canvas.arrow(p, p + s * v, COLOURS["velocity"], 0.04 * scene.size, lw=1.5,
+                            gid=f"velocity:{body.name}", linestyle="--")
+        _record(fig, "velocity", body.name, p, v, s, arts)
+        canvas.text(p + s * v, "  v", fontsize=7, color=COLOURS["velocity"])
+        extra.append(p + s * v)
+    return extra
+
+
+def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
+    ax = canvas.ax
+    if canvas.planar:
+        uv = canvas.project(pts)
+        lo, hi = uv.min(axis=0), uv.max(axis=0)
+        half = 0.55 * max(float(np.max(hi - lo)), 0.1)
+        mid = 0.5 * (lo + hi)
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_xlim(mid[0] - half * 1.2, mid[0] + half * 1.2)
+        ax.set_ylim(mid[1] - half, mid[1] + half)
+        r, u = scene.basis
+        ax.set_xlabel(f"along ({r[0]:.3g}, {r[1]:.3g}, {r[2]:.3g}) [m]")
+        ax.set_ylabel(f"along ({u[0]:.3g}, {u[1]:.3g}, {u[2]:.3g}) [m]")
+        ax.grid(True, lw=0.3, alpha=0.5)
+        return
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    half = 0.5 * max(float(np.max(hi - lo)), 0.1)
+    mid = 0.5 * (lo + hi)
+    ax.set_xlim(mid[0] - half, mid[0] + half)
+    ax.set_ylim(mid[1] - half, mid[1] + half)
+    ax.set_zlim(mid[2] - half, mid[2] + half)
+    ax.set_box_aspect((1, 1, 1))
+    ax.set_proj_type("ortho")
+    ax.view_init(*VIEW_3D)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+    ax.tick_params(labelsize=7)
+
+
+def _legend(ax: Axes, scene: _Scene) -> None:
+    items = [("n (normal, into body a)", COLOURS["n"], "-"), ("t", COLOURS["t"], "-"), ("o = n × t", COLOURS["o"], "-"),
+             ("friction set at c_n = 1 N", COLOURS["set"], "-")]
+    if scene.system.manipulators:
+        items += [("revolute axis", COLOURS["revolute"], "-"), ("prismatic axis", COLOURS["prismatic"], "-")]
+    if scene.solution is not None:
+        items += [("contact force on body a", COLOURS["force"], "-"), ("friction part", COLOURS["friction"], "-"),
+                  ("body acceleration", COLOURS["acceleration"], "-")]
+        if any(c.torsion for c in scene.system.contacts):
+            items.append(("torsional moment c_r", COLOURS["moment"], "-"))
+    if any(np.linalg.norm(b.velocity) > _TINY for b in scene.system.bodies):
+        items.append(("body velocity", COLOURS["velocity"], "--"))
+    handles = [Line2D([], [], color=c, ls=ls, lw=2) for _, c, ls in items]
+    ax.legend(handles, [label for label, _, _ in items], loc="upper left", fontsize=7, framealpha=0.85)
+
+
+def save(fig: Figure, out: str | Path, dpi: int | None = None) -> Path:
+    """Save ``fig`` reproducibly (fixed SVG hash salt, no dates in the metadata); format from the
+    suffix (.png, .svg, .pdf)."""
+    path = Path(out)
+    fmt = path.suffix.lower().lstrip(".") or "png"
+    metadata: dict[str, Any] = {"png": {"Software": "contactmodel"}, "svg": {"Date": None, "Creator": "contactmodel"},
+                                "pdf": {"CreationDate": None, "ModDate": None, "Creator": "contactmodel"}}.get(fmt, {})
+    with rc_context({"svg.hashsalt": HASHSALT, "svg.fonttype": "path"}):
+        fig.savefig(path, format=fmt, dpi=dpi or fig.dpi, metadata=metadata or None)
+    return path
+
+
+def _mode_indices(modes) -> tuple[np.ndarray, list[str]]:
+    arr = np.asarray(modes)
+    if arr.dtype.kind in "iub":
+        names = [str(v) for v in sorted(np.unique(arr).tolist())]
+        lookup = {v: i for i, v in enumerate(sorted(np.unique(arr).tolist()))}
+        return np.vectorize(lookup.get)(arr).astype(float), names
+    names: list[str] = []
+    for v in arr.ravel().tolist():
+        if str(v) not in names:
+            names.append(str(v))
+    index = {name: i for i, name in enumerate(names)}
+    return np.array([index[str(v)] for v in arr.ravel().tolist()], dtype=float).reshape(arr.shape), names
+
+
+def sweep_plot(
+    values_x: Sequence[float] | np.ndarray,
+    z: Sequence | np.ndarray,
+    values_y: Sequence[float] | np.ndarray | None = None,
+    *,
+    modes: Sequence | np.ndarray | None = None,
+    ax: Axes | None = None,
+    xlabel: str = "",
+    ylabel: str = "",
+    zlabel: str = "",
+    title: str = "",
+    label: str | None = None,
+    cmap: str = "viridis",
+    out: str | Path | None = None,
+    figsize: tuple[float, float] = (6.4, 4.8),
+    dpi: int = DPI,
+) -> Axes:
+    """Plot a solution scalar ``z`` over a parameter sweep and return the Axes.
+
+    One swept parameter (``values_y`` None): ``z`` has shape (nx,), a line over ``values_x``;
+    ``modes`` (nx,) (strings or integers) shades each run of equal mode and names it. Two:
+    ``z`` has shape (ny, nx) (row j is ``values_y[j]``), a heat map (``ax.images[0]``, cells
+    centred on a uniform grid) with a colour bar, and ``modes`` (ny, nx) adds the mode
+    boundaries as contour lines of the mode index, each region labelled. Call again with the
+    same ``ax`` to overlay lines (``label`` names each in the legend). ``out`` saves the figure.
+    """
+    x = np.asarray(values_x, dtype=float)
+    zz = np.asarray(z, dtype=float)
+    if ax is None:
+        fig = Figure(figsize=figsize, dpi=dpi)
+        ax = fig.add_subplot(1, 1, 1)
+    fig = ax.figure
+    if values_y is None:
+        if zz.shape != x.shape:
+            raise ValueError(f"z must have the shape of values_x {x.shape} (got {zz.shape})")
+        line = ax.plot(x, zz, marker=".", lw=1.5, label=label)[0]
+        if modes is not None:
+            idx, names = _mode_indices(modes)
+            if idx.shape != x.shape:
+                raise ValueError(f"modes must have the shape of values_x {x.shape} (got {idx.shape})")
+            edges = np.concatenate([[x[0]], 0.5 * (x[1:] + x[:-1]), [x[-1]]])
+            cmap_modes = _mode_colours(len(names))
+            shown: set[int] = set()
+            start = 0
+            for k in range(1, len(x) + 1):
+                if k == len(x) or idx[k] != idx[start]:
+                    m = int(idx[start])
+                    ax.axvspan(edges[start], edges[k], color=cmap_modes[m], alpha=0.25, lw=0,
+                               label=None if m in shown else names[m])
+                    shown.add(m)
+                    start = k
+            ax.legend(fontsize=8)
+        elif label is not None:
+            ax.legend(fontsize=8)
+        line.set_gid("sweep")
+        ax.set_ylabel(zlabel)
+    else:
+        y = np.asarray(values_y, dtype=float)
+        if zz.shape != (len(y), len(x)):
+            raise ValueError(f"z must have shape (len(values_y), len(values_x)) = {(len(y), len(x))} (got {zz.shape})")
+        dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
+        dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
+        extent = (x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2)
+        image = ax.imshow(zz, origin="lower", extent=extent, aspect="auto", cmap=cmap, interpolation="nearest")
+        image.set_gid("sweep")
+        fig.colorbar(image, ax=ax, label=zlabel)
+        if modes is not None:
+            idx, names = _mode_indices(modes)
+            if idx.shape != zz.shape:
+                raise ValueError(f"modes must have the shape of z {zz.shape} (got {idx.shape})")
+            if len(names) > 1 and min(len(x), len(y)) > 1:
+                X, Y = np.meshgrid(x, y)
+                cs = ax.contour(X, Y, idx, levels=np.arange(len(names) - 1) + 0.5, colors="white", linewidths=1.5)
+                cs.set_gid("mode-boundaries")
+            for m, name in enumerate(names):
+                jj, ii = np.nonzero(idx == m)
+                if len(ii):
+                    ax.text(float(np.median(x[ii])), float(np.median(y[jj])), name, ha="center", va="center",
+                            fontsize=8, bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8, "lw": 0})
+        ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    if out is not None:
+        save(fig, out)
+    return ax
+
+
+def _mode_colours(count: int) -> list:
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+    return [palette[i % len(palette)] for i in range(count)]
