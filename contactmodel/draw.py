@@ -60,6 +60,7 @@ COLOURS = {
     "moment": "#8c564b",
     "acceleration": "#9467bd",
     "velocity": "#7f7f7f",
+    "applied": "#8b0000",
     "set": "#17becf",
     "ground": "#a0a0a0",
     "body": "#4d4d4d",
@@ -419,7 +420,7 @@ def _scales(scale, forces: list[np.ndarray], accels: list[np.ndarray], vels: lis
         "force": fit(forces, 0.55),
         "acceleration": fit(accels, 0.45),
         "velocity": fit(vels, 0.35),
-        "friction": 0.3 * size,
+        "friction": 0.22 * size,
     }
     if isinstance(scale, Mapping):
         unknown = set(scale) - set(out)
@@ -503,6 +504,7 @@ def draw(
     centre = 0.5 * (lo + hi)
     results = {c.name: c for c in solution.contacts} if solution is not None else {}
     forces = [np.asarray(system.contact(n).frame).T @ np.asarray(r.force[:3]) for n, r in results.items()]
+    forces += [v for b in system.bodies for v in _body_forces(system, b).values()]
     accels = [np.asarray(b.linear_acceleration) for b in (solution.bodies if solution else [])]
     vels = [b.velocity for b in system.bodies]
     sc = _scales(scale, forces, accels, vels, size)
@@ -538,6 +540,7 @@ def draw(
     if solution is not None:
         extra.extend(_draw_accelerations(canvas, scene, fig))
     extra.extend(_draw_velocities(canvas, scene, fig))
+    extra.extend(_draw_body_forces(canvas, scene, fig))
 
     allpts = np.vstack([pts, *[np.atleast_2d(e) for e in extra]])
     _finish_axes(canvas, scene, allpts)
@@ -551,7 +554,9 @@ def draw(
 
 def _default_title(scene: _Scene) -> str:
     s = scene.system
-    head = f"{len(s.bodies)} bodies, {len(s.manipulators)} manipulators, {len(s.contacts)} contacts"
+    counts = ((len(s.bodies), "body", "bodies"), (len(s.manipulators), "manipulator", "manipulators"),
+              (len(s.contacts), "contact", "contacts"))
+    head = ", ".join(f"{k} {one if k == 1 else many}" for k, one, many in counts if k or many == "contacts")
     if scene.solution is None:
         return head
     sol = scene.solution
@@ -559,10 +564,11 @@ def _default_title(scene: _Scene) -> str:
 
 
 def _caption(scene: _Scene) -> str:
-    parts = [f"friction sets at c_n = 1 N: 1 N = {scene.set_height:.3g} m"]
+    parts = [f"friction sets at c_n = 1 N: 1 N = {scene.set_height:.3g} m",
+             f"force arrows: 1 N = {scene.force_scale:.3g} m"]
     if scene.solution is not None:
-        parts.append(f"force arrows: 1 N = {scene.force_scale:.3g} m")
         parts.append(f"acceleration arrows: 1 m/s² = {scene.accel_scale:.3g} m")
+    parts.append(f"gravity {_fmt(scene.system.gravity)} m/s²")
     if any(np.linalg.norm(b.velocity) > _TINY for b in scene.system.bodies):
         parts.append(f"velocity arrows (dashed): 1 m/s = {scene.velocity_scale:.3g} m")
     return "   ".join(parts)
@@ -607,8 +613,8 @@ def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
         shape, parts = _shape_points(body, guess_shapes)
         guessed = body.shape is None
         if isinstance(shape, Box):
-            canvas.faces(parts, facecolor=COLOURS["body"], alpha=0.06 if guessed else 0.12,
-                         edgecolor=COLOURS["body"], linewidth=0.8,
+            canvas.faces(parts, facecolor=(0.3, 0.3, 0.3, 0.05 if guessed else 0.1),
+                         edgecolor=(0.2, 0.2, 0.2, 0.8), linewidth=1.0,
                          linestyle="--" if guessed else "-").set_gid(f"body:{body.name}")
         elif shape is not None:
             for k, ring in enumerate(parts):
@@ -645,7 +651,7 @@ def _label_direction(scene: _Scene, contact: Contact) -> np.ndarray:
     d = np.zeros(3) if ref is None else contact.point - ref
     d = d - (d @ n) * n
     if np.linalg.norm(d) < 1e-9:
-        d = contact.tangent
+        d = -contact.tangent
     return _unit(d)
 
 
@@ -760,8 +766,9 @@ def _draw_accelerations(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
         arts = canvas.arrow(p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5,
                             gid=f"acceleration:{res.name}")
         _record(fig, "acceleration", res.name, p, a, s, arts)
-        vec = ", ".join(f"{x:.3g}" for x in a)
-        canvas.text(p + s * a, f"  a = ({vec}) m/s²", fontsize=7, color=COLOURS["acceleration"], va="bottom")
+        text = "a = 0" if np.linalg.norm(a) <= 1e-9 else f"a = {_fmt(a)} m/s²"
+        canvas.text(p + s * a - 0.05 * scene.size * _up(scene), f"  {text}", fontsize=7,
+                    color=COLOURS["acceleration"], va="top")
         extra.append(p + s * a)
     return extra
 
@@ -782,6 +789,40 @@ def _draw_velocities(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
     return extra
 
 
+def _body_forces(system: System, body: Body) -> dict[str, np.ndarray]:
+    out = {}
+    if np.linalg.norm(body.wrench[:3]) > _TINY:
+        out["applied"] = body.wrench[:3].copy()
+    return out
+
+
+def _draw_body_forces(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
+    extra = []
+    s = scene.force_scale
+    for body in scene.system.bodies:
+        p = body.position
+        for kind, f in _body_forces(scene.system, body).items():
+            if np.linalg.norm(f) <= _TINY:
+                continue
+            arts = canvas.arrow(p, p + s * f, COLOURS[kind], 0.04 * scene.size, lw=1.5,
+                                gid=f"{kind}:{body.name}", linestyle=(0, (4, 2)))
+            _record(fig, kind, body.name, p, f, s, arts)
+            canvas.text(p + s * f, f" F = {np.linalg.norm(f):.3g} N",
+                        fontsize=7, color=COLOURS[kind])
+            extra.append(p + s * f)
+    return extra
+
+
+def _up(scene: _Scene) -> np.ndarray:
+    g = np.asarray(scene.system.gravity, dtype=float)
+    return -_unit(g) if np.linalg.norm(g) > _TINY else np.array([0.0, 0.0, 1.0])
+
+
+def _fmt(v) -> str:
+    vals = [0.0 if abs(x) < 1e-9 else float(x) for x in np.asarray(v, dtype=float)]
+    return "(" + ", ".join(f"{x:.3g}" for x in vals) + ")"
+
+
 def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
     ax = canvas.ax
     if canvas.planar:
@@ -789,12 +830,12 @@ def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
         lo, hi = uv.min(axis=0), uv.max(axis=0)
         half = 0.55 * max(float(np.max(hi - lo)), 0.1)
         mid = 0.5 * (lo + hi)
-        ax.set_aspect("equal", adjustable="datalim")
+        ax.set_aspect("equal", adjustable="box")
         ax.set_xlim(mid[0] - half * 1.2, mid[0] + half * 1.2)
         ax.set_ylim(mid[1] - half, mid[1] + half)
         r, u = scene.basis
-        ax.set_xlabel(f"along ({r[0]:.3g}, {r[1]:.3g}, {r[2]:.3g}) [m]")
-        ax.set_ylabel(f"along ({u[0]:.3g}, {u[1]:.3g}, {u[2]:.3g}) [m]")
+        ax.set_xlabel(f"along {_fmt(r)} [m]")
+        ax.set_ylabel(f"along {_fmt(u)} [m] (up)")
         ax.grid(True, lw=0.3, alpha=0.5)
         return
     lo, hi = pts.min(axis=0), pts.max(axis=0)
@@ -810,6 +851,10 @@ def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
     ax.set_ylabel("y [m]")
     ax.set_zlabel("z [m]")
     ax.tick_params(labelsize=7)
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.pane.set_facecolor((1.0, 1.0, 1.0, 0.0))
+        axis.pane.set_edgecolor("0.85")
+        axis._axinfo["grid"]["linewidth"] = 0.3
 
 
 def _legend(ax: Axes, scene: _Scene) -> None:
@@ -822,6 +867,8 @@ def _legend(ax: Axes, scene: _Scene) -> None:
                   ("body acceleration", COLOURS["acceleration"], "-")]
         if any(c.torsion for c in scene.system.contacts):
             items.append(("torsional moment c_r", COLOURS["moment"], "-"))
+    if any(np.linalg.norm(b.wrench[:3]) > _TINY for b in scene.system.bodies):
+        items.append(("applied force (force scale)", COLOURS["applied"], "--"))
     if any(np.linalg.norm(b.velocity) > _TINY for b in scene.system.bodies):
         items.append(("body velocity", COLOURS["velocity"], "--"))
     handles = [Line2D([], [], color=c, ls=ls, lw=2) for _, c, ls in items]

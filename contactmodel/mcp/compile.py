@@ -108,6 +108,12 @@ def _involves_vars(expr) -> bool:
 
 def compile_model(model: pe.Block) -> CompiledMCP:
     """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
+    for con in model.component_data_objects(pe.Constraint, active=True, descend_into=True):
+        raise FormulationError(
+            f"constraint '{con.name}' is not a complementarity condition: an MCP needs every row "
+            "matched with a variable; write it as Complementarity(expr=complements(expr == 0, x)) "
+            "with a free variable x of your own, or as 'x >= 0 _|_ expr >= 0'"
+        )
     pairs = []
     for comp in model.component_data_objects(Complementarity, active=True, descend_into=True):
         var, lb, ub, expr = _split(comp)

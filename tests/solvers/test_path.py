@@ -68,8 +68,10 @@ def bounded_mcp() -> tuple[MCP, np.ndarray]:
 
 
 def quadratic_mcp() -> MCP:
-    """F = (x0 + 1, x1 - 2 + x0 x1 + x1^2 / 4, x2 - 5) on [0, inf) x R x [-1, 1]: x* = (0, 4 - 2 sqrt 2, 1)
-    ... solved below by its own conditions."""
+    """F = (x0 + 1, x1 - 2 + x0 x1 + x1^2 / 4, x2 - 5) on [0, inf) x R x [-1, 1].
+
+    Solutions: x0 = 0, x2 = 1, x1 = -2 +- 2 sqrt(3); from x0 = 0 Newton-type methods find the + root.
+    """
 
     def F(x: np.ndarray) -> np.ndarray:
         return np.array([x[0] + 1.0, x[1] - 2.0 + x[0] * x[1] + 0.25 * x[1] ** 2, x[2] - 5.0])

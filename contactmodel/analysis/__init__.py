@@ -1,0 +1,1 @@
+"""Contact analysis: modes, complementary (mode) cones, verification, diagnostics, all solutions."""
