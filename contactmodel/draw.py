@@ -19,6 +19,7 @@ Output is deterministic: fixed view, no timestamps (see :func:`save`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,20 +154,14 @@ def _polyhedral_set(law: PolyhedralLimitSurface) -> FrictionSet:
     if G.shape[1] == 3:
         up, down = G[:, 2] > _TINY, G[:, 2] < -_TINY
         torsion = float(min(np.min(mu / G[up, 2], initial=np.inf), np.min(-mu / G[down, 2], initial=np.inf)))
-    G2 = G[:, :2]
+    G2 = G[np.linalg.norm(G[:, :2], axis=1) > _TINY, :2]
     if mu <= 0:
         return FrictionSet(np.zeros((1, 2)), 1, torsion, f"polyhedral mu={mu:g}")
-    hs = HalfspaceIntersection(np.column_stack([G2, -mu * np.ones(len(G2))]), np.zeros(2))
-    pts = hs.intersections
-    keep: list[np.ndarray] = []
-    for p in pts[np.lexsort((pts[:, 1], pts[:, 0]))]:
-        if not keep or np.linalg.norm(p - keep[-1]) > 1e-9 * max(1.0, mu):
-            keep.append(p)
-    pts = np.array(keep)
+    pts = HalfspaceIntersection(np.column_stack([G2, -mu * np.ones(len(G2))]), np.zeros(2)).intersections
     pts = pts[np.argsort(np.arctan2(pts[:, 1], pts[:, 0]))]
     unique = [pts[0]]
     for p in pts[1:]:
-        if min(np.linalg.norm(p - q) for q in unique) > 1e-9 * max(1.0, mu):
+        if min(np.linalg.norm(p - q) for q in unique) > 1e-9 * mu:
             unique.append(p)
     outline = np.array(unique)
     return FrictionSet(outline, len(outline), torsion, f"polyhedral ({len(G)} faces) mu={mu:g}")
@@ -288,8 +283,9 @@ class _Canvas:
         p = np.atleast_2d(np.asarray(point, dtype=float))
         return self.line(p, linestyle="none", **kw)
 
-    def arrow(self, tail, head, colour: str, head_size: float, lw: float = 1.5, gid: str | None = None,
-              **kw) -> list:
+    def arrow(
+        self, tail, head, colour: str, head_size: float, lw: float = 1.5, gid: str | None = None, **kw
+    ) -> list:
         tail = np.asarray(tail, dtype=float)
         head = np.asarray(head, dtype=float)
         shaft = self.line(np.vstack([tail, head]), color=colour, lw=lw, solid_capstyle="butt", **kw)
@@ -410,8 +406,9 @@ def _scene_points(system: System, guess_shapes: bool) -> np.ndarray:
     return np.vstack(pts) if pts else np.zeros((1, 3))
 
 
-def _scales(scale, forces: list[np.ndarray], accels: list[np.ndarray], vels: list[np.ndarray],
-            size: float) -> dict[str, float]:
+def _scales(
+    scale, forces: list[np.ndarray], accels: list[np.ndarray], vels: list[np.ndarray], size: float
+) -> dict[str, float]:
     def fit(vectors: list[np.ndarray], fraction: float) -> float:
         big = max((float(np.linalg.norm(v)) for v in vectors), default=0.0)
         return fraction * size / big if big > _TINY else fraction * size
@@ -436,20 +433,25 @@ def _resolve(target, solution, friction) -> tuple[System, dict[str, FrictionLaw 
     if isinstance(target, tuple) and len(target) == 2 and solution is None:
         target, solution = target
     if isinstance(target, Solution):
-        raise TypeError(
-            "draw needs the geometry: give draw(problem, solution) or draw(system, solution)"
-        )
+        raise TypeError("draw needs the geometry: give draw(problem, solution) or draw(system, solution)")
     if isinstance(target, Problem):
         system = target.system
         laws: dict[str, FrictionLaw | None] = dict(target.laws)
         if friction is not None:
-            laws.update({c.name: _law_for(c, friction) for c in system.contacts
-                         if not isinstance(friction, Mapping) or c.name in friction})
+            laws.update(
+                {
+                    c.name: _law_for(c, friction)
+                    for c in system.contacts
+                    if not isinstance(friction, Mapping) or c.name in friction
+                }
+            )
     elif isinstance(target, System):
         system = target
         laws = {c.name: _law_for(c, friction) for c in system.contacts}
     else:
-        raise TypeError(f"draw takes a System, a Problem or a (Problem, Solution) pair (got {type(target).__name__})")
+        raise TypeError(
+            f"draw takes a System, a Problem or a (Problem, Solution) pair (got {type(target).__name__})"
+        )
     if solution is not None and not isinstance(solution, Solution):
         raise TypeError(f"solution must be a contactmodel Solution (got {type(solution).__name__})")
     return system, laws, solution
@@ -528,8 +530,19 @@ def draw(
         elev, azim = np.radians(VIEW_3D)
         look = np.array([np.cos(elev) * np.cos(azim), np.cos(elev) * np.sin(azim), np.sin(elev)])
     canvas = _Canvas(ax, planar, np.zeros(3), basis, look)
-    scene = _Scene(system, laws, solution, planar, centre, basis, size, sc["friction"], sc["force"],
-                   sc["acceleration"], sc["velocity"])
+    scene = _Scene(
+        system,
+        laws,
+        solution,
+        planar,
+        centre,
+        basis,
+        size,
+        sc["friction"],
+        sc["force"],
+        sc["acceleration"],
+        sc["velocity"],
+    )
 
     extra: list[np.ndarray] = []
     _draw_ground(canvas, scene)
@@ -546,7 +559,15 @@ def draw(
     _finish_axes(canvas, scene, allpts)
     _legend(ax, scene)
     ax.set_title(title if title is not None else _default_title(scene), fontsize=10)
-    fig.text(0.01, 0.01, _caption(scene), fontsize=7, color="0.3", ha="left", va="bottom")
+    fig.text(
+        0.01,
+        0.01,
+        "\n".join(textwrap.wrap(_caption(scene), 150)),
+        fontsize=7,
+        color="0.3",
+        ha="left",
+        va="bottom",
+    )
     if out is not None:
         save(fig, out)
     return fig
@@ -554,8 +575,11 @@ def draw(
 
 def _default_title(scene: _Scene) -> str:
     s = scene.system
-    counts = ((len(s.bodies), "body", "bodies"), (len(s.manipulators), "manipulator", "manipulators"),
-              (len(s.contacts), "contact", "contacts"))
+    counts = (
+        (len(s.bodies), "body", "bodies"),
+        (len(s.manipulators), "manipulator", "manipulators"),
+        (len(s.contacts), "contact", "contacts"),
+    )
     head = ", ".join(f"{k} {one if k == 1 else many}" for k, one, many in counts if k or many == "contacts")
     if scene.solution is None:
         return head
@@ -564,8 +588,10 @@ def _default_title(scene: _Scene) -> str:
 
 
 def _caption(scene: _Scene) -> str:
-    parts = [f"friction sets at c_n = 1 N: 1 N = {scene.set_height:.3g} m",
-             f"force arrows: 1 N = {scene.force_scale:.3g} m"]
+    parts = [
+        f"friction sets at c_n = 1 N: 1 N = {scene.set_height:.3g} m",
+        f"force arrows: 1 N = {scene.force_scale:.3g} m",
+    ]
     if scene.solution is not None:
         parts.append(f"acceleration arrows: 1 m/s² = {scene.accel_scale:.3g} m")
     parts.append(f"gravity {_fmt(scene.system.gravity)} m/s²")
@@ -575,8 +601,15 @@ def _caption(scene: _Scene) -> str:
 
 
 def _record(fig: Figure, kind: str, name: str, tail, vector, scale: float, artists: list) -> Arrow:
-    arrow = Arrow(f"{kind}:{name}", kind, name, np.asarray(tail, dtype=float).copy(),
-                  np.atleast_1d(np.asarray(vector, dtype=float)).copy(), float(scale), artists)
+    arrow = Arrow(
+        f"{kind}:{name}",
+        kind,
+        name,
+        np.asarray(tail, dtype=float).copy(),
+        np.atleast_1d(np.asarray(vector, dtype=float)).copy(),
+        float(scale),
+        artists,
+    )
     fig._contactmodel_arrows.append(arrow)
     return arrow
 
@@ -596,15 +629,23 @@ def _draw_ground(canvas: _Canvas, scene: _Scene) -> None:
         a = centre + (us.min() - pad) * right
         b = centre + (us.max() + pad) * right
         depth = 0.04 * scene.size * n
-        patch = canvas.polygon(np.vstack([a, b, b - depth, a - depth]), facecolor=COLOURS["ground"],
-                               alpha=0.35, edgecolor="none")
+        patch = canvas.polygon(
+            np.vstack([a, b, b - depth, a - depth]), facecolor=COLOURS["ground"], alpha=0.35, edgecolor="none"
+        )
         canvas.line(np.vstack([a, b]), color="0.35", lw=1.5)
     else:
-        quad = [centre + tt * t + oo * o for tt, oo in
-                ((ts.min() - pad, os_.min() - pad), (ts.max() + pad, os_.min() - pad),
-                 (ts.max() + pad, os_.max() + pad), (ts.min() - pad, os_.max() + pad))]
-        patch = canvas.polygon(np.array(quad), facecolor=COLOURS["ground"], alpha=0.25, edgecolor="0.5",
-                               linewidth=0.5)
+        quad = [
+            centre + tt * t + oo * o
+            for tt, oo in (
+                (ts.min() - pad, os_.min() - pad),
+                (ts.max() + pad, os_.min() - pad),
+                (ts.max() + pad, os_.max() + pad),
+                (ts.min() - pad, os_.max() + pad),
+            )
+        ]
+        patch = canvas.polygon(
+            np.array(quad), facecolor=COLOURS["ground"], alpha=0.25, edgecolor="0.5", linewidth=0.5
+        )
     patch.set_gid("ground")
 
 
@@ -613,9 +654,13 @@ def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
         shape, parts = _shape_points(body, guess_shapes)
         guessed = body.shape is None
         if isinstance(shape, Box):
-            canvas.faces(parts, facecolor=(0.3, 0.3, 0.3, 0.05 if guessed else 0.1),
-                         edgecolor=(0.2, 0.2, 0.2, 0.8), linewidth=1.0,
-                         linestyle="--" if guessed else "-").set_gid(f"body:{body.name}")
+            canvas.faces(
+                parts,
+                facecolor=(0.3, 0.3, 0.3, 0.05 if guessed else 0.1),
+                edgecolor=(0.2, 0.2, 0.2, 0.8),
+                linewidth=1.0,
+                linestyle="--" if guessed else "-",
+            ).set_gid(f"body:{body.name}")
         elif shape is not None:
             for k, ring in enumerate(parts):
                 canvas.line(ring, color=COLOURS["body"], lw=0.8).set_gid(f"body:{body.name}:{k}")
@@ -638,8 +683,14 @@ def _draw_manipulators(canvas: _Canvas, scene: _Scene) -> None:
         canvas.marker(arm.base[:3, 3], marker="s", color=COLOURS["link"], markersize=7)
         for i in range(arm.n):
             kind = "revolute" if fp.revolute[i] else "prismatic"
-            canvas.arrow(fp.o[i], fp.o[i] + length * fp.z[i], COLOURS[kind], 0.3 * length, lw=2,
-                         gid=f"joint:{arm.name}.{arm.joint_name(i)}")
+            canvas.arrow(
+                fp.o[i],
+                fp.o[i] + length * fp.z[i],
+                COLOURS[kind],
+                0.3 * length,
+                lw=2,
+                gid=f"joint:{arm.name}.{arm.joint_name(i)}",
+            )
             canvas.marker(fp.p[i], marker="o", color=COLOURS["link"], markersize=4)
             label = arm.links[i].name or str(i)
             canvas.text(fp.p[i], f"  {arm.name}.{label}", fontsize=8, color=COLOURS["link"])
@@ -659,8 +710,8 @@ def _mode_text(result) -> str:
     if result is None:
         return ""
     if result.mode == "slide" and result.direction is not None:
-        d = ", ".join(f"{x:+.2f}" for x in result.direction[:2])
-        return f"slide (t,o)=({d})"
+        d = ", ".join(f"{0.0 if abs(x) < 1e-9 else x:.2g}" for x in result.direction[:2])
+        return f"slide, dir (t,o)=({d})"
     return result.mode
 
 
@@ -669,7 +720,9 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
     axis_len = 0.1 * scene.size
     head = 0.25 * axis_len
     for key, vec in zip("nto", (n, t, o)):
-        arts = canvas.arrow(p, p + axis_len * vec, COLOURS[key], head, lw=1.2, gid=f"frame-{key}:{contact.name}")
+        arts = canvas.arrow(
+            p, p + axis_len * vec, COLOURS[key], head, lw=1.2, gid=f"frame-{key}:{contact.name}"
+        )
         _record(fig, f"frame-{key}", contact.name, p, vec, axis_len, arts)
     extra = [p + axis_len * v for v in (n, t, o)]
     law = scene.laws.get(contact.name)
@@ -686,15 +739,27 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
             canvas.line(np.vstack([p, top[k]]), color=COLOURS["set"], lw=0.6, alpha=0.8)
         if len(top) > 2:
             for k in range(len(top)):
-                canvas.polygon(np.vstack([p, top[k], top[(k + 1) % len(top)]]), facecolor=COLOURS["set"],
-                               alpha=0.08, edgecolor="none")
+                canvas.polygon(
+                    np.vstack([p, top[k], top[(k + 1) % len(top)]]),
+                    facecolor=COLOURS["set"],
+                    alpha=0.08,
+                    edgecolor="none",
+                )
         else:
             canvas.polygon(np.vstack([p, top]), facecolor=COLOURS["set"], alpha=0.12, edgecolor="none")
         extra.append(top)
         if fset.torsion is not None and not canvas.planar:
-            arc = _arc_points(p + L * n, t, o, L * min(fset.torsion, 1.5 * np.max(np.abs(fset.outline))),
-                              -0.75 * np.pi, 0.75 * np.pi)
-            canvas.line(arc, color=COLOURS["moment"], lw=1.0, linestyle=":").set_gid(f"torsion-limit:{contact.name}")
+            arc = _arc_points(
+                p + L * n,
+                t,
+                o,
+                L * min(fset.torsion, 1.5 * np.max(np.abs(fset.outline))),
+                -0.75 * np.pi,
+                0.75 * np.pi,
+            )
+            canvas.line(arc, color=COLOURS["moment"], lw=1.0, linestyle=":").set_gid(
+                f"torsion-limit:{contact.name}"
+            )
             canvas.text(arc[-1], f"|c_r| ≤ {fset.torsion:.3g} c_n", fontsize=6, color=COLOURS["moment"])
     elif law is not None and fset is None:
         canvas.text(p + L * n, f" {type(law).__name__}", fontsize=6, color=COLOURS["set"])
@@ -709,8 +774,15 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
         extra.extend(_draw_contact_forces(canvas, scene, contact, result, fig))
     label_at = p + 0.18 * scene.size * _label_direction(scene, contact) - 0.03 * scene.size * n
     text = contact.name if result is None else f"{contact.name}: {_mode_text(result)}"
-    canvas.text(label_at, text, fontsize=7, ha="center", va="top", gid=f"label:{contact.name}",
-                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "alpha": 0.85, "lw": 0.5})
+    canvas.text(
+        label_at,
+        text,
+        fontsize=7,
+        ha="center",
+        va="top",
+        gid=f"label:{contact.name}",
+        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "alpha": 0.85, "lw": 0.5},
+    )
     extra.append(label_at)
     return extra
 
@@ -729,7 +801,9 @@ def _draw_contact_forces(canvas: _Canvas, scene: _Scene, contact: Contact, resul
     head = 0.04 * scene.size
     arts = canvas.arrow(p, p + s * world, COLOURS["force"], head, lw=2.0, gid=f"force:{contact.name}")
     _record(fig, "force", contact.name, p, world, s, arts)
-    arts = canvas.arrow(p, p + s * friction, COLOURS["friction"], head, lw=1.8, gid=f"friction:{contact.name}")
+    arts = canvas.arrow(
+        p, p + s * friction, COLOURS["friction"], head, lw=1.8, gid=f"friction:{contact.name}"
+    )
     _record(fig, "friction", contact.name, p, friction, s, arts)
     extra = [p + s * world]
     if contact.torsion and len(force) > 3:
@@ -763,12 +837,18 @@ def _draw_accelerations(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
         if p is None:
             continue
         a = np.asarray(res.linear_acceleration, dtype=float)
-        arts = canvas.arrow(p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5,
-                            gid=f"acceleration:{res.name}")
+        arts = canvas.arrow(
+            p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5, gid=f"acceleration:{res.name}"
+        )
         _record(fig, "acceleration", res.name, p, a, s, arts)
         text = "a = 0" if np.linalg.norm(a) <= 1e-9 else f"a = {_fmt(a)} m/s²"
-        canvas.text(p + s * a - 0.05 * scene.size * _up(scene), f"  {text}", fontsize=7,
-                    color=COLOURS["acceleration"], va="top")
+        canvas.text(
+            p + s * a - 0.05 * scene.size * _up(scene),
+            f"  {text}",
+            fontsize=7,
+            color=COLOURS["acceleration"],
+            va="top",
+        )
         extra.append(p + s * a)
     return extra
 
@@ -781,8 +861,15 @@ def _draw_velocities(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
         if np.linalg.norm(v) <= _TINY:
             continue
         p = body.position
-        arts = canvas.arrow(p, p + s * v, COLOURS["velocity"], 0.04 * scene.size, lw=1.5,
-                            gid=f"velocity:{body.name}", linestyle="--")
+        arts = canvas.arrow(
+            p,
+            p + s * v,
+            COLOURS["velocity"],
+            0.04 * scene.size,
+            lw=1.5,
+            gid=f"velocity:{body.name}",
+            linestyle="--",
+        )
         _record(fig, "velocity", body.name, p, v, s, arts)
         canvas.text(p + s * v, "  v", fontsize=7, color=COLOURS["velocity"])
         extra.append(p + s * v)
@@ -804,11 +891,17 @@ def _draw_body_forces(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
         for kind, f in _body_forces(scene.system, body).items():
             if np.linalg.norm(f) <= _TINY:
                 continue
-            arts = canvas.arrow(p, p + s * f, COLOURS[kind], 0.04 * scene.size, lw=1.5,
-                                gid=f"{kind}:{body.name}", linestyle=(0, (4, 2)))
+            arts = canvas.arrow(
+                p,
+                p + s * f,
+                COLOURS[kind],
+                0.04 * scene.size,
+                lw=1.5,
+                gid=f"{kind}:{body.name}",
+                linestyle=(0, (4, 2)),
+            )
             _record(fig, kind, body.name, p, f, s, arts)
-            canvas.text(p + s * f, f" F = {np.linalg.norm(f):.3g} N",
-                        fontsize=7, color=COLOURS[kind])
+            canvas.text(p + s * f, f" F = {np.linalg.norm(f):.3g} N", fontsize=7, color=COLOURS[kind])
             extra.append(p + s * f)
     return extra
 
@@ -858,13 +951,20 @@ def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
 
 
 def _legend(ax: Axes, scene: _Scene) -> None:
-    items = [("n (normal, into body a)", COLOURS["n"], "-"), ("t", COLOURS["t"], "-"), ("o = n × t", COLOURS["o"], "-"),
-             ("friction set at c_n = 1 N", COLOURS["set"], "-")]
+    items = [
+        ("n (normal, into body a)", COLOURS["n"], "-"),
+        ("t", COLOURS["t"], "-"),
+        ("o = n × t", COLOURS["o"], "-"),
+        ("friction set at c_n = 1 N", COLOURS["set"], "-"),
+    ]
     if scene.system.manipulators:
         items += [("revolute axis", COLOURS["revolute"], "-"), ("prismatic axis", COLOURS["prismatic"], "-")]
     if scene.solution is not None:
-        items += [("contact force on body a", COLOURS["force"], "-"), ("friction part", COLOURS["friction"], "-"),
-                  ("body acceleration", COLOURS["acceleration"], "-")]
+        items += [
+            ("contact force on body a", COLOURS["force"], "-"),
+            ("friction part", COLOURS["friction"], "-"),
+            ("body acceleration", COLOURS["acceleration"], "-"),
+        ]
         if any(c.torsion for c in scene.system.contacts):
             items.append(("torsional moment c_r", COLOURS["moment"], "-"))
     if any(np.linalg.norm(b.wrench[:3]) > _TINY for b in scene.system.bodies):
@@ -880,8 +980,11 @@ def save(fig: Figure, out: str | Path, dpi: int | None = None) -> Path:
     suffix (.png, .svg, .pdf)."""
     path = Path(out)
     fmt = path.suffix.lower().lstrip(".") or "png"
-    metadata: dict[str, Any] = {"png": {"Software": "contactmodel"}, "svg": {"Date": None, "Creator": "contactmodel"},
-                                "pdf": {"CreationDate": None, "ModDate": None, "Creator": "contactmodel"}}.get(fmt, {})
+    metadata: dict[str, Any] = {
+        "png": {"Software": "contactmodel"},
+        "svg": {"Date": None, "Creator": "contactmodel"},
+        "pdf": {"CreationDate": None, "ModDate": None, "Creator": "contactmodel"},
+    }.get(fmt, {})
     with rc_context({"svg.hashsalt": HASHSALT, "svg.fonttype": "path"}):
         fig.savefig(path, format=fmt, dpi=dpi or fig.dpi, metadata=metadata or None)
     return path
@@ -948,8 +1051,14 @@ def sweep_plot(
             for k in range(1, len(x) + 1):
                 if k == len(x) or idx[k] != idx[start]:
                     m = int(idx[start])
-                    ax.axvspan(edges[start], edges[k], color=cmap_modes[m], alpha=0.25, lw=0,
-                               label=None if m in shown else names[m])
+                    ax.axvspan(
+                        edges[start],
+                        edges[k],
+                        color=cmap_modes[m],
+                        alpha=0.25,
+                        lw=0,
+                        label=None if m in shown else names[m],
+                    )
                     shown.add(m)
                     start = k
             ax.legend(fontsize=8)
@@ -960,11 +1069,15 @@ def sweep_plot(
     else:
         y = np.asarray(values_y, dtype=float)
         if zz.shape != (len(y), len(x)):
-            raise ValueError(f"z must have shape (len(values_y), len(values_x)) = {(len(y), len(x))} (got {zz.shape})")
+            raise ValueError(
+                f"z must have shape (len(values_y), len(values_x)) = {(len(y), len(x))} (got {zz.shape})"
+            )
         dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
         dy = (y[-1] - y[0]) / max(len(y) - 1, 1) if len(y) > 1 else 1.0
         extent = (x[0] - dx / 2, x[-1] + dx / 2, y[0] - dy / 2, y[-1] + dy / 2)
-        image = ax.imshow(zz, origin="lower", extent=extent, aspect="auto", cmap=cmap, interpolation="nearest")
+        image = ax.imshow(
+            zz, origin="lower", extent=extent, aspect="auto", cmap=cmap, interpolation="nearest"
+        )
         image.set_gid("sweep")
         fig.colorbar(image, ax=ax, label=zlabel)
         if modes is not None:
@@ -973,13 +1086,22 @@ def sweep_plot(
                 raise ValueError(f"modes must have the shape of z {zz.shape} (got {idx.shape})")
             if len(names) > 1 and min(len(x), len(y)) > 1:
                 X, Y = np.meshgrid(x, y)
-                cs = ax.contour(X, Y, idx, levels=np.arange(len(names) - 1) + 0.5, colors="white", linewidths=1.5)
+                cs = ax.contour(
+                    X, Y, idx, levels=np.arange(len(names) - 1) + 0.5, colors="white", linewidths=1.5
+                )
                 cs.set_gid("mode-boundaries")
             for m, name in enumerate(names):
                 jj, ii = np.nonzero(idx == m)
                 if len(ii):
-                    ax.text(float(np.median(x[ii])), float(np.median(y[jj])), name, ha="center", va="center",
-                            fontsize=8, bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8, "lw": 0})
+                    ax.text(
+                        float(np.median(x[ii])),
+                        float(np.median(y[jj])),
+                        name,
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8, "lw": 0},
+                    )
         ax.set_ylabel(ylabel)
     ax.set_xlabel(xlabel)
     if title:

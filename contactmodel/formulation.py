@@ -51,6 +51,7 @@ class Problem:
     T: sp.csr_matrix
     _index: dict[int, int] = field(default_factory=dict, repr=False)
     _compiled: CompiledMCP | None = field(default=None, repr=False)
+    _signature: tuple = field(default=(), repr=False)
 
     @property
     def system(self) -> System:
@@ -71,10 +72,13 @@ class Problem:
         return formulate(self.assembly, friction=friction, form=form or self.form)
 
     def compile(self, refresh: bool = False) -> CompiledMCP:
-        """The numeric MCP of the model (cached; ``refresh`` recompiles after structural edits,
-        otherwise mutable Params such as ``model.b`` are re-read)."""
-        if self._compiled is None or refresh:
+        """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when rows were
+        added, removed or (de)activated since; otherwise only mutable Params such as ``model.b``
+        are re-read."""
+        signature = _structure(self.model)
+        if self._compiled is None or refresh or signature != self._signature:
             self._compiled = compile_model(self.model)
+            self._signature = signature
         else:
             self._compiled.update()
         return self._compiled
@@ -125,6 +129,15 @@ class Problem:
         if vec.shape != (m,):
             raise FormulationError(f"forces must have {m} entries (assembly rows), got {vec.shape}")
         return vec
+
+
+def _structure(model: pe.Block) -> tuple:
+    """A cheap fingerprint of the model's rows: counts of active components and their entries."""
+    counts = [
+        (comp.name, len(comp), sum(1 for d in comp.values() if d.active))
+        for comp in model.component_objects((Complementarity, pe.Constraint), active=True, descend_into=True)
+    ]
+    return tuple(counts)
 
 
 _LOCAL = re.compile(r"^(\w+)(?:\[(.+)\])?$")

@@ -39,7 +39,9 @@ tan theta = 2 (theta = 63.43 degrees, the default here). With A_nn_tilde < 0:
 * b_n > 0 (fast spin, omega^2 l sin theta > g): both c_n = 0 (the foot lifts off) and
   c_n = -b_n / A_nn_tilde > 0 (the foot stays down) solve it: two solutions.
 
-For mu < mu_c the solution is unique: c_n = max(0, -b_n / A_nn_tilde).
+For mu < mu_c the solution is unique: c_n = max(0, -b_n / A_nn_tilde). With the defaults
+(mu = 1, theta = arctan 2, no spin, foot sliding at -1 m/s): A_nn_tilde = 0.4 / kg, so
+c_n = 9.81 / 0.4 = 24.52 N and c_t = +mu c_n = 24.52 N (friction against the sliding).
 
 The ``__main__`` block sweeps mu through mu_c and prints what the solvers report: below mu_c
 the normal force g / A_nn_tilde, above it a failure status (the dispatcher verifies every

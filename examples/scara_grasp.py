@@ -42,7 +42,13 @@ m g / 2 = 14.715 N of friction (the moment balance of the cube shares the weight
 and allows mu c_n = 0.1 * 200 = 20 N at tip 1, so the grasp holds and nothing accelerates.
 Sliding, the friction forces are -mu_i c_n,i along t, i.e. 0.1 c_n1 and 0.2 c_n2 upward:
 about 60 N against the 29.43 N weight, so the cube decelerates (accelerates upward), and
-the unequal friction turns it about the y axis.
+the unequal friction turns it about the y axis. The numbers (newton):
+
+* sliding: c = (200, -20, 0) N at tip1 and (200, -40, 0) N at tip2 (friction -mu_i c_n,i along
+  t = -z, i.e. upward on the cube); cube a = (0, 0, (60 - 29.43) / 3) = (0, 0, 10.19) m/s^2,
+  angular acceleration r (20 - 40) / I_yy = -50 rad/s^2 about y (I_yy = 0.08 kg m^2); the
+  quills need 21.962 N and 41.962 N (their weight 1.962 N plus the friction drag).
+* rolling: c = (200, -14.715, 0) N at each tip, nothing accelerates, quills 16.677 N each.
 
 Run it:
     python examples/scara_grasp.py

@@ -40,8 +40,10 @@ class PatternLabel:
 
     ``mode`` is one of MODES; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
     ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
-    ways along one axis) - such a pattern is always infeasible; ``degenerate`` marks the
-    boundary cases of seed 003 (single-axis pyramid slides, two-direction polygonal slides).
+    ways along one axis while rolling along the other) - such a pattern is always infeasible;
+    ``degenerate`` marks the boundary cases of seed 003 (single-axis pyramid slides,
+    two-direction polygonal slides, and ``"slide (no friction force)"``, feasible only at
+    mu = 0).
     """
 
     mode: str
@@ -68,6 +70,8 @@ def pattern_label(law, sliding: bool, keys: list[str], bits: str) -> PatternLabe
         if b["normal"] == "0":
             ok = all(b[f"plus_{a}"] == "0" and b[f"minus_{a}"] == "1" for a in axes)
             return PatternLabel("separate", "separate" if ok else f"separate?{bits}", not ok, ok)
+        if all(s == "?" for s in states.values()):
+            return PatternLabel("slide", "slide (no friction force)", True)
         if any(s == "?" for s in states.values()):
             return PatternLabel("slide", f"slide?{bits}", True, False)
         moving = [a for a in axes if states[a] != "0"]
@@ -87,12 +91,14 @@ def pattern_label(law, sliding: bool, keys: list[str], bits: str) -> PatternLabe
         if not lam:
             ok = all(beta)
             return PatternLabel("roll", "roll" if ok else f"roll?{bits}", not ok, True)
+        if not support:
+            return PatternLabel("slide", "slide (no friction force)", True)
         if len(support) == 1:
             return PatternLabel("slide", f"slide d{support[0]}")
         if len(support) == 2 and (support[1] - support[0]) % k in (1, k - 1):
             i, j = support if support[1] - support[0] == 1 else support[::-1]
             return PatternLabel("slide", f"slide d{i}|d{j}", True)
-        return PatternLabel("slide", f"slide?{bits}", True, len(support) > 0)
+        return PatternLabel("slide", f"slide?{bits}", True, True)
     raise TypeError(f"{type(law).__name__} has no sign patterns (not an LCP law)")
 
 

@@ -19,6 +19,7 @@ quadratic model is checked against F at a random point; any other F is refused w
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -116,9 +117,7 @@ def polynomial(mcp: MCP, seed: int = 0) -> Polynomial:
             k_l.append(H.col[keep])
             c_l.append(c)
     quad = (
-        (np.concatenate(i_l), np.concatenate(j_l), np.concatenate(k_l), np.concatenate(c_l))
-        if c_l
-        else empty
+        (np.concatenate(i_l), np.concatenate(j_l), np.concatenate(k_l), np.concatenate(c_l)) if c_l else empty
     )
     poly = Polynomial(A.tocoo(), q, quad)
     x2 = rng.standard_normal(n)
@@ -140,17 +139,23 @@ def _backend(opts: PathOptions, n: int) -> str:
         return "gamspy"
     if shutil.which("pathampl") is not None:
         return "pyomo"
-    raise SolverError(
-        "solver 'path' needs gamspy (pip install gamspy) or a 'pathampl' executable on PATH"
-    )
+    raise SolverError("solver 'path' needs gamspy (pip install gamspy) or a 'pathampl' executable on PATH")
 
 
-def _license_error(n: int, limit: int | None = LICENSE_LIMIT) -> SolverError:
+def _license_error(n: int, limit: int | None, detail: str = "") -> SolverError:
     return SolverError(
         f"solver 'path' (GAMSPy backend): the MCP has {n} rows and columns, over the free GAMSPy "
-        f"license limit of {limit} rows or columns for nonlinear/MCP models; use 'newton', a "
-        "full GAMS license (PathOptions.size_limit=None), or backend 'pyomo' with pathampl"
+        f"license limit of {limit or LICENSE_LIMIT} rows or columns for nonlinear/MCP models; use "
+        "'newton', a full GAMS license (PathOptions.size_limit=None), or backend 'pyomo' with "
+        "pathampl" + (f" [GAMS: {detail}]" if detail else "")
     )
+
+
+def _license_detail(text: str) -> tuple[int | None, str]:
+    """(row/column limit, GAMS's own line) from a GAMS license-error text."""
+    line = next((ln.strip("* ").strip() for ln in text.splitlines() if "license limit" in ln), "")
+    found = re.search(r"more than (\d+) rows or columns", text)
+    return (int(found.group(1)) if found else None), line
 
 
 def solve(mcp: MCP, options: PathOptions | None = None) -> SolverResult:
@@ -174,9 +179,7 @@ def solve(mcp: MCP, options: PathOptions | None = None) -> SolverResult:
     run = _solve_gamspy if backend == "gamspy" else _solve_pyomo
     result = run(mcp, poly, x0, opts)
     result.extras["backend"] = backend
-    result.extras["setup_seconds"] = (
-        time.perf_counter() - t0 - result.extras.get("solve_call_seconds", 0.0)
-    )
+    result.extras["setup_seconds"] = time.perf_counter() - t0 - result.extras.get("solve_call_seconds", 0.0)
     return result
 
 
@@ -192,7 +195,9 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
     k = gp.Alias(c, "k", i)
     A = poly.A
     lin = gp.Parameter(
-        c, "lin", domain=[i, j],
+        c,
+        "lin",
+        domain=[i, j],
         records=pd.DataFrame({"i": labels[A.row], "j": labels[A.col], "value": A.data}),
     )
     rhs = gp.Parameter(c, "rhs", domain=i, records=pd.DataFrame({"i": labels, "value": -poly.q}))
@@ -208,7 +213,9 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
     if not poly.is_affine:
         qi, qj, qk, qc = poly.quad
         quad = gp.Parameter(
-            c, "quad", domain=[i, j, k],
+            c,
+            "quad",
+            domain=[i, j, k],
             records=pd.DataFrame({"i": labels[qi], "j": labels[qj], "k": labels[qk], "value": qc}),
         )
         expr = expr + gp.Sum(gp.Domain(j, k).where[quad[i, j, k]], quad[i, j, k] * x[j] * x[k])
@@ -224,9 +231,12 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
     except gp.exceptions.GamspyException as exc:
         text = str(exc)
         if "license" in text.lower():
-            raise _license_error(n, opts.size_limit) from exc
+            limit, detail = _license_detail(text)
+            raise _license_error(n, limit, detail) from exc
         return SolverResult(
-            None, Outcome.FAILED, message=f"GAMSPy/PATH error: {text.splitlines()[0]}",
+            None,
+            Outcome.FAILED,
+            message=f"GAMSPy/PATH error: {text.splitlines()[0]}",
             extras={"solve_call_seconds": time.perf_counter() - t1},
         )
     call = time.perf_counter() - t1
@@ -236,10 +246,12 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
         xv[rec["i"].astype(str).str[1:].astype(int).to_numpy()] = rec["level"].to_numpy(dtype=float)
     solve_status, model_status = model.solve_status, model.status
     if solve_status == gp.SolveStatus.LicenseError or model_status == gp.ModelStatus.LicenseError:
-        raise _license_error(n, opts.size_limit)
+        raise _license_error(n, None)
     outcome = _gams_outcome(gp, solve_status, model_status)
     no_point = model_status in (
-        gp.ModelStatus.NoSolutionReturned, gp.ModelStatus.ErrorNoSolution, gp.ModelStatus.NotSolved,
+        gp.ModelStatus.NoSolutionReturned,
+        gp.ModelStatus.ErrorNoSolution,
+        gp.ModelStatus.NotSolved,
     )
     return SolverResult(
         None if no_point else xv,
@@ -260,7 +272,8 @@ def _gams_outcome(gp: Any, solve_status: Any, model_status: Any) -> Outcome:
     if solve_status == gp.SolveStatus.ResourceInterrupt:
         return Outcome.TIME_LIMIT
     if solve_status == gp.SolveStatus.NormalCompletion and model_status in (
-        gp.ModelStatus.OptimalGlobal, gp.ModelStatus.OptimalLocal,
+        gp.ModelStatus.OptimalGlobal,
+        gp.ModelStatus.OptimalLocal,
     ):
         return Outcome.CONVERGED
     return Outcome.FAILED
@@ -288,8 +301,9 @@ def _solve_pyomo(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions) 
 
     def row(r: int):
         lo_, hi_ = A.indptr[r], A.indptr[r + 1]
-        expr = float(poly.q[r]) + sum(float(v) * m.x[int(col)] for col, v in
-                                      zip(A.indices[lo_:hi_], A.data[lo_:hi_]))
+        expr = float(poly.q[r]) + sum(
+            float(v) * m.x[int(col)] for col, v in zip(A.indices[lo_:hi_], A.data[lo_:hi_])
+        )
         s, e = starts[r], starts[r + 1]
         return expr + sum(float(c) * m.x[int(a)] * m.x[int(b)] for a, b, c in zip(qj[s:e], qk[s:e], qc[s:e]))
 
@@ -316,7 +330,9 @@ def _solve_pyomo(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions) 
         res = solver.solve(m, load_solutions=False)
     except Exception as exc:  # pathampl crash, NL writer refusal
         return SolverResult(
-            None, Outcome.FAILED, message=f"pathampl error: {type(exc).__name__}: {exc}",
+            None,
+            Outcome.FAILED,
+            message=f"pathampl error: {type(exc).__name__}: {exc}",
             extras={"solve_call_seconds": time.perf_counter() - t1},
         )
     call = time.perf_counter() - t1

@@ -80,3 +80,15 @@ def test_mcp_from_callables_goes_through_the_dispatcher():
     sol = cm.solve(mcp, solver="newton")
     assert sol.status is cm.Status.SOLVED
     np.testing.assert_allclose(sol.x, [2.0, 4.0], atol=1e-9)
+
+
+def test_rows_added_after_compiling_are_picked_up():
+    _, problem = box_problem()
+    n = problem.compile().mcp.n
+    m = problem.model
+    m.p = pe.Var(domain=pe.NonNegativeReals)
+    m.p_pair = Complementarity(expr=complements(m.p >= 0, m.p - 1.0 >= 0))
+    assert problem.compile().mcp.n == n + 1
+    m.p_pair.deactivate()
+    m.p.fix(1.0)
+    assert problem.compile().mcp.n == n

@@ -77,16 +77,18 @@ def quadratic_mcp() -> MCP:
         return np.array([x[0] + 1.0, x[1] - 2.0 + x[0] * x[1] + 0.25 * x[1] ** 2, x[2] - 5.0])
 
     def J(x: np.ndarray) -> sp.csr_matrix:
-        return sp.csr_matrix(
-            [[1.0, 0.0, 0.0], [x[1], 1.0 + x[0] + 0.5 * x[1], 0.0], [0.0, 0.0, 1.0]]
-        )
+        return sp.csr_matrix([[1.0, 0.0, 0.0], [x[1], 1.0 + x[0] + 0.5 * x[1], 0.0], [0.0, 0.0, 1.0]])
 
     def hess(x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
         return sp.csr_matrix(w[1] * np.array([[0.0, 1.0, 0.0], [1.0, 0.5, 0.0], [0.0, 0.0, 0.0]]))
 
     return MCP(
-        F=F, J=J, hess=hess,
-        lb=np.array([0.0, -np.inf, -1.0]), ub=np.array([np.inf, np.inf, 1.0]), x0=np.zeros(3),
+        F=F,
+        J=J,
+        hess=hess,
+        lb=np.array([0.0, -np.inf, -1.0]),
+        ub=np.array([np.inf, np.inf, 1.0]),
+        x0=np.zeros(3),
     )
 
 
@@ -130,7 +132,8 @@ def test_non_quadratic_F_is_refused():
         F=lambda x: np.exp(x) - 2.0,
         J=lambda x: sp.diags(np.exp(x)).tocsr(),
         hess=lambda x, w: sp.diags(w * np.exp(x)).tocsr(),
-        lb=np.zeros(2), ub=np.full(2, np.inf),
+        lb=np.zeros(2),
+        ub=np.full(2, np.inf),
     )
     with pytest.raises(SolverError, match="affine or quadratic"):
         polynomial(mcp)
