@@ -1,4 +1,4 @@
-"""The ``contactmodel`` command: solve a model file, list the solvers.
+"""The ``contactmodel`` command: solve or draw a model file, list the solvers.
 
 Exit codes: 0 solved (or solved-inaccurate), 1 not solved, 2 caller mistake (bad arguments,
 bad model file, any :class:`ContactModelError`).
@@ -74,6 +74,27 @@ def _parser() -> argparse.ArgumentParser:
         help=f"relative natural-map residual accepted as solved (default {TOL:g})",
     )
 
+    draw = commands.add_parser(
+        "draw",
+        help="draw the system returned by build() in MODEL.py (and its solution with --solver)",
+        description="Import MODEL.py, call its build() -> contactmodel.System and draw it: bodies, contact "
+        "frames, friction sets; with --solver also solve it and draw the forces, accelerations and modes.",
+    )
+    draw.add_argument(
+        "model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System"
+    )
+    draw.add_argument(
+        "--friction",
+        metavar="LAW",
+        help=f"one friction law for every contact, overriding the model's ({ACCEPTED})",
+    )
+    draw.add_argument("--solver", help="solve with this solver and draw the solution (default: system only)")
+    draw.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
+    draw.add_argument("--view", choices=("3d", "planar"), help="force the 3D or the planar view")
+    draw.add_argument(
+        "--out", metavar="FILE", help="image file to write, .png or .svg (default MODEL.png beside the cwd)"
+    )
+
     commands.add_parser("solvers", help="list the registered solvers and whether they are available")
     return parser
 
@@ -123,6 +144,29 @@ def _solve(args: argparse.Namespace) -> int:
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 
 
+def _draw(args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from contactmodel.draw import draw
+
+    out = Path(args.out) if args.out else Path(Path(args.model).stem + ".png")
+    if out.suffix.lower() not in (".png", ".svg"):
+        raise ModelFileError(f"--out must end in .png or .svg (got '{out}')")
+    friction = parse_friction(args.friction) if args.friction is not None else None
+    system = load_model(args.model)
+    if args.solver is None:
+        draw(system, friction=friction, view=args.view, out=out, title=Path(args.model).name)
+        print(f"wrote {out}")
+        return EXIT_SOLVED
+    problem = cm.formulate(system, friction=friction, form=args.form)
+    solution = cm.solve(problem, solver=args.solver)
+    title = f"{Path(args.model).name}: {solution.solver}, {solution.status.value}"
+    draw(problem, solution, view=args.view, out=out, title=title)
+    print(f"wrote {out}")
+    return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
+
+
 def _solvers() -> int:
     width = max(len(name) for name in solvers.REGISTRY) + 2
     for name, info in solvers.REGISTRY.items():
@@ -145,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "solvers":
             return _solvers()
+        if args.command == "draw":
+            return _draw(args)
         return _solve(args)
     except ContactModelError as exc:
         print(f"error: {exc}", file=sys.stderr)

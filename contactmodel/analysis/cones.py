@@ -371,3 +371,88 @@ def mode_census(law) -> Census:
                 census.non_degenerate.append(lab.label)
     census.approach_feasible = mode_cone(problem, {"c": "approach"}, wm=wm).feasible
     return census
+
+
+# -- seed 003 Fig. 2: a disc at rest touching a small fixed disc, another one close by --------
+DISC_COORDINATES = ["disc.vx", "disc.vy", "disc.wz"]
+
+
+def disc_example(mu: float = 0.4, angles=(-50.0, -130.0), radius: float = 1.0) -> Problem:
+    """The planar disc of seed 003 Fig. 2: a unit disc at rest, no gravity, touching fixed disc 1
+    at polar angle ``angles[0]`` (degrees) and close to fixed disc 2 at ``angles[1]`` (a
+    contact that may only approach or stay apart). Both contacts use ``Planar(mu)``;
+    t = n rotated by +90 degrees in the plane. Wrench space: (f_x, f_y, m_z) on the disc.
+    """
+    from contactmodel import inertia
+    from contactmodel.formulation import formulate
+    from contactmodel.friction import Planar
+    from contactmodel.system import System
+
+    s = System(gravity=(0.0, 0.0, 0.0))
+    disc = s.add_body("disc", mass=1.0, inertia=inertia.cylinder(1.0, radius, 0.1), position=(0, 0, 0))
+    for k, deg in enumerate(angles, start=1):
+        th = np.radians(deg)
+        p = radius * np.array([np.cos(th), np.sin(th), 0.0])
+        n = -p / radius
+        t = np.array([-n[1], n[0], 0.0])
+        s.add_contact(disc, s.ground, point=p, normal=n, tangent=t, friction=Planar(mu), name=f"disc{k}")
+    return formulate(s)
+
+
+def disc_cones(mu: float = 0.4, **kwargs) -> list[ModeCone]:
+    """The wrench cones of the disc example: disc1 in {roll, slide +t, slide -t, separate} x
+    disc2 in {approach, separate}."""
+    problem = disc_example(mu, **kwargs)
+    only = {"disc1": ["roll", "slide +t", "slide -t", "separate"], "disc2": ["approach", "separate"]}
+    return enumerate_modes(problem, coordinates=DISC_COORDINATES, only=only)
+
+
+def plot_disc_cones(path, mu: float = 0.4, angles=(-50.0, -130.0)) -> list[ModeCone]:
+    """Draw seed 003 Fig. 2: each mode's wrench-cone generators as lines of action on the disc.
+
+    A generator (f_x, f_y, m) is drawn as the force f along its line of action
+    {p : p_x f_y - p_y f_x = m}; lineality directions are drawn double-headed. Writes a PNG.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cones = disc_cones(mu, angles=angles)
+    fig, axes = plt.subplots(2, 4, figsize=(16, 8.4))
+    for ax, cone in zip(axes.T.ravel(), cones):
+        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, lw=1.5))
+        for k, deg in enumerate(angles, start=1):
+            th = np.radians(deg)
+            gap = 0.0 if k == 1 else 0.06
+            c = (1.0 + 0.2 + gap) * np.array([np.cos(th), np.sin(th)])
+            ax.add_patch(plt.Circle(c, 0.2, color="0.6"))
+            ax.annotate(f"disc {k}", c, ha="center", va="center", fontsize=8)
+        if cone.feasible:
+            for style, gens in (("-|>", cone.rays), ("<|-|>", cone.lineality)):
+                for g in gens:
+                    _draw_wrench(ax, g, style)
+        title = " / ".join(f"{lab.label}" for lab in cone.labels.values())
+        status = f"dim {cone.dimension}, {len(cone.rays)} rays" if cone.feasible else "infeasible"
+        ax.set_title(f"{title}\n{status}", fontsize=9)
+        ax.set_xlim(-2.2, 2.2)
+        ax.set_ylim(-2.2, 2.2)
+        ax.set_aspect("equal")
+        ax.tick_params(labelsize=6)
+    fig.suptitle(f"Wrench cones of the contact modes (disc 1 / disc 2), mu = {mu}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return cones
+
+
+def _draw_wrench(ax, g: np.ndarray, style: str) -> None:
+    f, m = g[:2], g[2]
+    nf = np.linalg.norm(f)
+    if nf < 1e-9:
+        ax.annotate(("+" if m > 0 else "-") + " pure moment", (0, 0), ha="center", color="C3", fontsize=8)
+        return
+    p0 = m * np.array([f[1], -f[0]]) / nf**2
+    u = f / nf
+    ax.annotate("", xy=p0 + 0.6 * u, xytext=p0 - 0.6 * u, arrowprops={"arrowstyle": style, "color": "C0"})
+    ax.plot(*np.column_stack([p0 - 3 * u, p0 + 3 * u]), color="C0", lw=0.4, ls=":")
