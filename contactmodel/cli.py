@@ -92,7 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     draw.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
     draw.add_argument("--view", choices=("3d", "planar"), help="force the 3D or the planar view")
     draw.add_argument(
-        "--out", metavar="FILE", help="image file to write, .png or .svg (default MODEL.png beside the cwd)"
+        "--out",
+        metavar="FILE",
+        help="image file to write, .png or .svg (default: MODEL's stem + .png, in the current directory)",
     )
 
     commands.add_parser("solvers", help="list the registered solvers and whether they are available")

@@ -738,13 +738,8 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
         for k in range(0, len(top), step):
             canvas.line(np.vstack([p, top[k]]), color=COLOURS["set"], lw=0.6, alpha=0.8)
         if len(top) > 2:
-            for k in range(len(top)):
-                canvas.polygon(
-                    np.vstack([p, top[k], top[(k + 1) % len(top)]]),
-                    facecolor=COLOURS["set"],
-                    alpha=0.08,
-                    edgecolor="none",
-                )
+            fan = [np.vstack([p, top[k], top[(k + 1) % len(top)]]) for k in range(len(top))]
+            canvas.faces(fan, facecolor=COLOURS["set"], alpha=0.08, edgecolor="none")
         else:
             canvas.polygon(np.vstack([p, top]), facecolor=COLOURS["set"], alpha=0.12, edgecolor="none")
         extra.append(top)

@@ -39,6 +39,8 @@ class JointResult:
 class Solution:
     """Result of :func:`contactmodel.solve`.
 
+    Contact, body and joint results are filled only when the status is solved or
+    solved-inaccurate (``x`` keeps the last iterate otherwise).
     ``residual`` is the dispatcher's own natural-map residual ||x - mid(lb, x - F(x), ub)||_inf
     divided by max(1, ||F(x0 = 0)||_inf), the same for every solver; ``checks`` holds the
     physical checks (normal complementarity, Newton-Euler) for contact problems.
@@ -93,22 +95,27 @@ class Solution:
             lines.append(f"message: {self.message}")
         if self.contacts:
             lines.append("")
-            lines.append(
-                f"{'contact':<14}{'mode':<18}{'force (n, t, o[, r])':<44}acceleration (n, t, o[, r])"
+            lines += _columns(
+                ("contact", "mode", "force (n, t, o[, r])", "acceleration (n, t, o[, r])"),
+                [(c.name, c.mode, _vec(c.force), _vec(c.acceleration)) for c in self.contacts],
             )
-            for c in self.contacts:
-                lines.append(f"{c.name:<14}{c.mode:<18}{_vec(c.force):<44}{_vec(c.acceleration)}")
         if self.bodies:
             lines.append("")
-            lines.append(f"{'body':<14}{'linear acceleration':<44}angular acceleration")
-            for b in self.bodies:
-                lines.append(f"{b.name:<14}{_vec(b.linear_acceleration):<44}{_vec(b.angular_acceleration)}")
+            lines += _columns(
+                ("body", "linear acceleration", "angular acceleration"),
+                [(b.name, _vec(b.linear_acceleration), _vec(b.angular_acceleration)) for b in self.bodies],
+            )
         if self.joints:
             lines.append("")
             lines.append(f"{'joint':<20}{'acceleration':>14}{'effort':>14}")
             for j in self.joints:
                 lines.append(f"{j.name:<20}{j.acceleration:>14.6g}{j.effort:>14.6g}")
         return "\n".join(lines)
+
+
+def _columns(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[k]) for r in [header, *rows]) + 3 for k in range(len(header))]
+    return ["".join(f"{cell:<{w}}" for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
 
 
 def _vec(values) -> str:

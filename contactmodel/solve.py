@@ -103,7 +103,7 @@ def solve(
         timings=timings,
         extras=dict(result.extras),
     )
-    if isinstance(problem, Problem) and x is not None:
+    if isinstance(problem, Problem) and solution.ok:
         t2 = time.perf_counter()
         _fill_contact_results(problem, compiled, x, solution, tol)
         timings["verify"] = time.perf_counter() - t2
@@ -117,9 +117,11 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
     a = asm.contact_accelerations(c)
     v = asm.v
     sliding = set(asm.sliding)
+    # a mode is decided at the accuracy the answer has, not the accuracy asked for
+    mode_tol = 10 * max(tol, solution.residual, 1e-12)
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
-        mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, max(tol, 1e-9) * 10)
+        mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, mode_tol)
         solution.contacts.append(ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction))
     normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
     cn, an = c[normal_rows], a[normal_rows]

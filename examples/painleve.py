@@ -10,10 +10,10 @@ Setup (SI units, gravity g = 9.81 m/s^2 along -z). The rod moves in the x-z plan
 is at the origin and its centre at l (cos theta, 0, sin theta): it leans towards +x. It is a
 slender cylinder (radius 5 mm, axis along the rod), so its inertia about its centre is
 I = m (3 rho^2 + 4 l^2) / 12, within 0.01 % of the thin rod's m l^2 / 3. The contact has
-normal n = (0, 0, 1) (up, into the rod) and tangent t = (1, 0, 0). The rod translates with
-velocity (v, 0, 0) and spins at omega about +y; the centre's vertical velocity is set to
--omega l cos(theta) so that the foot stays on the table (v_n = 0) and slides at
-v_t = v - omega l sin(theta).
+normal n = (0, 0, 1) (up, into the rod) and tangent t = (1, 0, 0). The foot slides at
+v_t = ``speed`` (m/s) along t; when the rod also spins at omega (rad/s) about +y, its centre
+moves at (speed + omega l sin theta, 0, -omega l cos theta) so that the foot stays on the
+table (v_n = 0).
 
 The reduced problem. Write k = m l^2 / I (k = 3 for a thin rod). The relative acceleration
 of the foot is a = A c + b with, in the (n, t) rows (per unit mass),

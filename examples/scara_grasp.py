@@ -13,7 +13,7 @@ Geometry (world = the palm frame P, z up, gravity 9.81 m/s^2 along -z):
   -pi/6, 0) (rad, rad, m, rad) with theta1 = arcsin(l2 / (2 l1)) = 0.31782 rad and
   theta2 = -theta1 - pi/6 = -0.84142 rad. The two planar links then end on the line through
   the base: the fingertip is d = l1 cos(theta1) + l2 cos(pi/6) = 0.596473 m from its base
-  along +x (arm 1) or -x (arm 2), and pi/6 m below it (the quill joint is at -pi/6 m).
+  along +x (arm 1) or -x (arm 2), at height d1 - pi/6 above it (the quill is at -pi/6 m).
 * arm 1's base at (-b, 0, 0), arm 2's at (+b, 0, 0): on the palm's x axis, b from P.
 * the seed gives b = 0.8 m, but then the fingertips are 2 (b - d) = 0.40705 m apart, not
   2r = 0.4 m, and cannot touch both faces. We use b = r + d = 0.796473 m, which closes the

@@ -1,0 +1,294 @@
+"""Our solvers and the peers of ``/work/shared/tools`` side by side, on the same instances, in one run.
+
+Usage:
+    python benchmarks/peers.py [--sizes 50 200 1000] [--families roll slide] [--fc3d 5 20 100 400]
+                               [--ours newton lemke path] [--siconos lemke] [--siconos-fc3d nsn_ac]
+                               [--repeats 3] [--seed 0] [--tools /work/shared/tools]
+                               [--gamspy-python PYTHON] [--peer-tol T] [--out FILE.jsonl]
+
+Set-up (peers only; not part of the project's install):
+    apt-get update && apt-get install -y python3-siconos    # Siconos for /usr/bin/python3
+    pip install gamspy          # or: pip install -e '.[path]'; PATH via GAMSPy, ours and the peer's
+The GAMSPy peer runs with this interpreter when gamspy imports here, else with
+``--gamspy-python`` (e.g. a venv made with ``python3 -m venv V && V/bin/pip install gamspy``);
+without either it and our "path" are reported as skipped. Siconos is skipped when
+``/usr/bin/python3`` cannot import it.
+
+Instances: ``make_peer_instances.py`` writes them into a temporary directory: friction-pyramid
+LCPs ``lcp_{roll,slide}_n{10,50,200,1000}`` and Coulomb-cone ``fc3d_c{5,20,100,400}``.
+LCPs go to ``cm.solve(cm.LCP(M, q), solver=...)`` for each of ``--ours`` and to the peers;
+fc3d instances go to ``cm.formulate_from_matrices(W, q, mu)`` (rows (n, t, o) per contact, as
+fc3d's) solved by our newton and path, and to Siconos' fc3d solvers.
+
+Output: one JSON line per (instance, solver): instance, kind (lcp|fc3d), n (LCP size or MCP
+size), contacts, solver, source (ours|siconos|gamspy), status (ok|fail|skipped), detail,
+seconds (median over ``--repeats`` of the solve call's wall time: ``Solution.seconds`` for
+ours, the tools' ``seconds`` for the peers), solver_seconds (PATH's own time as GAMS reports
+it), solve_call_seconds (our "path": GAMSPy's ``Model.solve`` alone, as the peer's seconds),
+iterations, residual. residual is computed the same way as the tools do: LCP
+``||min(z, M z + q)||_inf``; fc3d the natural-map residual with De Saxce's modified velocity
+(2-norm). Then one summary line per (kind, size, solver): median seconds (and solver_seconds),
+solved/total. status ok means: LCP residual <= 1e-6 (ours: the dispatcher's SOLVED or
+SOLVED_INACCURATE), peers: their own ok. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+import contactmodel as cm
+from contactmodel.errors import SolverError
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def lcp_residual(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
+    return float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0))
+
+
+def proj_cone(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """Project each 3-block (normal first) onto {r: ||r_T|| <= mu r_n}."""
+    x = x.reshape(-1, 3)
+    xn, xt = x[:, 0], x[:, 1:]
+    nt = np.linalg.norm(xt, axis=1)
+    p = x.copy()
+    polar = mu * nt <= -xn
+    p[polar] = 0.0
+    mid = ~polar & (nt > mu * xn)
+    pn = (xn[mid] + mu[mid] * nt[mid]) / (1.0 + mu[mid] ** 2)
+    p[mid, 0] = pn
+    p[mid, 1:] = (mu[mid] * pn / nt[mid])[:, None] * xt[mid]
+    return p.ravel()
+
+
+def fc3d_residual(W: np.ndarray, q: np.ndarray, mu: np.ndarray, r: np.ndarray) -> float:
+    u = (W @ r + q).reshape(-1, 3)
+    ud = u.copy()
+    ud[:, 0] += mu * np.linalg.norm(u[:, 1:], axis=1)
+    return float(np.linalg.norm(r - proj_cone(r - ud.ravel(), mu)))
+
+
+def median_row(rows: list[dict]) -> dict:
+    """The run with the median seconds (the first when all failed)."""
+    done = sorted((r for r in rows if r.get("seconds") is not None), key=lambda r: r["seconds"])
+    return done[len(done) // 2] if done else rows[0]
+
+
+def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
+    M, q = data["M"], data["q"]
+    rows = []
+    for _ in range(repeats):
+        try:
+            sol = cm.solve(cm.LCP(M, q), solver=solver)
+        except SolverError as exc:
+            return {"status": "skipped", "detail": str(exc)}
+        res = lcp_residual(M, q, sol.x) if sol.x is not None else None
+        rows.append(
+            {
+                "status": "ok" if sol.ok else "fail",
+                "detail": sol.status.value,
+                "seconds": sol.seconds,
+                "solver_seconds": sol.extras.get("solver_seconds"),
+                "solve_call_seconds": sol.extras.get("solve_call_seconds"),
+                "iterations": sol.iterations,
+                "residual": res,
+                "relative_residual": sol.residual,
+            }
+        )
+    return median_row(rows)
+
+
+def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
+    W, q, mu = data["W"], data["q"], data["mu"]
+    rows = []
+    for _ in range(repeats):
+        problem = cm.formulate_from_matrices(W, q, mu)
+        try:
+            sol = cm.solve(problem, solver=solver)
+        except SolverError as exc:
+            return {"status": "skipped", "detail": str(exc)}
+        r = np.concatenate([c.force[:3] for c in sol.contacts]) if sol.contacts else None
+        rows.append(
+            {
+                "status": "ok" if sol.ok else "fail",
+                "detail": sol.status.value,
+                "n": int(sol.x.size) if sol.x is not None else None,
+                "seconds": sol.seconds,
+                "solver_seconds": sol.extras.get("solver_seconds"),
+                "solve_call_seconds": sol.extras.get("solve_call_seconds"),
+                "iterations": sol.iterations,
+                "residual": fc3d_residual(W, q, mu, r) if r is not None else None,
+                "relative_residual": sol.residual,
+            }
+        )
+    return median_row(rows)
+
+
+def run_tool(cmd: list[str], repeats: int, timeout: float) -> dict[str, dict]:
+    """Run a peer script ``repeats`` times; its JSON lines per solver, the median run of each."""
+    runs: dict[str, list[dict]] = defaultdict(list)
+    for _ in range(repeats):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"": {"status": "fail", "detail": f"timeout>{timeout}s"}}
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+        if not lines:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return {"": {"status": "fail", "detail": f"exit {proc.returncode}: {tail}"}}
+        for ln in lines:
+            out = json.loads(ln)
+            runs[out["solver"]].append(out)
+    result = {}
+    for name, rows in runs.items():
+        row = median_row(rows)
+        result[name] = {
+            "status": row.get("status"),
+            "detail": row.get("reason", ""),
+            "seconds": row.get("seconds"),
+            "solver_seconds": row.get("solver_seconds"),
+            "iterations": row.get("iterations"),
+            "residual": row.get("residual"),
+        }
+    return result
+
+
+def has_module(python: str, module: str) -> bool:
+    if python == sys.executable:
+        return importlib.util.find_spec(module) is not None
+    try:
+        return subprocess.run([python, "-c", f"import {module}"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def summarize(rows: list[dict]) -> list[dict]:
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        if r["status"] != "skipped":
+            groups[(r["kind"], r["size"], r["solver"])].append(r)
+    out = []
+    for (kind, size, solver), rs in sorted(groups.items()):
+        secs = [r["seconds"] for r in rs if r.get("seconds") is not None]
+        ssecs = [r["solver_seconds"] for r in rs if r.get("solver_seconds") is not None]
+        out.append(
+            {
+                "summary": True,
+                "kind": kind,
+                "size": size,
+                "solver": solver,
+                "median_seconds": statistics.median(secs) if secs else None,
+                "median_solver_seconds": statistics.median(ssecs) if ssecs else None,
+                "solved": sum(r["status"] == "ok" for r in rs),
+                "total": len(rs),
+            }
+        )
+    return out
+
+
+def run_peers(
+    path: Path, kind: str, solvers: list[str], siconos_ok: bool, gamspy_python: str | None, args
+) -> list[tuple[str, str, dict]]:
+    """(solver, source, result) of every peer run on one instance."""
+    tools = Path(args.tools)
+    out = []
+    if solvers and not siconos_ok:
+        why = "python3-siconos not importable by /usr/bin/python3"
+        out += [(f"siconos_{s}", "siconos", {"status": "skipped", "detail": why}) for s in solvers]
+    elif solvers:
+        cmd = [SYSTEM_PYTHON, str(tools / "peer_siconos.py"), str(path), *solvers]
+        cmd += ["--timeout", str(args.timeout)] + (["--tol", str(args.peer_tol)] if args.peer_tol else [])
+        found = run_tool(cmd, args.repeats, args.timeout * len(solvers) + 60)
+        out += [(f"siconos_{name}", "siconos", res) for name, res in found.items()]
+    if kind != "lcp":
+        return out
+    if gamspy_python is None:
+        return out + [("gamspy_path", "gamspy", {"status": "skipped", "detail": "gamspy not installed"})]
+    cmd = [gamspy_python, str(tools / "peer_gamspy_path.py"), str(path)]
+    cmd += ["--tol", str(args.peer_tol)] if args.peer_tol else []
+    found = run_tool(cmd, args.repeats, args.timeout + 60)
+    return out + [(name or "gamspy_path", "gamspy", res) for name, res in found.items()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 200, 1000])
+    ap.add_argument("--families", nargs="+", default=["roll", "slide"])
+    ap.add_argument("--fc3d", type=int, nargs="*", default=[5, 20, 100, 400])
+    ap.add_argument("--ours", nargs="+", default=["newton", "lemke", "path"])
+    ap.add_argument("--ours-fc3d", nargs="*", default=["newton", "path"])
+    ap.add_argument("--siconos", nargs="*", default=["lemke"])
+    ap.add_argument("--siconos-fc3d", nargs="*", default=["nsn_ac", "nsn_fb", "prox"])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--tools", default="/work/shared/tools")
+    ap.add_argument("--gamspy-python", default=None)
+    ap.add_argument("--peer-tol", type=float, default=None, help="--tol for the peer scripts")
+    ap.add_argument("--out", default=None, help="also write the JSON lines to this file")
+    args = ap.parse_args()
+
+    tools = Path(args.tools)
+    siconos_ok = bool(args.siconos or args.siconos_fc3d) and has_module(SYSTEM_PYTHON, "siconos")
+    gamspy_python = args.gamspy_python or (sys.executable if has_module(sys.executable, "gamspy") else None)
+    rows: list[dict] = []
+    lines: list[str] = []
+
+    def emit(row: dict) -> None:
+        lines.append(json.dumps(row))
+        print(lines[-1], flush=True)
+
+    def record(base: dict, solver: str, source: str, result: dict) -> None:
+        row = {**base, "solver": solver, "source": source, **result}
+        rows.append(row)
+        emit(row)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, str(tools / "make_peer_instances.py"), tmp, "--seed", str(args.seed)], check=True
+        )
+        for solver in {*args.ours, *args.ours_fc3d}:
+            try:
+                cm.solve(cm.LCP(np.eye(3), -np.ones(3)), solver=solver)
+            except SolverError:
+                pass
+        instances = [
+            (Path(tmp) / f"lcp_{fam}_n{n}.npz", "lcp") for n in args.sizes for fam in args.families
+        ] + [(Path(tmp) / f"fc3d_c{c}.npz", "fc3d") for c in args.fc3d]
+        for path, kind in instances:
+            if not path.is_file():
+                emit({"instance": path.name, "status": "skipped", "detail": "no such instance"})
+                continue
+            data = dict(np.load(path))
+            if kind == "lcp":
+                n = int(data["q"].size)
+                base = {"instance": path.name, "kind": kind, "n": n, "size": n}
+                for solver in args.ours:
+                    record(base, solver, "ours", run_ours_lcp(data, solver, args.repeats))
+                peer_solvers = args.siconos
+            else:
+                nc = int(data["mu"].size)
+                base = {"instance": path.name, "kind": kind, "contacts": nc, "size": nc}
+                for solver in args.ours_fc3d:
+                    record(base, solver, "ours", run_ours_fc3d(data, solver, args.repeats))
+                peer_solvers = args.siconos_fc3d
+            for solver, source, res in run_peers(path, kind, peer_solvers, siconos_ok, gamspy_python, args):
+                record(base, solver, source, res)
+    for row in summarize(rows):
+        emit(row)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,335 @@
+"""Existence and uniqueness diagnostics of a contact problem (``cm.diagnose``).
+
+- ranks of G and of the system Jacobian (seed 000 (22): 𝒥 = G_F^T, free coordinates),
+  definiteness of A = G_F M_FF^-1 G_F^T;
+- matrix classes of the LCP matrix when the problem compiles to an LCP (P, P0, copositive,
+  copositive-plus, row/column sufficient; :mod:`contactmodel.analysis.matrices`);
+- seed 000 Theorem 1 (a) and seed 002 Theorem 1 (B): with no sliding contact, a solution exists
+  if b^T c >= 0 for every c in the friction sets with G_F^T c = 0 (seed 000 (36) is the same
+  quantity: on the null space of G_F^T, b^T c reduces to the G_dot nu terms). Checked by an LP,
+  min b^T c over {c in F, A c = 0, sum c_n = 1}; round friction sets are replaced by
+  circumscribed polygons (a nonnegative minimum is then a proof) and inscribed ones (a negative
+  minimum is then a disproof);
+- seed 002 Theorem 1 (A) / seed 000 Theorem 1 (b), (c): A positive definite (𝒥 of full column
+  rank) gives existence for small friction at sliding contacts, uniqueness for small friction
+  everywhere (the bound is not computed);
+- seed 001 Theorem 1 at a returned point: the Schur complement J/g_v of the free rows in the
+  MCP Jacobian must be a row-sufficient S-matrix for a stationary point of MNCPOpt to solve
+  the MNCP.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linprog
+
+from contactmodel.analysis import matrices as mx
+from contactmodel.assembly import Assembly
+from contactmodel.formulation import Problem
+from contactmodel.friction import (
+    CoulombCone,
+    Ellipsoid,
+    EllipticTorsion,
+    Frictionless,
+    Planar,
+    Polygonal,
+    PolyhedralLimitSurface,
+    Pyramid,
+)
+
+
+@dataclass
+class Condition:
+    """A theorem's hypothesis: ``holds`` True/False, or None when undetermined/not applicable."""
+
+    name: str
+    applicable: bool
+    holds: bool | None
+    value: float | None = None
+    detail: str = ""
+
+
+@dataclass
+class Diagnosis:
+    """Result of :func:`diagnose`; :meth:`summary` says what it implies in plain words."""
+
+    contacts: int
+    rows: int  # m: contact rows (n, t, o[, r] per contact)
+    coordinates: int  # free generalized coordinates
+    rank_G: int | None
+    rank_jacobian: int
+    A_eigenvalues: tuple[float, float]  # (min, max)
+    A_definiteness: str
+    sliding: list[str]
+    lcp_size: int | None = None
+    lcp: dict[str, mx.Verdict] = field(default_factory=dict)
+    conditions: list[Condition] = field(default_factory=list)
+    schur: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def full_rank(self) -> bool:
+        return self.rank_jacobian == self.rows
+
+    def condition(self, name: str) -> Condition:
+        for c in self.conditions:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.contacts} contacts, {self.rows} contact rows, {self.coordinates} free coordinates; "
+            f"rank G = {self.rank_G if self.rank_G is not None else 'n/a'}, rank of the system Jacobian = "
+            f"{self.rank_jacobian} ({'full column rank' if self.full_rank else 'rank deficient'})",
+            f"A is {self.A_definiteness} (eigenvalues in [{self.A_eigenvalues[0]:.3g}, {self.A_eigenvalues[1]:.3g}])",
+        ]
+        if self.lcp_size is not None:
+            lines.append(f"LCP of size {self.lcp_size}:")
+            for name, v in self.lcp.items():
+                lines.append(f"  {name}: {v.text()}")
+        for c in self.conditions:
+            state = "n/a" if not c.applicable else {True: "holds", False: "fails", None: "undetermined"}[c.holds]
+            val = f" (value {c.value:.4g})" if c.value is not None else ""
+            lines.append(f"{c.name}: {state}{val}. {c.detail}")
+        if self.schur:
+            lines.append(f"seed 001 Theorem 1 at the returned point: {self.schur.get('text', '')}")
+        lines.append("In plain words: " + self._meaning())
+        return "\n".join(lines)
+
+    def _meaning(self) -> str:
+        out = []
+        p = self.lcp.get("P")
+        if p is not None and p.value:
+            out.append("the LCP matrix is a P-matrix, so this LCP has exactly one solution for every b")
+        elif p is not None:
+            out.append("the LCP matrix is not a P-matrix: the solution may not be unique")
+        ex = [c for c in self.conditions if c.name.endswith("(existence)") and c.applicable and c.holds]
+        if ex:
+            out.append(f"a solution exists ({ex[0].name.split(' (')[0]})")
+        elif not self.sliding:
+            out.append("existence is not certified by the all-rolling theorems")
+        if self.sliding:
+            if self.full_rank:
+                out.append(
+                    "with sliding contacts a solution is guaranteed only for small enough friction there "
+                    "(the Jacobian has full column rank, so seed 000 Theorem 1 (b) applies)"
+                )
+            else:
+                out.append("with sliding contacts and a rank-deficient Jacobian no theorem here guarantees a solution")
+        if not self.full_rank:
+            out.append("the contact forces are not unique (A is singular), even where the accelerations are")
+        if self.schur and self.schur.get("holds") is False:
+            out.append("the returned point does not meet seed 001's sufficient condition (check it with cm.verify)")
+        return "; ".join(out) + "."
+
+
+def _friction_rows(law, dim: int, outer: bool, k: int = 16) -> list[np.ndarray]:
+    """Rows r with r . f <= 0 (f = (n, t, o[, r]) of one contact) describing a polyhedral version
+    of the law's friction set; round sets: circumscribed (``outer``) or inscribed k-gons."""
+    rows: list[np.ndarray] = [-np.eye(dim)[0]]
+
+    def row(cn: float, comps: dict[int, float]) -> np.ndarray:
+        r = np.zeros(dim)
+        r[0] = -cn
+        for i, v in comps.items():
+            r[i] = v
+        return r
+
+    th = 2 * np.pi * np.arange(k) / k
+    shrink = 1.0 if outer else np.cos(np.pi / k)
+    if isinstance(law, Frictionless):
+        rows += [row(0, {i: s}) for i in range(1, dim) for s in (1, -1)]
+    elif isinstance(law, Planar):
+        rows += [row(law.mu, {1: s}) for s in (1, -1)] + [row(0, {2: s}) for s in (1, -1)]
+    elif isinstance(law, Pyramid):
+        rows += [row(law.mu, {i: s}) for i in (1, 2) for s in (1, -1)]
+    elif isinstance(law, Polygonal):
+        D = law.directions
+        nrm = D + np.roll(D, -1, axis=0)
+        nrm /= np.linalg.norm(nrm, axis=1, keepdims=True)
+        rows += [row(law.mu * np.cos(np.pi / law.k), {1: u[0], 2: u[1]}) for u in nrm]
+    elif isinstance(law, (CoulombCone, EllipticTorsion)):
+        e = (law.e_t, law.e_o) if isinstance(law, EllipticTorsion) else (1.0, 1.0)
+        rows += [row(law.mu * shrink, {1: np.cos(a) / e[0], 2: np.sin(a) / e[1]}) for a in th]
+        if isinstance(law, EllipticTorsion):
+            rows += [row(law.e_r * law.mu, {3: s}) for s in (1, -1)]
+    elif isinstance(law, Ellipsoid):
+        e = np.array([law.e_t, law.e_o, law.e_r])
+        pts = _sphere_points(k)
+        shrink = 1.0 if outer else 0.8
+        rows += [row(law.mu * shrink, {1: u[0] / e[0], 2: u[1] / e[1], 3: u[2] / e[2]}) for u in pts]
+    elif isinstance(law, PolyhedralLimitSurface):
+        d = law.G.shape[1]
+        rows += [row(law.mu, {1 + j: g[j] for j in range(d)}) for g in law.G]
+    else:
+        raise TypeError(f"no friction set for {type(law).__name__}")
+    if dim == 4 and not isinstance(law, (Ellipsoid, EllipticTorsion, PolyhedralLimitSurface, Frictionless)):
+        rows += [row(0, {3: s}) for s in (1, -1)]
+    if isinstance(law, PolyhedralLimitSurface) and law.G.shape[1] == 2 and dim == 4:
+        rows += [row(0, {3: s}) for s in (1, -1)]
+    return rows
+
+
+def _sphere_points(k: int) -> np.ndarray:
+    """About 2k^2/pi roughly uniform unit vectors (Fibonacci sphere), dense enough for k = 16."""
+    n = max(20, int(2 * k * k / np.pi))
+    i = np.arange(n) + 0.5
+    phi = np.arccos(1 - 2 * i / n)
+    th = np.pi * (1 + 5**0.5) * i
+    return np.column_stack([np.cos(th) * np.sin(phi), np.sin(th) * np.sin(phi), np.cos(phi)])
+
+
+def _min_b_on_null_cone(problem: Problem, outer: bool) -> tuple[float | None, str]:
+    """min b^T c over {c in F (polyhedral version), A c = 0, sum c_n = 1}; None if infeasible."""
+    asm = problem.assembly
+    A = asm.A
+    b = np.asarray(asm.b, dtype=float)
+    m = b.size
+    U, s, Vt = np.linalg.svd(A)
+    tol = 1e-10 * max(1.0, s.max(initial=0.0))
+    N = Vt[s <= tol].T if s.size else np.eye(m)
+    if N.shape[1] == 0:
+        return None, "the null space of the system Jacobian is {0}"
+    rows = []
+    for name, law in problem.laws.items():
+        idx = list(asm.contact_rows[name].values())
+        for r in _friction_rows(law, len(idx), outer):
+            full = np.zeros(m)
+            full[idx] = r
+            rows.append(full)
+    G = np.array(rows) @ N
+    normal = np.zeros(m)
+    normal[[asm.contact_rows[n]["n"] for n in problem.contact_names]] = 1.0
+    res = linprog(
+        b @ N, A_ub=G, b_ub=np.zeros(len(G)), A_eq=(normal @ N)[None, :], b_eq=[1.0],
+        bounds=[(None, None)] * N.shape[1], method="highs",
+    )
+    if res.status == 2:
+        return None, "no nonzero friction-feasible force lies in the null space (F_R = {0})"
+    if res.status != 0:
+        return None, f"LP status {res.status}: {res.message}"
+    return float(res.fun), f"null space of dimension {N.shape[1]}"
+
+
+_ROUND = (CoulombCone, Ellipsoid, EllipticTorsion)
+
+
+def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
+    round_laws = any(isinstance(law, _ROUND) for law in problem.laws.values())
+    value, detail = _min_b_on_null_cone(problem, outer=True)
+    if value is None:
+        holds: bool | None = True
+    elif value >= -1e-9 * max(1.0, float(np.abs(problem.assembly.b).max(initial=0.0))):
+        holds = True
+    elif not round_laws:
+        holds = False
+    else:
+        inner, _ = _min_b_on_null_cone(problem, outer=False)
+        holds = False if inner is not None and inner < 0 else None
+    text = f"min b^T c over F_R: {detail}" + (
+        "; round friction sets approximated by 16-gons" if round_laws else ""
+    )
+    rolling = not d.sliding
+    names = ("seed 000 Theorem 1 (a) (existence)", "seed 002 Theorem 1 (B) (existence)")
+    for name in names:
+        d.conditions.append(
+            Condition(name, rolling, holds if rolling else None, value, text if rolling else "there are sliding contacts")
+        )
+    pd = d.A_eigenvalues[0] > 1e-10 * max(1.0, d.A_eigenvalues[1])
+    d.conditions.append(
+        Condition(
+            "seed 002 Theorem 1 (A) / seed 000 Theorem 1 (b), (c)",
+            True,
+            pd,
+            d.A_eigenvalues[0],
+            "A positive definite: a solution exists when the friction at sliding contacts is small "
+            "enough, and is unique when all friction is small enough (bound not computed)"
+            if pd
+            else "A is singular (the Jacobian lacks full column rank): these results do not apply",
+        )
+    )
+
+
+def schur_condition(problem: Problem, x) -> dict[str, object]:
+    """Seed 001 Theorem 1 at the MCP point x: J/g_v row sufficient and an S-matrix."""
+    mcp = problem.compile().mcp
+    x = np.asarray(x, dtype=float)
+    J = mcp.J(x)
+    J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
+    free = np.isinf(mcp.lb) & np.isinf(mcp.ub)
+    u, v = np.flatnonzero(~free), np.flatnonzero(free)
+    out: dict[str, object] = {"u": len(u), "v": len(v)}
+    if len(v):
+        gv = J[np.ix_(v, v)]
+        cond = np.linalg.cond(gv)
+        out["cond_g_v"] = float(cond)
+        if not np.isfinite(cond) or cond > 1e12:
+            out.update(holds=False, text=f"g_v is singular (condition {cond:.2e}): no Schur complement")
+            return out
+        S = J[np.ix_(u, u)] - J[np.ix_(u, v)] @ np.linalg.solve(gv, J[np.ix_(v, u)])
+    else:
+        S = J[np.ix_(u, u)]
+    rs = mx.is_row_sufficient(S)
+    sm = mx.is_s_matrix(S)
+    out.update(row_sufficient=rs, s_matrix=sm, holds=bool(rs.value and sm.value))
+    out["text"] = (
+        f"Schur complement of order {len(u)}: row sufficient {rs.text()}, S-matrix {sm.text()} -> "
+        + ("the stationary point solves the MNCP" if out["holds"] else "not guaranteed")
+    )
+    return out
+
+
+def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagnosis:
+    """Diagnostics of ``problem`` (see module docstring); ``solution`` (a Solution or MCP
+    point) is used for seed 001's Schur-complement condition (default: solved with newton)."""
+    asm = problem.assembly
+    A = asm.A
+    eig = np.linalg.eigvalsh(A) if A.size else np.zeros(1)
+    lo, hi = float(eig.min()), float(eig.max())
+    tol = 1e-10 * max(1.0, hi)
+    rank_A = int(np.sum(eig > tol))
+    if isinstance(asm, Assembly):
+        G = asm.G.toarray()
+        rank_G = int(np.linalg.matrix_rank(G)) if G.size else 0
+        rank_J = int(np.linalg.matrix_rank(G[:, asm.free])) if G.size else 0
+        coords = int(asm.free.sum())
+    else:
+        rank_G, rank_J, coords = None, rank_A, rank_A
+    if lo > tol:
+        definiteness = "positive definite"
+    elif lo >= -tol:
+        definiteness = f"positive semidefinite and singular (rank {rank_A} of {len(eig)})"
+    else:
+        definiteness = "indefinite (not a valid A = G M^-1 G^T)"
+    d = Diagnosis(
+        contacts=len(problem.contact_names),
+        rows=len(asm.rows),
+        coordinates=coords,
+        rank_G=rank_G,
+        rank_jacobian=rank_J,
+        A_eigenvalues=(lo, hi),
+        A_definiteness=definiteness,
+        sliding=list(asm.sliding),
+    )
+    mcp = problem.compile().mcp
+    if lcp_checks and mcp.is_lcp:
+        M = mcp.M.toarray()
+        d.lcp_size = M.shape[0]
+        d.lcp = {
+            "P": mx.is_p_matrix(M),
+            "P0": mx.is_p0_matrix(M),
+            "copositive": mx.is_copositive(M),
+            "copositive-plus": mx.is_copositive_plus(M),
+            "row sufficient": mx.is_row_sufficient(M),
+        }
+    _existence_conditions(problem, d)
+    if solution is None:
+        from contactmodel.solve import solve
+
+        solution = solve(problem, solver="newton")
+    x = getattr(solution, "x", solution)
+    if x is not None:
+        d.schur = schur_condition(problem, x)
+    return d

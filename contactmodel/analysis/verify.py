@@ -1,0 +1,244 @@
+"""Verification report of a Solution: residual per pair, friction-set membership, colinearity of
+friction and sliding acceleration (seed 001 §4.2.3), Proposition 1 of seed 000 (a pyramid
+solution inside the Coulomb cone is a cone solution), and the contact modes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from contactmodel.analysis.lcp import pairs_of
+from contactmodel.analysis.modes import ContactMode, contact_modes
+from contactmodel.formulation import Problem
+from contactmodel.friction import (
+    CoulombCone,
+    Ellipsoid,
+    EllipticTorsion,
+    Frictionless,
+    Planar,
+    Polygonal,
+    PolyhedralLimitSurface,
+    Pyramid,
+)
+
+
+@dataclass
+class PairCheck:
+    """One MCP row: ``kind`` is "complementarity" (bounded variable) or "equation" (free).
+
+    ``residual`` = |x - mid(lb, x - F, ub)| (natural map), absolute.
+    """
+
+    contact: str | None
+    key: str
+    variable: str
+    kind: str
+    value: float
+    expression: float
+    residual: float
+
+
+@dataclass
+class FrictionCheck:
+    """Membership of a contact force in its law's friction set; ``excess`` > 0 is outside."""
+
+    contact: str
+    law: str
+    excess: float
+    inside: bool
+    inside_cone: bool  # |c_T| <= mu c_n (the Coulomb cone), for comparison across laws
+
+
+@dataclass
+class Colinearity:
+    """Angle (degrees) between -a_T (or -v_T at an initially sliding contact) and c_T."""
+
+    contact: str
+    reference: str  # "acceleration" or "velocity"
+    angle: float
+
+
+@dataclass
+class Proposition1:
+    """Seed 000 Proposition 1 on the pyramid contacts of a solution."""
+
+    contacts: list[str]
+    inside_cone: dict[str, bool]
+    applicable: bool  # every pyramid contact's force lies in the Coulomb cone
+    cone_residual: float | None  # relative natural residual in the cone model (None if n/a)
+    holds: bool | None
+
+
+@dataclass
+class VerificationReport:
+    """Everything :func:`verify` checked; ``ok`` when all residuals and sets pass ``tol``."""
+
+    tol: float
+    scale: float
+    pairs: list[PairCheck] = field(default_factory=list)
+    friction: list[FrictionCheck] = field(default_factory=list)
+    colinearity: list[Colinearity] = field(default_factory=list)
+    proposition1: Proposition1 | None = None
+    modes: dict[str, ContactMode] = field(default_factory=dict)
+
+    @property
+    def max_complementarity(self) -> float:
+        return max((p.residual for p in self.pairs if p.kind == "complementarity"), default=0.0)
+
+    @property
+    def max_equation(self) -> float:
+        return max((p.residual for p in self.pairs if p.kind == "equation"), default=0.0)
+
+    @property
+    def ok(self) -> bool:
+        bound = self.tol * self.scale
+        return (
+            self.max_complementarity <= bound
+            and self.max_equation <= bound
+            and all(f.inside for f in self.friction)
+            and (self.proposition1 is None or self.proposition1.holds is not False)
+        )
+
+    def summary(self) -> str:
+        bound = self.tol * self.scale
+        lines = [
+            f"verification: {'OK' if self.ok else 'FAILED'} (tolerance {bound:.2e} = {self.tol:g} x scale "
+            f"{self.scale:.3g})",
+            f"  complementarity residual max {self.max_complementarity:.3e}; "
+            f"equation residual max {self.max_equation:.3e}",
+        ]
+        worst = sorted(self.pairs, key=lambda p: -p.residual)[:3]
+        for p in worst:
+            if p.residual > bound:
+                lines.append(f"  violated: {p.contact or '-'} {p.key} ({p.variable}) residual {p.residual:.3e}")
+        for f in self.friction:
+            state = "inside" if f.inside else f"OUTSIDE by {f.excess:.3e}"
+            cone = "" if f.law == "CoulombCone" else f"; Coulomb cone: {'in' if f.inside_cone else 'out'}"
+            lines.append(f"  {f.contact}: {f.law} friction set {state}{cone}")
+        for c in self.colinearity:
+            lines.append(f"  {c.contact}: angle(-a_T, c_T) = {c.angle:.3g} deg (vs {c.reference})")
+        p1 = self.proposition1
+        if p1 is not None:
+            if not p1.applicable:
+                out = [k for k, v in p1.inside_cone.items() if not v]
+                lines.append(f"  Proposition 1: not applicable (pyramid forces outside the cone at {out})")
+            else:
+                lines.append(
+                    f"  Proposition 1: inside the cone at {p1.contacts}; cone-model residual "
+                    f"{p1.cone_residual:.3e} -> {'holds' if p1.holds else 'FAILS'}"
+                )
+        for name, m in self.modes.items():
+            extra = f" [{m.index}]" if m.index else ""
+            deg = " (degenerate)" if m.degenerate else ""
+            lines.append(f"  {name}: {m.label}{extra}{deg}; decided by {m.decided_by}")
+        return "\n".join(lines)
+
+
+def friction_excess(law, force: np.ndarray, eps: float = 0.0) -> float:
+    """How far the contact force (n, t, o[, r]) lies outside ``law``'s friction set (<= 0: inside)."""
+    f = np.asarray(force, dtype=float)
+    cn = f[0]
+    ct = f[1:3]
+    out = -cn
+    if isinstance(law, Frictionless):
+        return max(out, float(np.abs(f[1:]).max(initial=0.0)))
+    mu = law.mu
+    if isinstance(law, Planar):
+        return max(out, abs(ct[0]) - mu * cn, abs(ct[1]))
+    if isinstance(law, Pyramid):
+        return max(out, float(np.abs(ct).max()) - mu * cn)
+    if isinstance(law, Polygonal):
+        D = law.directions
+        normals = D + np.roll(D, -1, axis=0)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        return max(out, float((normals @ ct).max() - mu * cn * np.cos(np.pi / law.k)))
+    if isinstance(law, CoulombCone):
+        return max(out, float(np.linalg.norm(ct)) - mu * cn)
+    if isinstance(law, Ellipsoid):
+        w = np.array([law.e_t, law.e_o, law.e_r])
+        return max(out, float(np.linalg.norm(f[1:4] / w)) - mu * cn)
+    if isinstance(law, EllipticTorsion):
+        ell = float(np.hypot(ct[0] / law.e_t, ct[1] / law.e_o)) - mu * cn
+        return max(out, ell, abs(f[3]) - law.e_r * mu * cn)
+    if isinstance(law, PolyhedralLimitSurface):
+        d = law.G.shape[1]
+        return max(out, float((law.G @ f[1 : 1 + d]).max() - mu * cn))
+    raise TypeError(f"no friction set known for {type(law).__name__}")
+
+
+def _angle(u: np.ndarray, v: np.ndarray) -> float:
+    cos = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+
+def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
+    """Check a Solution (or an MCP point x) of ``problem``; see :class:`VerificationReport`.
+
+    Tolerances are relative: ``tol`` x max(1, |F(0)|_inf, |x|_inf).
+    """
+    x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
+    compiled = problem.compile()
+    mcp = compiled.mcp
+    F = mcp.F(x)
+    scale = max(1.0, float(np.abs(mcp.F(np.zeros(mcp.n))).max(initial=0.0)), float(np.abs(x).max(initial=0.0)))
+    report = VerificationReport(tol=tol, scale=scale)
+    where = {p.index: p for p in pairs_of(problem)}
+    names = list(mcp.names)
+    nat = np.abs(x - np.clip(x - F, mcp.lb, mcp.ub))
+    for i in range(mcp.n):
+        p = where.get(i)
+        free = np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i])
+        report.pairs.append(
+            PairCheck(
+                p.contact if p else None,
+                p.key if p else names[i],
+                names[i],
+                "equation" if free else "complementarity",
+                float(x[i]),
+                float(F[i]),
+                float(nat[i]),
+            )
+        )
+    compiled.load(x)
+    asm = problem.assembly
+    c = problem.force_vector()
+    a = asm.contact_accelerations(c)
+    eps = tol * scale
+    sliding = set(asm.sliding)
+    for name, law in problem.laws.items():
+        rows = list(asm.contact_rows[name].values())
+        force, accel = c[rows], a[rows]
+        excess = friction_excess(law, force)
+        in_cone = float(np.linalg.norm(force[1:3])) <= getattr(law, "mu", 0.0) * force[0] + eps
+        report.friction.append(FrictionCheck(name, type(law).__name__, excess, excess <= eps, bool(in_cone)))
+        cT = force[1:3]
+        ref = asm.v[rows][1:3] if name in sliding else accel[1:3]
+        if name in sliding or np.linalg.norm(ref) > eps:
+            if np.linalg.norm(cT) > eps and np.linalg.norm(ref) > eps:
+                kind = "velocity" if name in sliding else "acceleration"
+                report.colinearity.append(Colinearity(name, kind, _angle(-ref, cT)))
+    report.proposition1 = _proposition1(problem, c, eps)
+    report.modes = contact_modes(problem, x, tol=max(tol, 1e-9))
+    return report
+
+
+def _proposition1(problem: Problem, c: np.ndarray, eps: float) -> Proposition1 | None:
+    from contactmodel.solve import relative_residual
+
+    asm = problem.assembly
+    pyr = [n for n, law in problem.laws.items() if isinstance(law, Pyramid) and n not in asm.sliding]
+    if not pyr:
+        return None
+    inside = {}
+    for name in pyr:
+        rows = list(asm.contact_rows[name].values())
+        f = c[rows]
+        inside[name] = bool(np.linalg.norm(f[1:3]) <= problem.laws[name].mu * f[0] + eps)
+    if not all(inside.values()):
+        return Proposition1(pyr, inside, False, None, None)
+    cone = problem.reformulate(friction={**problem.laws, **{n: CoulombCone(problem.laws[n].mu) for n in pyr}})
+    cone.load_forces(c)
+    compiled = cone.compile(refresh=True)
+    residual = relative_residual(compiled.mcp, compiled.values())
+    return Proposition1(pyr, inside, True, residual, residual <= max(eps, 1e-8))
