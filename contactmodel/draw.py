@@ -31,6 +31,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
+from scipy.ndimage import distance_transform_edt
 
 from contactmodel.formulation import Problem
 from contactmodel.friction import (
@@ -70,6 +71,7 @@ COLOURS = {
     "prismatic": "#bcbd22",
 }
 _TINY = 1e-12
+NOISE = 1e-8
 
 
 @dataclass
@@ -336,10 +338,25 @@ def _ring(centre: np.ndarray, a: np.ndarray, b: np.ndarray, radius: float, count
     return centre + radius * (np.outer(np.cos(th), a) + np.outer(np.sin(th), b))
 
 
-def _shape_points(body: Body, guess_shapes: bool) -> tuple[Any, list[np.ndarray]]:
+def _guessed_box(system: System, body: Body) -> Box | None:
+    """The uniform box of ``body``'s mass and inertia, if its surface holds all of its contacts."""
+    inertia = body.inertia
+    if np.max(np.abs(inertia - np.diag(np.diag(inertia)))) > 1e-9 * np.max(np.abs(inertia)):
+        return None
+    box = box_from_inertia(body.mass, inertia)
+    half = 0.5 * np.asarray(box.size)
+    for c in system.contacts:
+        if c.body_a is body or c.body_b is body:
+            q = np.abs(body.rotation.T @ (c.point - body.position)) / half
+            if q.max() > 1.02 or q.max() < 0.98:
+                return None
+    return box
+
+
+def _shape_points(body: Body, system: System | None) -> tuple[Any, list[np.ndarray]]:
     shape = body.shape
-    if shape is None and guess_shapes:
-        shape = box_from_inertia(body.mass, body.inertia)
+    if shape is None and system is not None:
+        shape = _guessed_box(system, body)
     R, p = body.rotation, body.position
     if isinstance(shape, Box):
         return shape, _box_faces(p, R, shape.size)
@@ -360,7 +377,6 @@ class _Scene:
     laws: dict[str, FrictionLaw | None]
     solution: Solution | None
     planar: bool
-    origin: np.ndarray
     basis: np.ndarray
     size: float
     set_height: float
@@ -396,7 +412,7 @@ def _plane_basis(system: System, normal: np.ndarray) -> np.ndarray:
 def _scene_points(system: System, guess_shapes: bool) -> np.ndarray:
     pts: list[np.ndarray] = []
     for body in system.bodies:
-        _, parts = _shape_points(body, guess_shapes)
+        _, parts = _shape_points(body, system if guess_shapes else None)
         pts.extend(np.atleast_2d(q) for q in parts)
         pts.append(body.position[None, :])
     for arm in system.manipulators:
@@ -406,18 +422,34 @@ def _scene_points(system: System, guess_shapes: bool) -> np.ndarray:
     return np.vstack(pts) if pts else np.zeros((1, 3))
 
 
+def _body_size(system: System, guess_shapes: bool, size: float) -> float:
+    """The smallest body extent (m), or ``size`` when no body has a shape."""
+    extents = []
+    for body in system.bodies:
+        shape, parts = _shape_points(body, system if guess_shapes else None)
+        if shape is not None:
+            pts = np.vstack(parts)
+            extents.append(float(np.max(pts.max(axis=0) - pts.min(axis=0))))
+    return min(extents, default=size)
+
+
 def _scales(
-    scale, forces: list[np.ndarray], accels: list[np.ndarray], vels: list[np.ndarray], size: float
+    scale,
+    forces: list[np.ndarray],
+    accels: list[np.ndarray],
+    vels: list[np.ndarray],
+    size: float,
+    local: float,
 ) -> dict[str, float]:
     def fit(vectors: list[np.ndarray], fraction: float) -> float:
         big = max((float(np.linalg.norm(v)) for v in vectors), default=0.0)
-        return fraction * size / big if big > _TINY else fraction * size
+        return fraction * size / big if big > NOISE else fraction * size
 
     out = {
         "force": fit(forces, 0.55),
         "acceleration": fit(accels, 0.45),
         "velocity": fit(vels, 0.35),
-        "friction": 0.22 * size,
+        "friction": min(0.22 * size, 0.3 * local),
     }
     if isinstance(scale, Mapping):
         unknown = set(scale) - set(out)
@@ -435,7 +467,11 @@ def _resolve(target, solution, friction) -> tuple[System, dict[str, FrictionLaw 
     if isinstance(target, Solution):
         raise TypeError("draw needs the geometry: give draw(problem, solution) or draw(system, solution)")
     if isinstance(target, Problem):
-        system = target.system
+        system = getattr(target.assembly, "system", None)
+        if not isinstance(system, System):
+            raise TypeError(
+                "this problem has no System (formulated from matrices): there is no geometry to draw"
+            )
         laws: dict[str, FrictionLaw | None] = dict(target.laws)
         if friction is not None:
             laws.update(
@@ -477,14 +513,15 @@ def draw(
     ``(problem, solution)`` pair; ``solution``: a :class:`Solution` of that system (forces,
     torsional moments, body accelerations and modes are drawn). ``friction``: law(s) to draw
     instead of the contacts' own (one law, or contact name -> law), as in ``formulate``.
-    ``view``: ``"3d"``, ``"planar"`` (projection onto the plane of every contact's n and t),
+    ``view``: ``"3d"``, ``"planar"`` or ``"2d"`` (projection onto the plane of every contact's n and t),
     or None: planar when every law is :class:`Planar` and the contacts' n, t share a plane.
     ``scale``: m per N for force arrows, or a mapping with keys ``force`` (m/N),
     ``acceleration`` (m per m/s^2), ``velocity`` (m per m/s), ``friction`` (cone height, m, for
     1 N of normal force); unset ones fit the scene. ``ax``: draw into this axes (3D unless
     planar). ``out``: also save to this file (.png, .svg, .pdf) with :func:`save`. Bodies are
     drawn by their ``shape`` (:mod:`contactmodel.shapes`); without one, and with
-    ``guess_shapes``, as the dashed uniform box of the same mass and inertia.
+    ``guess_shapes``, as the dashed uniform box of the same mass and inertia when every contact
+    of the body lies on that box's surface, else as a marker with its name.
     """
     system, laws, solution = _resolve(target, solution, friction)
     flat, plane_normal = _plane(system)
@@ -503,18 +540,17 @@ def draw(
     pts = _scene_points(system, guess_shapes)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     size = max(float(np.max(hi - lo)), 0.2)
-    centre = 0.5 * (lo + hi)
     results = {c.name: c for c in solution.contacts} if solution is not None else {}
     forces = [np.asarray(system.contact(n).frame).T @ np.asarray(r.force[:3]) for n, r in results.items()]
     forces += [v for b in system.bodies for v in _body_forces(system, b).values()]
     accels = [np.asarray(b.linear_acceleration) for b in (solution.bodies if solution else [])]
     vels = [b.velocity for b in system.bodies]
-    sc = _scales(scale, forces, accels, vels, size)
+    sc = _scales(scale, forces, accels, vels, size, _body_size(system, guess_shapes, size))
 
     if ax is None:
         fig = Figure(figsize=figsize, dpi=dpi)
         if planar:
-            ax = fig.add_axes((0.08, 0.1, 0.9, 0.8))
+            ax = fig.add_axes((0.09, 0.11, 0.66, 0.8))
         else:
             ax = fig.add_axes((0.0, 0.06, 1.0, 0.88), projection="3d")
     fig = ax.figure
@@ -535,7 +571,6 @@ def draw(
         laws,
         solution,
         planar,
-        centre,
         basis,
         size,
         sc["friction"],
@@ -651,7 +686,7 @@ def _draw_ground(canvas: _Canvas, scene: _Scene) -> None:
 
 def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
     for body in scene.system.bodies:
-        shape, parts = _shape_points(body, guess_shapes)
+        shape, parts = _shape_points(body, scene.system if guess_shapes else None)
         guessed = body.shape is None
         if isinstance(shape, Box):
             canvas.faces(
@@ -717,7 +752,7 @@ def _mode_text(result) -> str:
 
 def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure) -> list[np.ndarray]:
     p, (n, t, o) = contact.point, contact.frame
-    axis_len = 0.1 * scene.size
+    axis_len = min(0.1 * scene.size, 0.6 * scene.set_height)
     head = 0.25 * axis_len
     for key, vec in zip("nto", (n, t, o)):
         arts = canvas.arrow(
@@ -776,6 +811,7 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
         ha="center",
         va="top",
         gid=f"label:{contact.name}",
+        zorder=10,
         bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "alpha": 0.85, "lw": 0.5},
     )
     extra.append(label_at)
@@ -836,13 +872,15 @@ def _draw_accelerations(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
             p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5, gid=f"acceleration:{res.name}"
         )
         _record(fig, "acceleration", res.name, p, a, s, arts)
-        text = "a = 0" if np.linalg.norm(a) <= 1e-9 else f"a = {_fmt(a)} m/s²"
+        text = "a = 0" if np.linalg.norm(a) <= NOISE else f"a = {_fmt(a)} m/s²"
         canvas.text(
             p + s * a - 0.05 * scene.size * _up(scene),
             f"  {text}",
             fontsize=7,
             color=COLOURS["acceleration"],
             va="top",
+            zorder=10,
+            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0},
         )
         extra.append(p + s * a)
     return extra
@@ -907,7 +945,7 @@ def _up(scene: _Scene) -> np.ndarray:
 
 
 def _fmt(v) -> str:
-    vals = [0.0 if abs(x) < 1e-9 else float(x) for x in np.asarray(v, dtype=float)]
+    vals = [0.0 if abs(x) < NOISE else float(x) for x in np.asarray(v, dtype=float)]
     return "(" + ", ".join(f"{x:.3g}" for x in vals) + ")"
 
 
@@ -949,25 +987,36 @@ def _legend(ax: Axes, scene: _Scene) -> None:
     items = [
         ("n (normal, into body a)", COLOURS["n"], "-"),
         ("t", COLOURS["t"], "-"),
-        ("o = n × t", COLOURS["o"], "-"),
+        *([] if scene.planar else [("o = n × t", COLOURS["o"], "-")]),
         ("friction set at c_n = 1 N", COLOURS["set"], "-"),
     ]
-    if scene.system.manipulators:
-        items += [("revolute axis", COLOURS["revolute"], "-"), ("prismatic axis", COLOURS["prismatic"], "-")]
+    kinds = {
+        kind
+        for arm in scene.system.manipulators
+        for kind in ("revolute", "prismatic")
+        if any(j.kind == kind for j in arm.joints)
+    }
+    items += [
+        (f"{kind} joint axis", COLOURS[kind], "-") for kind in ("revolute", "prismatic") if kind in kinds
+    ]
     if scene.solution is not None:
         items += [
             ("contact force on body a", COLOURS["force"], "-"),
             ("friction part", COLOURS["friction"], "-"),
             ("body acceleration", COLOURS["acceleration"], "-"),
         ]
-        if any(c.torsion for c in scene.system.contacts):
+        if not scene.planar and any(c.torsion for c in scene.system.contacts):
             items.append(("torsional moment c_r", COLOURS["moment"], "-"))
     if any(np.linalg.norm(b.wrench[:3]) > _TINY for b in scene.system.bodies):
         items.append(("applied force (force scale)", COLOURS["applied"], "--"))
     if any(np.linalg.norm(b.velocity) > _TINY for b in scene.system.bodies):
         items.append(("body velocity", COLOURS["velocity"], "--"))
     handles = [Line2D([], [], color=c, ls=ls, lw=2) for _, c, ls in items]
-    ax.legend(handles, [label for label, _, _ in items], loc="upper left", fontsize=7, framealpha=0.85)
+    labels = [label for label, _, _ in items]
+    if scene.planar:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.85)
+    else:
+        ax.legend(handles, labels, loc="upper left", fontsize=7, framealpha=0.85)
 
 
 def save(fig: Figure, out: str | Path, dpi: int | None = None) -> Path:
@@ -1086,17 +1135,20 @@ def sweep_plot(
                 )
                 cs.set_gid("mode-boundaries")
             for m, name in enumerate(names):
-                jj, ii = np.nonzero(idx == m)
-                if len(ii):
-                    ax.text(
-                        float(np.median(x[ii])),
-                        float(np.median(y[jj])),
-                        name,
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8, "lw": 0},
-                    )
+                inside = np.pad(idx == m, 1)
+                if not inside.any():
+                    continue
+                depth = distance_transform_edt(inside)[1:-1, 1:-1]
+                jj, ii = np.unravel_index(int(np.argmax(depth)), depth.shape)
+                ax.text(
+                    float(x[ii]),
+                    float(y[jj]),
+                    name,
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.8, "lw": 0},
+                )
         ax.set_ylabel(ylabel)
     ax.set_xlabel(xlabel)
     if title:

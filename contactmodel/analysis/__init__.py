@@ -1,1 +1,78 @@
-"""Contact analysis: modes, complementary (mode) cones, verification, diagnostics, all solutions."""
+"""Contact analysis: modes, complementary (mode) cones, verification, diagnostics, all solutions.
+
+- :func:`contact_modes` / :func:`classify`: the mode of each contact (separate, roll, slide with
+  its direction, approach; degenerate cases named) and the complementarity pairs deciding it;
+- :func:`mode_cone`, :func:`enumerate_modes`, :func:`mode_census`: the wrenches consistent with a
+  mode assignment in span and face form (cddlib), seed 003's counts, :func:`plot_disc_cones`;
+- :func:`verify`: residuals per pair, friction-set membership, colinearity, seed 000 Prop. 1;
+- :func:`diagnose`: ranks, definiteness, matrix classes, existence/uniqueness conditions;
+- :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs.
+"""
+
+from contactmodel.analysis.cones import (
+    Census,
+    ModeCone,
+    contact_patterns,
+    disc_cones,
+    disc_example,
+    enumerate_modes,
+    face_form,
+    mode_census,
+    mode_cone,
+    plot_disc_cones,
+    span_form,
+)
+from contactmodel.analysis.diagnose import Condition, Diagnosis, diagnose, schur_condition
+from contactmodel.analysis.lcp import WrenchMap, pairs_of, wrench_map
+from contactmodel.analysis.matrices import (
+    Verdict,
+    is_column_sufficient,
+    is_copositive,
+    is_copositive_plus,
+    is_p0_matrix,
+    is_p_matrix,
+    is_row_sufficient,
+    is_s_matrix,
+)
+from contactmodel.analysis.modes import ContactMode, PatternLabel, classify, contact_modes, pattern_label
+from contactmodel.analysis.multiple import SolutionSet, all_solutions
+from contactmodel.analysis.verify import VerificationReport, friction_excess, verify
+
+__all__ = [
+    "Census",
+    "Condition",
+    "ContactMode",
+    "Diagnosis",
+    "ModeCone",
+    "PatternLabel",
+    "SolutionSet",
+    "VerificationReport",
+    "Verdict",
+    "WrenchMap",
+    "all_solutions",
+    "classify",
+    "contact_modes",
+    "contact_patterns",
+    "diagnose",
+    "disc_cones",
+    "disc_example",
+    "enumerate_modes",
+    "face_form",
+    "friction_excess",
+    "is_column_sufficient",
+    "is_copositive",
+    "is_copositive_plus",
+    "is_p0_matrix",
+    "is_p_matrix",
+    "is_row_sufficient",
+    "is_s_matrix",
+    "mode_census",
+    "mode_cone",
+    "pairs_of",
+    "pattern_label",
+    "plot_disc_cones",
+    "schur_condition",
+    "span_form",
+    "verify",
+    "wrench_map",
+]

@@ -151,7 +151,9 @@ def _homogeneous_rows(wm: WrenchMap, I: list[int], J: list[int], K_normal: list[
     return (np.array(eq).reshape(-1, width), np.array(ineq).reshape(-1, width))
 
 
-def _strict_margin(eq: np.ndarray, ineq: np.ndarray, d: int, radius: float) -> tuple[float, np.ndarray | None]:
+def _strict_margin(
+    eq: np.ndarray, ineq: np.ndarray, d: int, radius: float
+) -> tuple[float, np.ndarray | None]:
     """max t <= 1 with every inequality row >= t (z rows included), the equalities and
     |w_i| <= radius; returns (t, w)."""
     nx = eq.shape[1] - 1
@@ -289,14 +291,39 @@ def mode_cone(
     feasible = margin > _MARGIN * max(1.0, radius * float(np.abs(wm.Q).max(initial=0.0)))
     if not feasible:
         return ModeCone(
-            dict(assignment), patterns, labels, list(wm.coordinates), False, homogeneous, margin,
-            empty, empty, empty, empty, np.zeros(0), empty, np.zeros(0),
+            dict(assignment),
+            patterns,
+            labels,
+            list(wm.coordinates),
+            False,
+            homogeneous,
+            margin,
+            empty,
+            empty,
+            empty,
+            empty,
+            np.zeros(0),
+            empty,
+            np.zeros(0),
         )
     vertices, rays, lineality = _to_generators(eq, ineq, d)
     F, h, E, e = face_form(vertices, rays, lineality)
     return ModeCone(
-        dict(assignment), patterns, labels, list(wm.coordinates), True, homogeneous, margin,
-        rays, vertices, lineality, F, h, E, e, witness,
+        dict(assignment),
+        patterns,
+        labels,
+        list(wm.coordinates),
+        True,
+        homogeneous,
+        margin,
+        rays,
+        vertices,
+        lineality,
+        F,
+        h,
+        E,
+        e,
+        witness,
     )
 
 
@@ -419,7 +446,7 @@ def plot_disc_cones(path, mu: float = 0.4, angles=(-50.0, -130.0)) -> list[ModeC
     import matplotlib.pyplot as plt
 
     cones = disc_cones(mu, angles=angles)
-    fig, axes = plt.subplots(2, 4, figsize=(16, 8.4))
+    fig, axes = plt.subplots(2, 4, figsize=(16, 9.2))
     for ax, cone in zip(axes.T.ravel(), cones):
         ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, lw=1.5))
         for k, deg in enumerate(angles, start=1):
@@ -440,7 +467,7 @@ def plot_disc_cones(path, mu: float = 0.4, angles=(-50.0, -130.0)) -> list[ModeC
         ax.set_aspect("equal")
         ax.tick_params(labelsize=6)
     fig.suptitle(f"Wrench cones of the contact modes (disc 1 / disc 2), mu = {mu}")
-    fig.tight_layout()
+    fig.tight_layout(h_pad=2.5)
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return cones

@@ -58,7 +58,7 @@ class Diagnosis:
     contacts: int
     rows: int  # m: contact rows (n, t, o[, r] per contact)
     coordinates: int  # free generalized coordinates
-    rank_G: int | None
+    rank_g: int | None
     rank_jacobian: int
     A_eigenvalues: tuple[float, float]  # (min, max)
     A_definiteness: str
@@ -81,16 +81,19 @@ class Diagnosis:
     def summary(self) -> str:
         lines = [
             f"{self.contacts} contacts, {self.rows} contact rows, {self.coordinates} free coordinates; "
-            f"rank G = {self.rank_G if self.rank_G is not None else 'n/a'}, rank of the system Jacobian = "
+            f"rank G = {self.rank_g if self.rank_g is not None else 'n/a'}, rank of the system Jacobian = "
             f"{self.rank_jacobian} ({'full column rank' if self.full_rank else 'rank deficient'})",
-            f"A is {self.A_definiteness} (eigenvalues in [{self.A_eigenvalues[0]:.3g}, {self.A_eigenvalues[1]:.3g}])",
+            f"A is {self.A_definiteness} "
+            f"(eigenvalues in [{self.A_eigenvalues[0]:.3g}, {self.A_eigenvalues[1]:.3g}])",
         ]
         if self.lcp_size is not None:
             lines.append(f"LCP of size {self.lcp_size}:")
             for name, v in self.lcp.items():
                 lines.append(f"  {name}: {v.text()}")
         for c in self.conditions:
-            state = "n/a" if not c.applicable else {True: "holds", False: "fails", None: "undetermined"}[c.holds]
+            state = (
+                "n/a" if not c.applicable else {True: "holds", False: "fails", None: "undetermined"}[c.holds]
+            )
             val = f" (value {c.value:.4g})" if c.value is not None else ""
             lines.append(f"{c.name}: {state}{val}. {c.detail}")
         if self.schur:
@@ -117,11 +120,16 @@ class Diagnosis:
                     "(the Jacobian has full column rank, so seed 000 Theorem 1 (b) applies)"
                 )
             else:
-                out.append("with sliding contacts and a rank-deficient Jacobian no theorem here guarantees a solution")
+                out.append(
+                    "with sliding contacts and a rank-deficient Jacobian no theorem here guarantees "
+                    "a solution"
+                )
         if not self.full_rank:
             out.append("the contact forces are not unique (A is singular), even where the accelerations are")
         if self.schur and self.schur.get("holds") is False:
-            out.append("the returned point does not meet seed 001's sufficient condition (check it with cm.verify)")
+            out.append(
+                "the returned point does not meet seed 001's sufficient condition (check it with cm.verify)"
+            )
         return "; ".join(out) + "."
 
 
@@ -203,8 +211,13 @@ def _min_b_on_null_cone(problem: Problem, outer: bool) -> tuple[float | None, st
     normal = np.zeros(m)
     normal[[asm.contact_rows[n]["n"] for n in problem.contact_names]] = 1.0
     res = linprog(
-        b @ N, A_ub=G, b_ub=np.zeros(len(G)), A_eq=(normal @ N)[None, :], b_eq=[1.0],
-        bounds=[(None, None)] * N.shape[1], method="highs",
+        b @ N,
+        A_ub=G,
+        b_ub=np.zeros(len(G)),
+        A_eq=(normal @ N)[None, :],
+        b_eq=[1.0],
+        bounds=[(None, None)] * N.shape[1],
+        method="highs",
     )
     if res.status == 2:
         return None, "no nonzero friction-feasible force lies in the null space (F_R = {0})"
@@ -235,7 +248,13 @@ def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
     names = ("seed 000 Theorem 1 (a) (existence)", "seed 002 Theorem 1 (B) (existence)")
     for name in names:
         d.conditions.append(
-            Condition(name, rolling, holds if rolling else None, value, text if rolling else "there are sliding contacts")
+            Condition(
+                name,
+                rolling,
+                holds if rolling else None,
+                value,
+                text if rolling else "there are sliding contacts",
+            )
         )
     pd = d.A_eigenvalues[0] > 1e-10 * max(1.0, d.A_eigenvalues[1])
     d.conditions.append(
@@ -292,11 +311,11 @@ def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagno
     rank_A = int(np.sum(eig > tol))
     if isinstance(asm, Assembly):
         G = asm.G.toarray()
-        rank_G = int(np.linalg.matrix_rank(G)) if G.size else 0
+        rank_g = int(np.linalg.matrix_rank(G)) if G.size else 0
         rank_J = int(np.linalg.matrix_rank(G[:, asm.free])) if G.size else 0
         coords = int(asm.free.sum())
     else:
-        rank_G, rank_J, coords = None, rank_A, rank_A
+        rank_g, rank_J, coords = None, rank_A, rank_A
     if lo > tol:
         definiteness = "positive definite"
     elif lo >= -tol:
@@ -307,7 +326,7 @@ def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagno
         contacts=len(problem.contact_names),
         rows=len(asm.rows),
         coordinates=coords,
-        rank_G=rank_G,
+        rank_g=rank_g,
         rank_jacobian=rank_J,
         A_eigenvalues=(lo, hi),
         A_definiteness=definiteness,

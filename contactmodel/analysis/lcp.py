@@ -69,7 +69,9 @@ class WrenchMap:
     @property
     def homogeneous(self) -> bool:
         """True when q_rest = 0: the mode sets are cones in w-space."""
-        scale = max(1.0, float(np.abs(self.Q).max(initial=0.0)) * max(1.0, float(np.abs(self.w0).max(initial=0))))
+        scale = max(
+            1.0, float(np.abs(self.Q).max(initial=0.0)) * max(1.0, float(np.abs(self.w0).max(initial=0)))
+        )
         return float(np.abs(self.q_rest).max(initial=0.0)) <= 1e-10 * scale
 
 

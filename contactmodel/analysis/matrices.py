@@ -149,8 +149,13 @@ def _interior_solution(A: np.ndarray, b: np.ndarray, tol: float) -> np.ndarray |
     c[-1] = -1.0
     A_ub = np.hstack([-np.eye(r), np.ones((r, 1))])
     res = linprog(
-        c, A_ub=A_ub, b_ub=np.zeros(r), A_eq=np.hstack([A, np.zeros((r, 1))]), b_eq=b,
-        bounds=[(0, 1e6)] * r + [(None, 1.0)], method="highs",
+        c,
+        A_ub=A_ub,
+        b_ub=np.zeros(r),
+        A_eq=np.hstack([A, np.zeros((r, 1))]),
+        b_eq=b,
+        bounds=[(0, 1e6)] * r + [(None, 1.0)],
+        method="highs",
     )
     if res.status == 0 and res.x[-1] > tol:
         return res.x[:r]
@@ -185,7 +190,9 @@ def is_copositive_plus(M, tol: float = 1e-9, seed: int = 0) -> Verdict:
     if np.linalg.eigvalsh(S).min() >= -t:
         return Verdict(True, True, "positive semidefinite part (x^T S x = 0 implies S x = 0)")
     if n > EXACT["copositive"]:
-        return Verdict(True, False, "copositive (sampled); the plus condition is not checked above the exact size")
+        return Verdict(
+            True, False, "copositive (sampled); the plus condition is not checked above the exact size"
+        )
     for r in range(1, n + 1):
         for J in itertools.combinations(range(n), r):
             SJ = S[np.ix_(J, J)]
@@ -194,8 +201,10 @@ def is_copositive_plus(M, tol: float = 1e-9, seed: int = 0) -> Verdict:
             rest = [i for i in range(n) if i not in J]
             res = linprog(
                 -S[np.ix_(rest, J)].sum(axis=0) if rest else np.zeros(r),
-                A_eq=np.vstack([SJ, np.ones((1, r))]), b_eq=np.append(np.zeros(r), 1.0),
-                bounds=[(0, None)] * r, method="highs",
+                A_eq=np.vstack([SJ, np.ones((1, r))]),
+                b_eq=np.append(np.zeros(r), 1.0),
+                bounds=[(0, None)] * r,
+                method="highs",
             )
             if res.status == 0 and rest and -res.fun > 1e3 * t:
                 x = np.zeros(n)
@@ -246,9 +255,7 @@ def _sign_violation(M: np.ndarray, sigma: np.ndarray, t: float) -> np.ndarray | 
     D = np.diag(sigma[J])
     R = D @ M[np.ix_(J, J)] @ D
     r = len(J)
-    res = linprog(
-        R.sum(axis=0), A_ub=R, b_ub=np.zeros(r), bounds=[(1.0, 1e3)] * r, method="highs"
-    )
+    res = linprog(R.sum(axis=0), A_ub=R, b_ub=np.zeros(r), bounds=[(1.0, 1e3)] * r, method="highs")
     if res.status == 0 and res.fun < -1e3 * t:
         x = np.zeros(M.shape[0])
         x[J] = sigma[J] * res.x
@@ -271,9 +278,13 @@ def is_s_matrix(M, tol: float = 1e-9) -> Verdict:
     c = np.zeros(n + 1)
     c[-1] = -1.0
     res = linprog(
-        c, A_ub=np.hstack([-M, np.ones((n, 1))]), b_ub=np.zeros(n),
-        A_eq=np.append(np.ones(n), 0.0)[None, :], b_eq=[1.0],
-        bounds=[(0, None)] * n + [(None, 1.0)], method="highs",
+        c,
+        A_ub=np.hstack([-M, np.ones((n, 1))]),
+        b_ub=np.zeros(n),
+        A_eq=np.append(np.ones(n), 0.0)[None, :],
+        b_eq=[1.0],
+        bounds=[(0, None)] * n + [(None, 1.0)],
+        method="highs",
     )
     ok = res.status == 0 and res.x[-1] > tol * _scale(M)
     return Verdict(bool(ok), True, "LP max t: M x >= t, x >= 0, sum x = 1", res.x[:n] if ok else None)

@@ -30,7 +30,9 @@ __all__ = ["MODES", "ContactMode", "PatternLabel", "classify", "contact_modes", 
 
 
 def _eps(force, accel, tol: float) -> float:
-    return tol * max(1.0, float(np.max(np.abs(force), initial=0.0)), float(np.max(np.abs(accel), initial=0.0)))
+    return tol * max(
+        1.0, float(np.max(np.abs(force), initial=0.0)), float(np.max(np.abs(accel), initial=0.0))
+    )
 
 
 # -- sign patterns of the polyhedral laws ----------------------------------------------------

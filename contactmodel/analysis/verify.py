@@ -111,7 +111,9 @@ class VerificationReport:
         worst = sorted(self.pairs, key=lambda p: -p.residual)[:3]
         for p in worst:
             if p.residual > bound:
-                lines.append(f"  violated: {p.contact or '-'} {p.key} ({p.variable}) residual {p.residual:.3e}")
+                lines.append(
+                    f"  violated: {p.contact or '-'} {p.key} ({p.variable}) residual {p.residual:.3e}"
+                )
         for f in self.friction:
             state = "inside" if f.inside else f"OUTSIDE by {f.excess:.3e}"
             cone = "" if f.law == "CoulombCone" else f"; Coulomb cone: {'in' if f.inside_cone else 'out'}"
@@ -181,7 +183,9 @@ def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
     compiled = problem.compile()
     mcp = compiled.mcp
     F = mcp.F(x)
-    scale = max(1.0, float(np.abs(mcp.F(np.zeros(mcp.n))).max(initial=0.0)), float(np.abs(x).max(initial=0.0)))
+    scale = max(
+        1.0, float(np.abs(mcp.F(np.zeros(mcp.n))).max(initial=0.0)), float(np.abs(x).max(initial=0.0))
+    )
     report = VerificationReport(tol=tol, scale=scale)
     where = {p.index: p for p in pairs_of(problem)}
     names = list(mcp.names)

@@ -11,7 +11,9 @@ quadratic model is checked against F at a random point; any other F is refused w
   columns; larger MCPs are refused here before any call (``size_limit``), and a license refusal
   at solve time gives the same error.
 - backend "pyomo": Pyomo's ``SolverFactory("path")``, which needs a ``pathampl`` executable on
-  PATH; the MCP is written with ``pyomo.mpec`` complementarity conditions.
+  PATH; the MCP is written with ``pyomo.mpec`` complementarity conditions. A row with two finite
+  bounds is written as F(x) - w + v = 0 with x free, 0 <= w _|_ x - lb >= 0 and
+  0 <= v _|_ ub - x >= 0 (Pyomo's ``mpec.nl`` transformation fails on ``lb <= x <= ub _|_ F``).
 - backend "auto": "gamspy" when gamspy is importable and the MCP fits ``size_limit``, else
   "pyomo" when ``pathampl`` is found.
 """
@@ -201,13 +203,12 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
         records=pd.DataFrame({"i": labels[A.row], "j": labels[A.col], "value": A.data}),
     )
     rhs = gp.Parameter(c, "rhs", domain=i, records=pd.DataFrame({"i": labels, "value": -poly.q}))
-    lo = gp.Parameter(c, "lo", domain=i, records=pd.DataFrame({"i": labels, "value": mcp.lb}))
-    up = gp.Parameter(c, "up", domain=i, records=pd.DataFrame({"i": labels, "value": mcp.ub}))
-    start = gp.Parameter(c, "start", domain=i, records=pd.DataFrame({"i": labels, "value": x0}))
-    x = gp.Variable(c, "x", domain=i)
-    x.lo[i] = lo[i]
-    x.up[i] = up[i]
-    x.l[i] = start[i]
+    x = gp.Variable(
+        c,
+        "x",
+        domain=i,
+        records=pd.DataFrame({"i": labels, "level": x0, "lower": mcp.lb, "upper": mcp.ub}),
+    )
     F = gp.Equation(c, "F", domain=i)
     expr = gp.Sum(j, lin[i, j] * x[j])
     if not poly.is_affine:
@@ -290,34 +291,42 @@ def _solve_pyomo(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions) 
     order = np.argsort(qi, kind="stable")
     qi, qj, qk, qc = qi[order], qj[order], qk[order], qc[order]
     starts = np.searchsorted(qi, np.arange(n + 1))
+    lb, ub = mcp.lb, mcp.ub
+    box = [r for r in range(n) if np.isfinite(lb[r]) and np.isfinite(ub[r])]
     m = pe.ConcreteModel()
     m.I = pe.RangeSet(0, n - 1)
+    m.B = pe.Set(initialize=box)
 
     def bounds(_m, r):
-        lo, hi = mcp.lb[r], mcp.ub[r]
-        return (None if np.isinf(lo) else float(lo), None if np.isinf(hi) else float(hi))
+        if r in m.B:
+            return (None, None)
+        return (None if np.isinf(lb[r]) else float(lb[r]), None if np.isinf(ub[r]) else float(ub[r]))
 
     m.x = pe.Var(m.I, bounds=bounds, initialize=lambda _m, r: float(x0[r]))
+    m.w = pe.Var(m.B, bounds=(0, None), initialize=0.0)
+    m.v = pe.Var(m.B, bounds=(0, None), initialize=0.0)
 
     def row(r: int):
         lo_, hi_ = A.indptr[r], A.indptr[r + 1]
         expr = float(poly.q[r]) + sum(
-            float(v) * m.x[int(col)] for col, v in zip(A.indices[lo_:hi_], A.data[lo_:hi_])
+            float(val) * m.x[int(col)] for col, val in zip(A.indices[lo_:hi_], A.data[lo_:hi_])
         )
         s, e = starts[r], starts[r + 1]
         return expr + sum(float(c) * m.x[int(a)] * m.x[int(b)] for a, b, c in zip(qj[s:e], qk[s:e], qc[s:e]))
 
     def pair(_m, r):
-        lo, hi, F = mcp.lb[r], mcp.ub[r], row(r)
-        if np.isfinite(lo) and np.isfinite(hi):
-            return complements(float(lo) <= m.x[r] <= float(hi), F)
-        if np.isfinite(lo):
-            return complements(m.x[r] >= float(lo), F >= 0)
-        if np.isfinite(hi):
-            return complements(m.x[r] <= float(hi), F <= 0)
+        F = row(r)
+        if r in m.B:
+            return complements(F - m.w[r] + m.v[r] == 0, m.x[r])
+        if np.isfinite(lb[r]):
+            return complements(m.x[r] >= float(lb[r]), F >= 0)
+        if np.isfinite(ub[r]):
+            return complements(m.x[r] <= float(ub[r]), F <= 0)
         return complements(F == 0, m.x[r])
 
     m.c = Complementarity(m.I, rule=pair)
+    m.cw = Complementarity(m.B, rule=lambda _m, r: complements(m.w[r] >= 0, m.x[r] - float(lb[r]) >= 0))
+    m.cv = Complementarity(m.B, rule=lambda _m, r: complements(m.v[r] >= 0, float(ub[r]) - m.x[r] >= 0))
     solver = pe.SolverFactory("path")
     solver.options["convergence_tolerance"] = float(opts.tol)
     solver.options["cumulative_iteration_limit"] = int(opts.max_iter)

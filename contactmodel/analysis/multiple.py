@@ -1,0 +1,239 @@
+"""All solutions of a contact problem (``cm.all_solutions``).
+
+Small LCPs (polyhedral laws, reduced form, n <= ``max_n``): every complementary basis is
+enumerated (:func:`contactmodel.solvers.enumerate.all_solutions`); the result is every basic
+solution (the vertices of the solution set when it is a continuum). Otherwise: multistart, one
+solve per (starting point, solver setting) through :func:`contactmodel.solve`; starting points
+are the default point, the solutions of the problem's polyhedral surrogate (each round law
+replaced by ``Pyramid(mu)``, itself enumerated or solved) lifted with ``load_forces``, and random
+physical points (forces inside the friction sets). Solutions are deduplicated on the contact
+forces and accelerations and grouped by contact-mode pattern.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from contactmodel.formulation import Problem
+from contactmodel.friction import CoulombCone, Ellipsoid, EllipticTorsion, Pyramid
+from contactmodel.mcp.types import MCP
+from contactmodel.solution import Solution
+
+#: multistart settings, each a (solver, options) pair tried from every starting point
+SETTINGS: tuple[tuple[str, dict], ...] = (
+    ("newton", {}),
+    ("newton", {"merit": "penalized_fb", "regularize": "always"}),
+    ("newton", {"feasible": False, "scale_rows": False}),
+)
+
+
+@dataclass
+class SolutionSet:
+    """Distinct solutions; ``groups`` maps a mode pattern (``"c0=roll; c1=slide +t"``) to the
+    indices of its solutions; ``exhaustive`` is True for a complete basis enumeration."""
+
+    solutions: list[Solution]
+    groups: dict[str, list[int]] = field(default_factory=dict)
+    method: str = ""
+    exhaustive: bool = False
+    attempts: int = 0
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.solutions)
+
+    def __iter__(self):
+        return iter(self.solutions)
+
+    def __getitem__(self, i: int) -> Solution:
+        return self.solutions[i]
+
+    def to_json(self) -> dict:
+        """``{"solutions": [...]}``, each element the single-solution JSON object."""
+        return {"solutions": [s.to_json() for s in self.solutions]}
+
+    def summary(self) -> str:
+        how = "complete enumeration" if self.exhaustive else f"multistart ({self.attempts} solves)"
+        lines = [f"{len(self.solutions)} distinct solution(s) by {how} in {self.seconds:.2f} s"]
+        for key, idx in self.groups.items():
+            lines.append(f"  [{key}]: solutions {idx}")
+        return "\n".join(lines)
+
+
+def _fill(problem, x: np.ndarray, solver: str, tol: float) -> Solution:
+    """A Solution at the point x, filled exactly as the dispatcher fills its own."""
+    from contactmodel.solve import _fill_contact_results, relative_residual
+    from contactmodel.solvers.base import Status
+
+    mcp = problem.compile().mcp if isinstance(problem, Problem) else problem
+    residual = relative_residual(mcp, x)
+    status = (
+        Status.SOLVED if residual <= tol else Status.SOLVED_INACCURATE if residual <= 1e-5 else Status.FAILED
+    )
+    sol = Solution(status=status, solver=solver, residual=residual, iterations=0, seconds=0.0, x=x.copy())
+    if isinstance(problem, Problem):
+        _fill_contact_results(problem, problem.compile(), x, sol, tol)
+    return sol
+
+
+def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:
+    """The Solution at an enumerated point; polished by newton from there if not accurate."""
+    from contactmodel.solve import solve
+
+    sol = _fill(problem, x, solver, tol)
+    if sol.residual > tol:
+        polished = solve(problem, solver="newton", x0=x, tol=tol)
+        if polished.ok:
+            return polished
+    return sol
+
+
+def _physical_key(problem, sol: Solution) -> np.ndarray:
+    if isinstance(problem, Problem) and sol.contacts:
+        return np.concatenate([np.r_[c.force, c.acceleration] for c in sol.contacts])
+    return np.asarray(sol.x, dtype=float)
+
+
+def _mode_key(sol: Solution) -> str:
+    if not sol.contacts:
+        return "z>0 at " + ",".join(str(i) for i in np.flatnonzero(np.asarray(sol.x) > 1e-9))
+    return "; ".join(f"{c.name}={c.mode}" for c in sol.contacts)
+
+
+def _detailed_modes(problem, sol: Solution) -> str:
+    from contactmodel.analysis.modes import contact_modes
+
+    try:
+        modes = contact_modes(problem, sol)
+    except Exception:  # noqa: BLE001
+        return _mode_key(sol)
+    return "; ".join(f"{n}={m.label}" for n, m in modes.items())
+
+
+def _random_points(problem: Problem, count: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """MCP points lifted from random forces inside each contact's friction set."""
+    asm = problem.assembly
+    m = len(asm.rows)
+    scale = max(
+        1.0, float(np.abs(asm.b).max(initial=0.0)) / max(1e-12, float(np.abs(asm.A).max(initial=1.0)))
+    )
+    out = []
+    for _ in range(count):
+        c = np.zeros(m)
+        for name, law in problem.laws.items():
+            rows = list(asm.contact_rows[name].values())
+            cn = scale * rng.exponential() * (rng.random() < 0.8)
+            mu = getattr(law, "mu", 0.0)
+            ang = rng.uniform(0, 2 * np.pi)
+            rad = mu * cn * np.sqrt(rng.random())
+            c[rows[0]] = cn
+            if len(rows) > 2:
+                c[rows[1]], c[rows[2]] = rad * np.cos(ang) / np.sqrt(2), rad * np.sin(ang) / np.sqrt(2)
+        problem.load_forces(c)
+        out.append(problem.compile().values())
+    return out
+
+
+def _surrogate_points(problem: Problem, max_n: int) -> list[np.ndarray]:
+    """Points of ``problem`` lifted from the solutions of its pyramid surrogate."""
+    from contactmodel.solve import solve
+    from contactmodel.solvers.enumerate import all_solutions as enum_all
+
+    laws = {
+        n: Pyramid(law.mu) if isinstance(law, (CoulombCone, Ellipsoid, EllipticTorsion)) else law
+        for n, law in problem.laws.items()
+    }
+    try:
+        surrogate = problem.reformulate(friction=laws, form="reduced")
+        mcp = surrogate.compile().mcp
+    except Exception:  # noqa: BLE001
+        return []
+    if not mcp.is_lcp:
+        return []
+    if mcp.n <= max_n:
+        points = enum_all(mcp.M.toarray(), mcp.q, 1e-9)
+    else:
+        sol = solve(surrogate, solver="lemke")
+        points = [sol.x] if sol.ok else []
+    out = []
+    for z in points:
+        surrogate.compile().load(z)
+        problem.load_forces(surrogate.force_vector())
+        out.append(problem.compile().values())
+    return out
+
+
+def all_solutions(
+    problem,
+    tol: float = 1e-8,
+    max_n: int = 16,
+    method: str = "auto",
+    starts: int = 12,
+    settings=SETTINGS,
+    seed: int = 0,
+    x0s=None,
+    dedupe_tol: float = 1e-4,
+) -> SolutionSet:
+    """Distinct solutions of a contact Problem (or an MCP such as ``cm.LCP(M, q)``).
+
+    ``method``: ``"auto"`` (enumeration for LCPs of size <= ``max_n``, else multistart),
+    ``"enumerate"`` or ``"multistart"``. Multistart uses ``starts`` random starting points
+    besides the default and surrogate ones (and any ``x0s`` given), each solved with every
+    (solver, options) of ``settings``. Solutions agreeing within ``dedupe_tol`` (relative) in
+    forces and accelerations are merged.
+    """
+    from contactmodel.solve import solve
+    from contactmodel.solvers.enumerate import all_solutions as enum_all
+
+    t0 = time.perf_counter()
+    mcp = problem.compile().mcp if isinstance(problem, Problem) else problem
+    if not isinstance(mcp, MCP):
+        raise TypeError(f"all_solutions needs a Problem or an MCP (got {type(problem).__name__})")
+    use_enum = method == "enumerate" or (method == "auto" and mcp.is_lcp and mcp.n <= max_n)
+    found: list[Solution] = []
+    attempts = 0
+    if use_enum:
+        if not mcp.is_lcp:
+            raise ValueError("enumeration needs an LCP (polyhedral laws, reduced form)")
+        M = mcp.M.toarray() if hasattr(mcp.M, "toarray") else np.asarray(mcp.M)
+        for z in enum_all(M, mcp.q, 1e-9):
+            attempts += 1
+            found.append(_polish(problem, np.asarray(z, dtype=float), tol, "enumerate"))
+    else:
+        rng = np.random.default_rng(seed)
+        points = [np.asarray(mcp.x0 if mcp.x0 is not None else np.zeros(mcp.n), dtype=float).copy()]
+        if isinstance(problem, Problem):
+            points += _surrogate_points(problem, max_n)
+            points += _random_points(problem, starts, rng)
+        else:
+            points += [rng.exponential(size=mcp.n) * (rng.random(mcp.n) < 0.5) for _ in range(starts)]
+        points += [np.asarray(x, dtype=float) for x in (x0s or [])]
+        for x0 in points:
+            for solver, options in settings:
+                attempts += 1
+                try:
+                    sol = solve(problem, solver=solver, x0=x0, tol=tol, **options)
+                except Exception:  # noqa: BLE001
+                    continue
+                if sol.ok:
+                    found.append(sol)
+    out = SolutionSet([], method="enumeration" if use_enum else "multistart", exhaustive=use_enum)
+    keys: list[np.ndarray] = []
+    for sol in found:
+        if not sol.ok:
+            continue
+        key = _physical_key(problem, sol)
+        scale = 1.0 + float(np.abs(key).max(initial=0.0))
+        if any(k.shape == key.shape and np.abs(k - key).max() <= dedupe_tol * scale for k in keys):
+            continue
+        keys.append(key)
+        out.solutions.append(sol)
+    for i, sol in enumerate(out.solutions):
+        key = _detailed_modes(problem, sol) if isinstance(problem, Problem) else _mode_key(sol)
+        out.groups.setdefault(key, []).append(i)
+    out.attempts = attempts
+    out.seconds = time.perf_counter() - t0
+    return out

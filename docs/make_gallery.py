@@ -1,0 +1,143 @@
+"""Render the README gallery into docs/gallery/*.png.
+
+Run from the repository root:
+
+    python docs/make_gallery.py
+
+Every picture is deterministic (fixed view, fixed size, no timestamps), so re-running it on an
+unchanged tree rewrites identical files.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+
+import contactmodel as cm  # noqa: E402
+from contactmodel import catalogue  # noqa: E402
+from contactmodel.cli import load_model  # noqa: E402
+from contactmodel.draw import draw, save, sweep_plot  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "gallery"
+PUSH_MODEL = ROOT / "examples" / "box_push.py"
+SLIDE_MODEL = ROOT / "examples" / "box_slide.py"
+MU = 0.5
+LAWS = {"cone": cm.CoulombCone(MU), "pyramid": cm.Pyramid(MU), "8-gon": cm.Polygonal(MU, k=8)}
+SOLVERS = {"cone": "newton", "pyramid": "lemke", "8-gon": "lemke"}
+
+
+def solved(system: cm.System, law: cm.FrictionLaw | None = None, solver: str = "newton"):
+    problem = cm.formulate(system, friction=law)
+    solution = cm.solve(problem, solver=solver)
+    if not solution.ok:
+        raise RuntimeError(f"gallery case not solved: {solution.status.value} ({solution.message})")
+    return problem, solution
+
+
+def push_response(system: cm.System, law_name: str, force: float, angle: float) -> tuple[float, str]:
+    """(|box acceleration| m/s^2, mode of corner0) for a horizontal push of ``force`` N at ``angle`` rad."""
+    system.bodies[0].wrench = np.array([force * np.cos(angle), force * np.sin(angle), 0.0, 0.0, 0.0, 0.0])
+    _, solution = solved(system, LAWS[law_name], SOLVERS[law_name])
+    return float(np.linalg.norm(solution.bodies[0].linear_acceleration)), solution.contacts[0].mode
+
+
+def pictures() -> list[Path]:
+    """Draw the gallery; returns the files written."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    written = []
+
+    push = load_model(PUSH_MODEL)
+    draw(
+        push, out=OUT / "box_push_system.png", title="examples/box_push.py: contact frames and friction cones"
+    )
+    written.append(OUT / "box_push_system.png")
+    problem, solution = solved(push)
+    draw(
+        problem,
+        solution,
+        out=OUT / "box_push_solution.png",
+        title="examples/box_push.py solved: 10 N push, every corner rolls (sticks)",
+    )
+    written.append(OUT / "box_push_solution.png")
+
+    problem, solution = solved(load_model(SLIDE_MODEL), cm.Pyramid(0.3), "lemke")
+    draw(
+        problem,
+        solution,
+        out=OUT / "box_slide_pyramid.png",
+        title="examples/box_slide.py with Pyramid(0.3): sliding, a = -mu g",
+    )
+    written.append(OUT / "box_slide_pyramid.png")
+
+    grip = catalogue.get("two_finger_grip")
+    problem, solution = solved(grip.build(), cm.EllipticTorsion(grip.mu, 1.0, 1.0, 0.5))
+    draw(
+        problem,
+        solution,
+        out=OUT / "two_finger_grip.png",
+        title="catalogue two_finger_grip, EllipticTorsion: friction carries the weight",
+    )
+    written.append(OUT / "two_finger_grip.png")
+    problem, solution = solved(grip.build(), cm.Planar(grip.mu))
+    draw(
+        problem,
+        solution,
+        out=OUT / "two_finger_grip_planar.png",
+        title="catalogue two_finger_grip, Planar law: the 2D view",
+    )
+    written.append(OUT / "two_finger_grip_planar.png")
+
+    angles = np.linspace(0.0, np.pi / 2, 37)
+    system = load_model(PUSH_MODEL)
+    ax = None
+    for name in LAWS:
+        values = [push_response(system, name, 16.0, a)[0] for a in angles]
+        ax = sweep_plot(
+            np.degrees(angles),
+            values,
+            ax=ax,
+            label=name,
+            xlabel="push direction from the t axis [deg]",
+            zlabel="|box acceleration| [m/s²]",
+            title="16 N push turning in the floor plane (mu m g = 14.7 N): the pyramid's anisotropy",
+        )
+    save(ax.figure, OUT / "sweep_push_direction.png")
+    written.append(OUT / "sweep_push_direction.png")
+
+    angles = np.linspace(0.0, np.pi / 2, 19)
+    forces = np.linspace(10.0, 24.0, 15)
+    accel = np.zeros((len(forces), len(angles)))
+    modes = np.empty(accel.shape, dtype=object)
+    for j, f in enumerate(forces):
+        for i, a in enumerate(angles):
+            accel[j, i], modes[j, i] = push_response(system, "pyramid", f, a)
+    sweep_plot(
+        np.degrees(angles),
+        accel,
+        forces,
+        modes=modes.astype(str),
+        xlabel="push direction from t [deg]",
+        ylabel="push [N]",
+        zlabel="|box acceleration| [m/s²]",
+        title="Pyramid(0.5): roll / slide map",
+        out=OUT / "sweep_push_map.png",
+    )
+    written.append(OUT / "sweep_push_map.png")
+    return written
+
+
+def main() -> int:
+    for path in pictures():
+        print(path.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
