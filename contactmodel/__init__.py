@@ -1,7 +1,7 @@
 """contactmodel: declare rigid bodies, manipulators and contacts; get the contact problem as a
 Pyomo complementarity model; solve it with MCP/LCP solvers; verify every answer."""
 
-from contactmodel import inertia
+from contactmodel import inertia, shapes
 from contactmodel.assembly import Assembly, assemble
 from contactmodel.errors import (
     ContactModelError,
@@ -60,10 +60,12 @@ __all__ = [
     "formulate",
     "formulate_from_matrices",
     "inertia",
+    "shapes",
     "mncp_opt",
 ]
 
+from contactmodel.draw import draw, sweep_plot  # noqa: E402
 from contactmodel.solution import Solution  # noqa: E402
 from contactmodel.solve import LCP, solve  # noqa: E402
 
-__all__ += ["LCP", "Solution", "solve"]
+__all__ += ["LCP", "Solution", "draw", "solve", "sweep_plot"]

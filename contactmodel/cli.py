@@ -147,8 +147,10 @@ def _solve(args: argparse.Namespace) -> int:
 
 
 def _draw(args: argparse.Namespace) -> int:
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        raise ContactModelError("drawing needs matplotlib: pip install 'contactmodel[plot]'") from None
     matplotlib.use("Agg")
     from contactmodel.draw import draw
 

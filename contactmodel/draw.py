@@ -9,7 +9,10 @@ Conventions: SI units, world frame. A contact's force (c_n, c_t, c_o) acts on ``
 is drawn at the contact point as ``frame.T @ force[:3]``; its friction set is drawn at unit
 normal force as a cone of height ``L`` along n with the set ``{friction : c_n = 1 N}`` at its
 top, 1 N drawn as ``L`` metres, so its opening angle is the true one. Force arrows use
-``scale["force"]`` m per N, acceleration arrows ``scale["acceleration"]`` m per m/s^2.
+``scale["force"]`` m per N, acceleration arrows ``scale["acceleration"]`` m per m/s^2. A
+torsional moment c_r is an arc about n (right-hand rule) sweeping 270 degrees times
+|c_r| / (the law's torsional limit at this c_n); the limit itself is the dotted arc at the
+top of the friction set, labelled with its value per newton of normal force.
 
 Every arrow drawn is listed in ``arrows(fig)`` (:class:`Arrow`: its physical vector, tail and
 scale, and its artists, whose gid is ``"KIND:NAME"``, e.g. ``"force:corner0"``), and every
@@ -183,7 +186,8 @@ def _frictionless_set(law: Frictionless) -> FrictionSet:
 class Arrow:
     """One drawn arrow: ``vector`` is the physical quantity (world frame; N, m/s^2, m/s, or the
     torsional moment (N m) as a 1-vector about n), drawn from ``tail`` (m, world) with length
-    ``scale`` m per unit; ``artists[0]`` is the shaft (or arc) whose gid is ``gid``."""
+    ``scale`` m per unit (for a moment, ``scale`` is the arc radius, m); ``artists[0]`` is the
+    shaft (or arc) whose gid is ``gid``, ``artists[1]`` the head if the arrow is not empty."""
 
     gid: str
     kind: str
@@ -843,8 +847,8 @@ def _draw_contact_forces(canvas: _Canvas, scene: _Scene, contact: Contact, resul
         cn = max(force[0], _TINY)
         frac = abs(force[3]) / (limit * cn) if limit else min(1.0, abs(force[3]) / (abs(force[3]) + 1.0))
         sweep = np.sign(force[3]) * 1.5 * np.pi * min(frac, 1.0)
-        radius = 0.08 * scene.size
-        arc = _arc_points(p + 0.02 * scene.size * contact.normal, frame[1], frame[2], radius, 0.0, sweep)
+        radius = 0.45 * scene.set_height
+        arc = _arc_points(p + 0.1 * scene.set_height * contact.normal, frame[1], frame[2], radius, 0.0, sweep)
         line = canvas.line(arc, color=COLOURS["moment"], lw=1.8)
         line.set_gid(f"moment:{contact.name}")
         arts = [line]

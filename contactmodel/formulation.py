@@ -49,7 +49,6 @@ class Problem:
     contexts: dict[str, ContactContext]
     variables: list
     T: sp.csr_matrix
-    _index: dict[int, int] = field(default_factory=dict, repr=False)
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _signature: tuple = field(default=(), repr=False)
 
@@ -259,7 +258,6 @@ def formulate(system, friction=None, form: str = "reduced") -> Problem:
         contexts=contexts,
         variables=variables,
         T=T,
-        _index=index,
     )
 
 

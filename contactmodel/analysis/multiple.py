@@ -33,10 +33,13 @@ SETTINGS: tuple[tuple[str, dict], ...] = (
 @dataclass
 class SolutionSet:
     """Distinct solutions; ``groups`` maps a mode pattern (``"c0=roll; c1=slide +t"``) to the
-    indices of its solutions; ``exhaustive`` is True for a complete basis enumeration."""
+    indices of its solutions; ``exhaustive`` is True for a complete basis enumeration (every
+    basic solution; a continuum of solutions is represented by its vertices, merged when
+    ``distinct="motion"``)."""
 
     solutions: list[Solution]
     groups: dict[str, list[int]] = field(default_factory=dict)
+    merged: list[int] = field(default_factory=list)  # points found per solution (> 1: merged)
     method: str = ""
     exhaustive: bool = False
     attempts: int = 0
@@ -91,8 +94,10 @@ def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:
     return sol
 
 
-def _physical_key(problem, sol: Solution) -> np.ndarray:
+def _physical_key(problem, sol: Solution, distinct: str) -> np.ndarray:
     if isinstance(problem, Problem) and sol.contacts:
+        if distinct == "motion":
+            return np.concatenate([np.r_[c.acceleration] for c in sol.contacts])
         return np.concatenate([np.r_[c.force, c.acceleration] for c in sol.contacts])
     return np.asarray(sol.x, dtype=float)
 
@@ -176,14 +181,17 @@ def all_solutions(
     seed: int = 0,
     x0s=None,
     dedupe_tol: float = 1e-4,
+    distinct: str = "motion",
 ) -> SolutionSet:
     """Distinct solutions of a contact Problem (or an MCP such as ``cm.LCP(M, q)``).
 
     ``method``: ``"auto"`` (enumeration for LCPs of size <= ``max_n``, else multistart),
     ``"enumerate"`` or ``"multistart"``. Multistart uses ``starts`` random starting points
     besides the default and surrogate ones (and any ``x0s`` given), each solved with every
-    (solver, options) of ``settings``. Solutions agreeing within ``dedupe_tol`` (relative) in
-    forces and accelerations are merged.
+    (solver, options) of ``settings``. ``distinct="motion"`` merges solutions with the same
+    contact modes and accelerations within ``dedupe_tol`` (relative), so a continuum of force
+    solutions (e.g. a jammed, statically indeterminate system) counts once, with the number of
+    merged points in ``SolutionSet.merged``; ``distinct="forces"`` also compares the forces.
     """
     from contactmodel.solve import solve
     from contactmodel.solvers.enumerate import all_solutions as enum_all
@@ -221,16 +229,24 @@ def all_solutions(
                 if sol.ok:
                     found.append(sol)
     out = SolutionSet([], method="enumeration" if use_enum else "multistart", exhaustive=use_enum)
-    keys: list[np.ndarray] = []
+    keys: list[tuple[str, np.ndarray]] = []
     for sol in found:
         if not sol.ok:
             continue
-        key = _physical_key(problem, sol)
+        key = _physical_key(problem, sol, distinct)
+        mode = _mode_key(sol)
         scale = 1.0 + float(np.abs(key).max(initial=0.0))
-        if any(k.shape == key.shape and np.abs(k - key).max() <= dedupe_tol * scale for k in keys):
+        same = [
+            i
+            for i, (m, k) in enumerate(keys)
+            if m == mode and k.shape == key.shape and np.abs(k - key).max() <= dedupe_tol * scale
+        ]
+        if same:
+            out.merged[same[0]] += 1
             continue
-        keys.append(key)
+        keys.append((mode, key))
         out.solutions.append(sol)
+        out.merged.append(1)
     for i, sol in enumerate(out.solutions):
         key = _detailed_modes(problem, sol) if isinstance(problem, Problem) else _mode_key(sol)
         out.groups.setdefault(key, []).append(i)

@@ -5,6 +5,11 @@ Rolling contact (variables c_n, lambda >= 0; c_t, c_o, a_t, a_o free):
     0 <= lambda _|_ s = mu^2 c_n^2 - c_t^2 - c_o^2 >= 0
     mu c_n a_alpha + c_alpha lambda = 0,   a_alpha = (A c + b)_alpha,   alpha = t, o
 Sliding contact: c_alpha = -mu c_n v_alpha / |v_T| (seed 000 (10)); only c_n is unknown.
+
+``slack="quadratic"`` is the seed's s above. Its rows square the forces, so an MCP residual r
+bounds the cone violation only by ~sqrt(r) where c_n is small. ``slack="norm"`` uses
+s = mu c_n - (sqrt(c_t^2 + c_o^2 + eps^2) - eps) instead (eps = ``norm_eps``, N): the same
+solutions up to eps, with a cone violation of the order of the residual.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pe
 
+from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
@@ -28,8 +34,12 @@ from contactmodel.friction.base import (
 class CoulombCone(FrictionLaw):
     """Isotropic Coulomb friction cone |c_T| <= mu c_n with maximum dissipation."""
 
-    def __init__(self, mu: float):
+    def __init__(self, mu: float, slack: str = "quadratic", norm_eps: float = 1e-12):
         self.mu = check_coefficient(mu, "CoulombCone.mu")
+        if slack not in ("quadratic", "norm"):
+            raise FrictionLawError(f"CoulombCone.slack must be 'quadratic' or 'norm' (got {slack!r})")
+        self.slack = slack
+        self.norm_eps = check_coefficient(norm_eps, "CoulombCone.norm_eps", positive=True)
 
     def build(self, blk, ctx: ContactContext) -> ForceMap:
         c_n = normal_force(blk)
@@ -47,7 +57,11 @@ class CoulombCone(FrictionLaw):
         if ctx.sliding("to"):
             return
         mu = self.mu
-        blk.s = pe.Expression(expr=mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
+        if self.slack == "quadratic":
+            blk.s = pe.Expression(expr=mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
+        else:
+            eps = self.norm_eps
+            blk.s = pe.Expression(expr=mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
         nonneg_pair(blk, "cone", blk.lam, blk.s)
         for alpha in "to":
             c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")
