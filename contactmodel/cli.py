@@ -97,6 +97,24 @@ def _parser() -> argparse.ArgumentParser:
         help="image file to write, .png or .svg (default: MODEL's stem + .png, in the current directory)",
     )
 
+    experiment = commands.add_parser(
+        "experiment",
+        help="run (or resume) one of the seeds' experiments; write runs.sqlite, summary.json and figures",
+        description="Run a seed experiment (seed000-table1, seed001-scara, seed002-example1), resuming from "
+        "DIR/runs.sqlite, or draw a performance profile of a store (profile).",
+    )
+    experiment.add_argument(
+        "name", metavar="NAME", help="seed000-table1, seed001-scara, seed002-example1 or profile"
+    )
+    experiment.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    experiment.add_argument("--workers", type=int, metavar="N", help="worker processes (default: CPU count)")
+    experiment.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler instead")
+    experiment.add_argument(
+        "--time-limit", type=_tolerance, default=60.0, metavar="S", help="per-run limit in seconds (60)"
+    )
+    experiment.add_argument("--limit", type=int, metavar="K", help="use only the first K instances")
+    experiment.add_argument("--store", metavar="FILE", help="profile: run store (default DIR/runs.sqlite)")
+
     commands.add_parser("solvers", help="list the registered solvers and whether they are available")
     return parser
 
@@ -171,6 +189,28 @@ def _draw(args: argparse.Namespace) -> int:
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 
 
+def _experiment(args: argparse.Namespace) -> int:
+    from contactmodel.experiments import seeds
+
+    out = Path(args.out)
+    if args.name == "profile":
+        store = Path(args.store) if args.store else out / seeds.STORE
+        if not store.is_file():
+            raise ContactModelError(f"no run store at '{store}'")
+        out.mkdir(parents=True, exist_ok=True)
+        seeds.profile_from_store(store, out / "profile.png")
+        print(f"wrote {out / 'profile.png'}")
+        return EXIT_SOLVED
+    if args.name not in seeds.EXPERIMENTS:
+        raise ContactModelError(f"unknown experiment '{args.name}'; one of {sorted(seeds.EXPERIMENTS)}")
+    summary = seeds.run_experiment(
+        args.name, out, args.workers, args.scheduler, time_limit=args.time_limit, limit=args.limit
+    )
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out / 'summary.json'}, {out / seeds.STORE} and figures", file=sys.stderr)
+    return EXIT_SOLVED
+
+
 def _solvers() -> int:
     width = max(len(name) for name in solvers.REGISTRY) + 2
     for name, info in solvers.REGISTRY.items():
@@ -193,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "solvers":
             return _solvers()
+        if args.command == "experiment":
+            return _experiment(args)
         if args.command == "draw":
             return _draw(args)
         return _solve(args)

@@ -19,6 +19,9 @@ class ContactResult:
     force: list[float]
     acceleration: list[float]
     direction: list[float] | None = None  # unit sliding direction in (t, o) when sliding
+    label: str | None = None  # e.g. "slide +t-o" (pyramid quadrant), "slide d3" (polygon direction)
+    degenerate: bool = False  # decided by a pair with both sides zero (e.g. roll with c_n = 0)
+    decided_by: list[str] = field(default_factory=list)  # the strictly complementary pairs
 
 
 @dataclass

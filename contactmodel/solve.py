@@ -12,7 +12,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from contactmodel import modes, solvers
+from contactmodel import solvers
+from contactmodel.analysis.modes import contact_modes
 from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
 from contactmodel.formulation import Problem
@@ -115,14 +116,18 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
     asm = problem.assembly
     c = problem.force_vector()
     a = asm.contact_accelerations(c)
-    v = asm.v
-    sliding = set(asm.sliding)
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
+    found = contact_modes(problem, x, tol=mode_tol)
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
-        mode, direction = modes.classify(c[rows], a[rows], v[rows], name in sliding, mode_tol)
-        solution.contacts.append(ContactResult(name, mode, c[rows].tolist(), a[rows].tolist(), direction))
+        m = found[name]
+        solution.contacts.append(
+            ContactResult(
+                name, m.mode, c[rows].tolist(), a[rows].tolist(), m.direction, m.label, m.degenerate,
+                list(m.decided_by),
+            )
+        )
     normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
     cn, an = c[normal_rows], a[normal_rows]
     solution.checks["normal_complementarity"] = float(np.max(np.abs(np.minimum(cn, an)), initial=0.0))

@@ -109,9 +109,11 @@ def pattern_label(law, sliding: bool, keys: list[str], bits: str) -> PatternLabe
 class ContactMode:
     """The mode of one contact at a solved point.
 
-    ``pairs`` maps each complementarity pair key to its state: ``"var>0"`` (the law's variable
-    positive, its expression zero), ``"expr>0"``, ``"both=0"`` (weak complementarity: a
-    degenerate pair) or ``"violated"``; ``decided_by`` lists the pairs the mode rests on.
+    ``pairs`` maps each complementarity pair key (``contact[NAME].pairs[key]``) to its state:
+    ``"var>0"`` (the law's variable positive, its expression zero), ``"expr>0"``, ``"both=0"``
+    (weak complementarity: a degenerate pair), ``"equation"`` (a satisfied equation row) or
+    ``"violated"``; ``variables`` names each pair's MCP variable; ``decided_by`` lists the
+    strictly complementary pairs the mode rests on (``normal`` first).
     ``direction`` is the unit sliding direction in (t, o); ``index`` the pyramid quadrant
     (``"+t-o"``) or the polygon direction(s) (``"d3"``, ``"d3|d4"``); ``pattern`` the sign
     pattern (``"1"``/``"0"`` per pair, ``"*"`` for a both-zero pair) for LCP laws.
@@ -125,6 +127,7 @@ class ContactMode:
     index: str | None = None
     pattern: str | None = None
     pairs: dict[str, str] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)  # pair key -> MCP variable name
     decided_by: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -163,6 +166,7 @@ def contact_modes(problem, solution, tol: float = 1e-7) -> dict[str, ContactMode
         eps = _eps(force, accel, tol)
         law = problem.laws[name]
         states: dict[str, str] = {}
+        variables = {p.key: p.variable for p in by_contact.get(name, [])}
         for p in by_contact.get(name, []):
             i = p.index
             if np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i]):
@@ -179,6 +183,7 @@ def contact_modes(problem, solution, tol: float = 1e-7) -> dict[str, ContactMode
                 states[p.key] = "violated"
         mode = _physical_mode(name, law, force, accel, asm.v[rows], name in sliding, eps)
         mode.pairs = states
+        mode.variables = variables
         _decide(mode, law, name in sliding, states)
         out[name] = mode
     return out
@@ -239,11 +244,16 @@ def _decide(mode: ContactMode, law, sliding: bool, states: dict[str, str]) -> No
         mode.degenerate = True
         mode.notes.append("pair 'normal' weakly complementary: c_n = a_n = 0")
     for key, s in states.items():
-        if key != "normal" and s in ("var>0", "expr>0", "both=0") and mode.mode != "separate":
+        if key != "normal" and s in ("var>0", "expr>0") and mode.mode != "separate":
             mode.decided_by.append(key)
         if s == "violated":
             mode.notes.append(f"pair '{key}' violated")
     weak = [k for k, s in states.items() if s == "both=0" and k != "normal"]
+    if isinstance(law, Polygonal):
+        spare = [k for k in weak if k.startswith("direction_")]
+        if spare and mode.mode == "roll":
+            mode.notes.append(f"friction force uses fewer directions ({spare} have beta = 0)")
+        weak = [k for k in weak if k == "limit"]
     if weak and mode.mode == "roll":
         mode.notes.append(f"friction at the boundary of its set (weak pairs {weak}): impending slip")
         mode.degenerate = True
@@ -251,3 +261,7 @@ def _decide(mode: ContactMode, law, sliding: bool, states: dict[str, str]) -> No
         return
     code = {"var>0": "1", "expr>0": "0", "both=0": "*"}
     mode.pattern = "".join(code.get(s, "!") for s in states.values())
+    if set(mode.pattern) <= {"0", "1"}:
+        lab = pattern_label(law, sliding, list(states), mode.pattern)
+        if lab.label != mode.label and not (lab.label == "maintain" and mode.mode in ("roll", "slide")):
+            mode.notes.append(f"sign pattern {mode.pattern} reads '{lab.label}'")

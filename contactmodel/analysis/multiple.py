@@ -1,13 +1,14 @@
 """All solutions of a contact problem (``cm.all_solutions``).
 
 Small LCPs (polyhedral laws, reduced form, n <= ``max_n``): every complementary basis is
-enumerated (:func:`contactmodel.solvers.enumerate.all_solutions`); the result is every basic
-solution (the vertices of the solution set when it is a continuum). Otherwise: multistart, one
-solve per (starting point, solver setting) through :func:`contactmodel.solve`; starting points
-are the default point, the solutions of the problem's polyhedral surrogate (each round law
-replaced by ``Pyramid(mu)``, itself enumerated or solved) lifted with ``load_forces``, and random
-physical points (forces inside the friction sets). Solutions are deduplicated on the contact
-forces and accelerations and grouped by contact-mode pattern.
+enumerated (:func:`contactmodel.solvers.enumerate.all_solutions`, 2^n bases); the result is
+every basic solution (the vertices of the solution set when it is a continuum). Otherwise:
+multistart, one solve per (starting point, solver setting) through :func:`contactmodel.solve`;
+starting points are the default point, some solutions of the problem's polyhedral surrogate
+(each round law replaced by ``Pyramid(mu)``; enumerated up to size 10, else solved by Lemke)
+lifted with ``load_forces``, and random physical points (forces inside the friction sets).
+Solutions are deduplicated (by default on modes and accelerations: the motion) and grouped by
+contact-mode pattern.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def _random_points(problem: Problem, count: int, rng: np.random.Generator) -> li
     return out
 
 
-def _surrogate_points(problem: Problem, max_n: int) -> list[np.ndarray]:
+def _surrogate_points(problem: Problem, max_n: int, count: int) -> list[np.ndarray]:
     """Points of ``problem`` lifted from the solutions of its pyramid surrogate."""
     from contactmodel.solve import solve
     from contactmodel.solvers.enumerate import all_solutions as enum_all
@@ -159,7 +160,9 @@ def _surrogate_points(problem: Problem, max_n: int) -> list[np.ndarray]:
     if not mcp.is_lcp:
         return []
     if mcp.n <= max_n:
-        points = enum_all(mcp.M.toarray(), mcp.q, 1e-9)
+        points = enum_all(mcp.M.toarray(), mcp.q, 1e-9, max_lp=200)
+        if len(points) > count:
+            points = [points[i] for i in np.linspace(0, len(points) - 1, count).round().astype(int)]
     else:
         sol = solve(surrogate, solver="lemke")
         points = [sol.x] if sol.ok else []
@@ -174,7 +177,7 @@ def _surrogate_points(problem: Problem, max_n: int) -> list[np.ndarray]:
 def all_solutions(
     problem,
     tol: float = 1e-8,
-    max_n: int = 16,
+    max_n: int = 12,
     method: str = "auto",
     starts: int = 12,
     settings=SETTINGS,
@@ -214,7 +217,7 @@ def all_solutions(
         rng = np.random.default_rng(seed)
         points = [np.asarray(mcp.x0 if mcp.x0 is not None else np.zeros(mcp.n), dtype=float).copy()]
         if isinstance(problem, Problem):
-            points += _surrogate_points(problem, max_n)
+            points += _surrogate_points(problem, min(max_n, 10), max(starts, 1))
             points += _random_points(problem, starts, rng)
         else:
             points += [rng.exponential(size=mcp.n) * (rng.random(mcp.n) < 0.5) for _ in range(starts)]

@@ -119,7 +119,8 @@ class VerificationReport:
             cone = "" if f.law == "CoulombCone" else f"; Coulomb cone: {'in' if f.inside_cone else 'out'}"
             lines.append(f"  {f.contact}: {f.law} friction set {state}{cone}")
         for c in self.colinearity:
-            lines.append(f"  {c.contact}: angle(-a_T, c_T) = {c.angle:.3g} deg (vs {c.reference})")
+            ref = "v_T" if c.reference == "velocity" else "a_T"
+            lines.append(f"  {c.contact}: angle(-{ref}, c_T) = {c.angle:.3g} deg")
         p1 = self.proposition1
         if p1 is not None:
             if not p1.applicable:

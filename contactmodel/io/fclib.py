@@ -9,7 +9,7 @@ our reduced model (n, t, o): an FCLIB local problem is A = W, b = q, all contact
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,6 @@ class FrictionProblem:
     title: str = ""
     description: str = ""
     source: str = ""
-    extras: dict = field(default_factory=dict)
 
     @property
     def nc(self) -> int:
@@ -106,8 +105,16 @@ class FrictionProblem:
             qloc = H.T @ y + self.w
         W.eliminate_zeros()
         return replace(
-            self, kind="local", W=W, q=np.asarray(qloc, dtype=float).reshape(-1),
-            M=None, H=None, f=None, w=None, G=None, b=None,
+            self,
+            kind="local",
+            W=W,
+            q=np.asarray(qloc, dtype=float).reshape(-1),
+            M=None,
+            H=None,
+            f=None,
+            w=None,
+            G=None,
+            b=None,
         )
 
     def asymmetry(self) -> float:
@@ -132,6 +139,13 @@ def _scalar(group, name: str, path: Path) -> int:
     if name not in group:
         raise DeclarationError(f"{path}: dataset {group.name}/{name} is missing")
     return int(np.asarray(group[name][()]).reshape(-1)[0])
+
+
+def _spacedim(group, path: Path) -> int:
+    d = _scalar(group, "spacedim", path)
+    if d not in (2, 3):
+        raise UnsupportedProblemError(f"{path}: spacedim {d} is not supported (2 or 3)")
+    return d
 
 
 def _vector(group, name: str, length: int | None, path: Path) -> np.ndarray:
@@ -203,17 +217,19 @@ def read_fclib(path: str | Path) -> FrictionProblem:
                 raise UnsupportedProblemError(
                     f"{path}: local problem with equality constraints (V, R, s) is not supported"
                 )
-            d = _scalar(g, "spacedim", path)
+            d = _spacedim(g, path)
             W = read_sparse(g["W"], path)
             mu = _vector(g["vectors"], "mu", None, path)
             m = d * mu.size
             if W.shape != (m, m):
-                raise DeclarationError(f"{path}: W is {W.shape}, expected {m} x {m} (spacedim {d}, nc {mu.size})")
+                raise DeclarationError(
+                    f"{path}: W is {W.shape}, expected {m} x {m} (spacedim {d}, nc {mu.size})"
+                )
             q = _vector(g["vectors"], "q", m, path)
             fp = FrictionProblem("local", d, mu, W=W, q=q)
         elif "fclib_global" in h5:
             g = h5["fclib_global"]
-            d = _scalar(g, "spacedim", path)
+            d = _spacedim(g, path)
             M, H = read_sparse(g["M"], path), read_sparse(g["H"], path)
             mu = _vector(g["vectors"], "mu", None, path)
             n, m = M.shape[0], d * mu.size
@@ -224,17 +240,17 @@ def read_fclib(path: str | Path) -> FrictionProblem:
             G = b = None
             if "G" in g:
                 G = read_sparse(g["G"], path)
+                if G.shape[0] != n:
+                    raise DeclarationError(f"{path}: G has {G.shape[0]} rows, expected n = {n}")
                 b = _vector(g["vectors"], "b", G.shape[1], path)
             fp = FrictionProblem("global", d, mu, M=M, H=H, f=f, w=w, G=G, b=b)
         else:
             raise DeclarationError(
                 f"{path}: no /fclib_local, /fclib_global or /fclib_global_rolling group (found {list(h5)})"
             )
-        if d not in (2, 3):
-            raise UnsupportedProblemError(f"{path}: spacedim {d} is not supported (2 or 3)")
-        info = g["info"] if "info" in g else {}
-        fp.title = _string(info, "title") if info else ""
-        fp.description = _string(info, "description") if info else ""
+        if "info" in g:
+            fp.title = _string(g["info"], "title")
+            fp.description = _string(g["info"], "description")
         fp.source = str(path)
     return fp
 
@@ -244,22 +260,24 @@ def to_problem(fp: FrictionProblem, friction=None, symmetrize: bool = False, nam
 
     A = W, b = q, every contact rolling, ``CoulombCone(mu_a)`` per contact unless ``friction`` (one
     law, a list or a mapping, as :func:`formulate_from_matrices`). A global problem is first reduced
-    by :meth:`FrictionProblem.to_local`. W must be symmetric to :data:`SYMMETRY_TOL` (relative);
-    ``symmetrize=True`` replaces it by (W + W^T) / 2 (a different problem) instead of raising.
+    by :meth:`FrictionProblem.to_local`. W must be symmetric to :data:`SYMMETRY_TOL` (relative; the
+    round-off below it is removed); ``symmetrize=True`` replaces a less symmetric W by (W + W^T) / 2
+    (a different problem) instead of raising.
     """
     from contactmodel.formulation import formulate_from_matrices
 
     if fp.spacedim != 3:
-        raise UnsupportedProblemError(f"{fp.source}: spacedim {fp.spacedim}: only 3D problems map to the model")
+        raise UnsupportedProblemError(
+            f"{fp.source}: spacedim {fp.spacedim}: only 3D problems map to the model"
+        )
     loc = fp.to_local()
     W = loc.W
     asym = loc.asymmetry()
-    if asym > SYMMETRY_TOL:
-        if not symmetrize:
-            raise DeclarationError(
-                f"{fp.source}: W is not symmetric (max|W - W^T| / max|W| = {asym:.2e} > {SYMMETRY_TOL:g}); "
-                "pass symmetrize=True to solve with (W + W^T) / 2 instead"
-            )
+    if asym > SYMMETRY_TOL and not symmetrize:
+        raise DeclarationError(
+            f"{fp.source}: W is not symmetric (max|W - W^T| / max|W| = {asym:.2e} > {SYMMETRY_TOL:g}); "
+            "pass symmetrize=True to solve with (W + W^T) / 2 instead"
+        )
     if asym > 0:
         W = ((W + W.T) * 0.5).tocsr()
     return formulate_from_matrices(W, loc.q, loc.mu, friction=friction, names=names)
@@ -293,7 +311,9 @@ def fc3d_residual(W, q, mu, r, normalization: str = "paper") -> float:
     r = np.asarray(r, dtype=float).reshape(-1)
     mu = np.asarray(mu, dtype=float).reshape(-1)
     if q.shape != (3 * mu.size,) or r.shape != q.shape:
-        raise DeclarationError(f"fc3d_residual: q {q.shape} and r {r.shape} must have 3 * nc = {3 * mu.size} entries")
+        raise DeclarationError(
+            f"fc3d_residual: q {q.shape} and r {r.shape} must have 3 * nc = {3 * mu.size} entries"
+        )
     u = W @ r + q
     uh = u.reshape(-1, 3).copy()
     uh[:, 0] += mu * np.linalg.norm(uh[:, 1:], axis=1)

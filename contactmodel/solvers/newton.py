@@ -25,6 +25,8 @@ iterates stay in the box by default, Kanzow's feasible variant):
   a watchdog that returns to the best point when that many steps brought no decrease;
 * active-set polish: one Newton step on the natural map at the active set of the current point
   (exact for LCPs once the active set is right), kept when it decreases the merit;
+* for LCPs, Lemke's method (PATH's pivoting safeguard, exact on an LCP) when the first attempt
+  stalls or exceeds ``pivot_after`` iterations;
 * restarts from the starting point with other settings when an attempt stalls.
 
 Convergence is decided on the unscaled natural residual ``||x - mid(lb, x - F, ub)||_inf`` only.
@@ -58,6 +60,9 @@ _RESTARTS = (
 _SQRT_HALF = math.sqrt(0.5)
 _DENSE_FRACTION = 0.15
 _MAX_STEP = 1e8
+_SLU_OPTIONS = {"SymmetricMode": True}
+_REDUCE_FRACTION = 0.1
+_DENSE_N = 150
 
 
 @dataclass
@@ -102,6 +107,16 @@ class NewtonOptions:
     scale_rows: build the merit from ``F_i / s_i`` with ``s_i = max(1, max_j |J_ij(x0)|)`` (same
         solutions, better balanced merit for stiff rows); the stopping test always uses the
         unscaled natural residual (default True).
+    pivot_fallback: for an LCP (affine F, lb = 0, ub = +inf) of size at most ``pivot_max_n``, run
+        Lemke's method (:mod:`contactmodel.solvers.lemke`, lexicographic, covering-vector
+        restarts) when the first Newton attempt has not converged within ``pivot_after``
+        iterations: PATH's pivoting safeguard on the linearization, which for an LCP is the
+        problem itself. Its ray on a copositive-plus ``M``, or a verified Farkas vector, is
+        reported as INFEASIBLE (default True).
+    pivot_after: iterations of the first Newton attempt before the pivoting fallback (default 50).
+    pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback (default 5000).
+    pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing
+        (default 2).
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -125,6 +140,10 @@ class NewtonOptions:
     stall_iter: int = 30
     restarts: bool = True
     scale_rows: bool = True
+    pivot_fallback: bool = True
+    pivot_after: int = 50
+    pivot_max_n: int = 5000
+    pivot_restarts: int = 2
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -161,6 +180,8 @@ class NewtonOptions:
             raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
         if self.stall_iter < 1:
             raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
+        if self.pivot_after < 0:
+            raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
 
 def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -262,26 +283,54 @@ class _Assembler:
         self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
         self._key = (J, J.indptr, J.indices)
 
-    def __call__(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> sp.csc_matrix:
+    def values(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> np.ndarray:
+        """Entries of ``H`` in the cached CSR pattern of ``J + I``."""
         key = self._key
         if key is None or key[0] is not J or key[1] is not J.indptr or key[2] is not J.indices:
             self._pattern(J)
         data = np.zeros(self.knnz)
         data[self.jpos] = J.data * db[self.jrows]
         data[self.dpos] += da
+        return data
+
+    def __call__(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> sp.csc_matrix:
+        data = self.values(J, da, db)
         return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
 
-    def has_empty_line(self, HT: sp.csc_matrix) -> bool:
-        """True if the last assembled matrix has an all-zero row or column.
+    def solve(self, data: np.ndarray, keep: np.ndarray | None, rhs: np.ndarray) -> np.ndarray | None:
+        """Solve ``H[keep, keep] y = rhs`` for ``H`` given by :meth:`values`; None if singular.
 
-        SuperLU may crash (not raise) on such exactly singular matrices.
+        Small or dense systems use LAPACK's LU; others SuperLU on the CSC matrix of ``H^T`` with a
+        minimum-degree ordering on ``A^T + A`` and diagonal-preferring threshold pivoting (the
+        pattern is nearly symmetric: this halves the fill of the default column ordering).
         """
-        nz = HT.data != 0.0
-        n = self.n
-        return bool(
-            np.count_nonzero(np.bincount(self.krows[nz], minlength=n)) < n
-            or np.count_nonzero(np.bincount(self.kindices[nz], minlength=n)) < n
-        )
+        rows, cols = self.krows, self.kindices
+        if keep is None:
+            m, indptr = self.n, self.kindptr
+        else:
+            m = int(np.count_nonzero(keep))
+            if m == 0:
+                return np.zeros(0)
+            pos = np.cumsum(keep) - 1
+            emask = keep[rows] & keep[cols]
+            rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
+            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
+        nz = data != 0.0
+        if (
+            np.count_nonzero(np.bincount(rows[nz], minlength=m)) < m
+            or np.count_nonzero(np.bincount(cols[nz], minlength=m)) < m
+        ):
+            return None
+        if m <= _DENSE_N or data.size > _DENSE_FRACTION * m * m:
+            H = np.zeros((m, m))
+            H[rows, cols] = data
+            lu = sla.lu_factor(H, check_finite=False)
+            if np.min(np.abs(np.diag(lu[0]))) == 0.0:
+                return None
+            return sla.lu_solve(lu, rhs, check_finite=False)
+        HT = sp.csc_matrix((data, cols, indptr), shape=(m, m))
+        lu = spla.splu(HT, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.1, options=_SLU_OPTIONS)
+        return lu.solve(rhs, trans="T")
 
 
 def _row_inf_norms(J: sp.csr_matrix) -> np.ndarray:
@@ -329,6 +378,7 @@ class _Newton:
         self.n_watchdog = 0
         self.n_restarts = 0
         self.last_step = 1.0
+        self.pivot_info: dict[str, Any] = {}
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
 
     def eps(self, pt: _Point) -> float:
@@ -357,23 +407,36 @@ class _Newton:
     def newton_direction(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray
     ) -> np.ndarray | None:
-        """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable."""
-        HT = self.assemble(J, da, db)
-        if self.assemble.has_empty_line(HT):
-            return None
+        """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable.
+
+        Rows with ``db_i = 0`` (e.g. ``x_i`` at a bound with ``F_i`` strictly inside: the FB
+        partials are exactly (1, 0) there) give ``d_i = rhs_i / da_i`` at once; when they are many,
+        only the system of the other rows is factored.
+        """
+        fixed = db == 0.0
+        d = np.zeros(self.n)
+        keep: np.ndarray | None = None
+        r = rhs
+        if np.count_nonzero(fixed) >= _REDUCE_FRACTION * self.n:
+            if np.any(da[fixed] == 0.0):
+                return None
+            d[fixed] = rhs[fixed] / da[fixed]
+            keep = ~fixed
+            r = (rhs - db * (J @ d))[keep]
+        data = self.assemble.values(J, da, db)
         self.n_factor += 1
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
-                if self._dense(HT):
-                    lu = sla.lu_factor(HT.toarray(), check_finite=False)
-                    if np.min(np.abs(np.diag(lu[0]))) == 0.0:
-                        return None
-                    d = sla.lu_solve(lu, rhs, trans=1, check_finite=False)
-                else:
-                    d = spla.splu(HT).solve(rhs, trans="T")
+                y = self.assemble.solve(data, keep, r)
             except (RuntimeError, ValueError, sla.LinAlgError):
                 return None
+        if y is None:
+            return None
+        if keep is None:
+            d = y
+        else:
+            d[keep] = y
         big = _MAX_STEP * (1.0 + float(np.max(np.abs(rhs))))
         if not np.all(np.isfinite(d)) or float(np.max(np.abs(d), initial=0.0)) > big:
             return None
@@ -474,10 +537,13 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     residual ``||x - mid(lb, x - F(x), ub)||_inf`` met during the run; ``outcome`` is CONVERGED
     only if that residual is ``<= options.tol``. A run that fails (stall, line-search failure) is
     restarted from the starting point with the settings of ``_RESTARTS`` while the iteration and
-    time budgets last. ``extras`` holds ``residual_history`` (natural residual inf-norm per
-    iterate, all attempts), ``residual``, ``factorizations``, ``gradient_steps``, ``lm_steps``,
-    ``polish_steps``, ``polish_kept``, ``watchdog_restarts``, ``restarts``, ``regularized``,
-    ``f_evals``, ``j_evals``, ``seconds``.
+    time budgets last; for an LCP, Lemke's method runs first (``pivot_fallback``), and its
+    certificate of infeasibility makes the outcome INFEASIBLE. ``extras`` holds
+    ``residual_history`` (natural residual inf-norm per iterate, all attempts), ``residual``,
+    ``factorizations``, ``gradient_steps``, ``lm_steps``, ``polish_steps``, ``polish_kept``,
+    ``watchdog_restarts``, ``restarts``, ``regularized``, ``f_evals``, ``j_evals``, ``seconds``,
+    and after a pivoting fallback ``pivot`` ("lemke"), ``pivot_outcome``, ``pivots``,
+    ``pivot_restarts``, ``pivot_seconds`` (and ``certificate``, a Farkas vector, when found).
     """
     opt = options if options is not None else NewtonOptions()
     opt.validate()
@@ -504,7 +570,9 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
             extras=_extras(st, history, math.inf, t0),
         )
     attempts = [opt] + ([replace(opt, **r) for r in _RESTARTS] if opt.restarts else [])
+    pivot = opt.pivot_fallback and mcp.is_lcp and 0 < n <= opt.pivot_max_n
     best, iterations = start, 0
+    pivot_point: _Point | None = None
     outcome, message = Outcome.FAILED, ""
     for k, aopt in enumerate(attempts):
         st.opt = aopt
@@ -515,17 +583,33 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         if start is None:
             break
         history.append(start.res)
-        pt, outcome, message, its = _run(st, start, deadline, opt.max_iter - iterations, history)
+        budget = opt.max_iter - iterations
+        if pivot and k == 0:
+            budget = min(budget, opt.pivot_after)
+        pt, outcome, message, its = _run(st, start, deadline, budget, history)
         iterations += its
         if pt.res < best.res:
             best = pt
-        if outcome is not Outcome.FAILED:
+        if outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
+            break
+        if pivot and k == 0:
+            cand, piv_outcome, piv_message = _pivot_fallback(st, mcp)
+            if cand is not None and cand.res < best.res:
+                best = pivot_point = cand
+            if best.res <= opt.tol or piv_outcome is Outcome.INFEASIBLE:
+                outcome, message = piv_outcome, piv_message
+                break
+            message = f"{message}; pivoting fallback: {piv_message}"
+        if iterations >= opt.max_iter:
+            outcome = Outcome.ITERATION_LIMIT
             break
     if outcome is Outcome.ITERATION_LIMIT:
         message = f"iteration limit {opt.max_iter} reached"
     if best.res <= opt.tol:
         outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-    elif st.n_restarts:
+        if best is pivot_point:
+            message += " (Lemke's method, after the Newton attempt stalled)"
+    elif st.n_restarts and outcome is not Outcome.INFEASIBLE:
         message = f"{message} (after {st.n_restarts} restarts)"
     return SolverResult(
         x=best.x,
@@ -631,6 +715,37 @@ def _run(
     return best, outcome, message, it
 
 
+def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
+    """Lemke's method on the LCP of ``mcp`` from the normal start: ``(point, outcome, message)``.
+
+    A warm start from the basis of the stalled Newton point was tried and rejected: that basis is
+    singular on these degenerate problems, and its largest nonsingular part (pivoted QR) leads
+    Lemke to a ray (its covering vector ``B e`` proves nothing) more often than not.
+    """
+    from contactmodel.solvers import lemke
+
+    t0 = time.perf_counter()
+    res = lemke.solve(mcp, lemke.LemkeOptions(max_restarts=st.opt.pivot_restarts))
+    info = st.pivot_info
+    info.update(
+        pivot="lemke",
+        pivot_outcome=res.outcome.value,
+        pivots=int(res.extras.get("pivots", 0)),
+        pivot_restarts=int(res.extras.get("restarts", 0)),
+        pivot_seconds=time.perf_counter() - t0,
+    )
+    if "certificate" in res.extras:
+        info["certificate"] = res.extras["certificate"]
+    if res.outcome is Outcome.INFEASIBLE:
+        return None, Outcome.INFEASIBLE, f"Lemke's method (pivoting fallback): {res.message}"
+    cand = st.point(np.maximum(np.asarray(res.x, dtype=float), 0.0)) if res.x is not None else None
+    if cand is None:
+        return None, Outcome.FAILED, f"Lemke's method (pivoting fallback): {res.message}"
+    if cand.res <= st.opt.tol:
+        return cand, Outcome.CONVERGED, "solved by Lemke's method after the Newton attempt stalled"
+    return cand, Outcome.FAILED, f"Lemke's point has natural residual {cand.res:.2e}: {res.message}"
+
+
 def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
     """``grad . d <= -rho ||d||^p`` (sufficient descent test of De Luca, Facchinei, Kanzow)."""
     return float(grad @ d) <= -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p
@@ -649,6 +764,7 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[st
         "watchdog_restarts": st.n_watchdog,
         "restarts": st.n_restarts,
         "regularized": st.regularized,
+        **st.pivot_info,
         "f_evals": st.n_feval,
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,

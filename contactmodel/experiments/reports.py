@@ -1,0 +1,419 @@
+"""Tables and figures from stored runs: the seeds' tables beside ours, heat maps, profiles.
+
+Every function takes the rows of :meth:`runner.Store.rows` (plain dicts). A run counts as
+solved when its status is ``solved`` or ``solved-inaccurate`` (relative natural-map residual
+at most 1e-5; ``strict`` counts only ``solved``, at most 1e-8).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+OK = ("solved", "solved-inaccurate")
+
+#: seed 000 Table 1: size -> (# data sets, Lemke frac, restarts, iter, FIP frac, FIP iter)
+PAPER_TABLE1: dict[int, tuple] = {
+    2: (20, 1.00, 1.0, 2.0, 0.50, 8.4),
+    10: (60, 0.92, 1.3, 8.9, 0.35, 10.4),
+    16: (10, 1.00, 1.4, 20.0, 1.00, 17.2),
+    30: (26, 0.62, 1.7, 44.1, 0.42, 19.6),
+    50: (20, 0.35, 2.0, 107.4, 0.30, 61.1),
+    90: (23, 0.00, None, None, 0.35, 30.4),
+    120: (10, 0.10, 1.0, "< 100", 0.70, "< 300"),
+    150: (6, 0.00, None, None, 0.50, 46.3),
+    170: (10, 0.00, None, None, 0.00, None),
+}
+
+#: seed 001 §4: (family, friction) -> what the paper reports
+PAPER_SCARA: dict[tuple[str, str], dict[str, Any]] = {
+    ("sliding", "cone"): {"formulation": "LCPOpt (all sliding, LCP of size 2)", "solved": 200},
+    ("rolling", "cone"): {
+        "formulation": "MNCPOpt (all rolling, Coulomb cone)",
+        "solved": 183,
+        "cpu_min": 0.0,
+        "cpu_avg": 0.200,
+        "cpu_max": 8.740,
+        "outer_iterations": 57.3,
+        "colinear_cp1": 122,
+        "colinear_cp2": 128,
+    },
+    ("rolling", "pyramid"): {
+        "formulation": "LCPOpt (all rolling, friction pyramid)",
+        "solved": 194,
+        "cpu_min": 0.0,
+        "cpu_avg": 0.030,
+        "cpu_max": 0.170,
+        "outer_iterations": 7.5,
+        "colinear_cp1": 97,
+        "colinear_cp2": 153,
+        "outside_cone_cp1": 106,
+        "outside_cone_cp2": 53,
+    },
+}
+PAPER_TRANSITIONS = {"both_solved": 178, "agree_cp1": 0.98, "agree_cp2": 0.96}
+
+
+def ok(row: dict) -> bool:
+    return row["status"] in OK
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = [v for v in values if v is not None]
+    return float(np.mean(values)) if values else None
+
+
+def _r(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def _by(rows: Iterable[dict], *fields: str) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        groups[tuple(_field(row, f) for f in fields)].append(row)
+    return groups
+
+
+def _field(row: dict, name: str):
+    if name.startswith("instance."):
+        return row["instance"].get(name.split(".", 1)[1])
+    return row[name]
+
+
+def _problem_id(row: dict) -> str:
+    return json.dumps([row["instance"], row["friction"]], sort_keys=True)
+
+
+def table1(rows: Sequence[dict]) -> list[dict]:
+    """Seed 000 Table 1 per size: our fraction solved, Lemke starts, iterations, the paper's beside."""
+    labels = sorted({r["label"] for r in rows})
+    solved_by_any = {_problem_id(r) for r in rows if ok(r)}
+    out = []
+    sizes = sorted({r["instance"]["size"] for r in rows})
+    groups = _by(rows, "instance.size", "label")
+    for size in sizes + ["all"]:
+        entry: dict[str, Any] = {"size": size}
+        subset = [r for r in rows if size == "all" or r["instance"]["size"] == size]
+        ids = {_problem_id(r) for r in subset}
+        entry["data_sets"] = len(ids)
+        paper = PAPER_TABLE1.get(size) if size != "all" else None
+        entry["paper_data_sets"] = paper[0] if paper else (328 if size == "all" else None)
+        for label in labels:
+            runs = (
+                groups.get((size, label), []) if size != "all" else [r for r in rows if r["label"] == label]
+            )
+            if not runs:
+                continue
+            good = [r for r in runs if ok(r)]
+            key = label.replace("-", "_")
+            entry[f"{key}_frac_solved"] = _r(len(good) / len(runs))
+            entry[f"{key}_frac_solved_strict"] = _r(sum(r["status"] == "solved" for r in runs) / len(runs))
+            if runs[0]["solver"] == "lemke":
+                entry[f"{key}_ave_starts"] = _r(_mean(r["extras"].get("starts") for r in good), 2)
+                entry[f"{key}_ave_iter"] = _r(_mean(r["extras"].get("pivots") for r in good), 1)
+                entry[f"{key}_certified_infeasible"] = sum(
+                    r["status"] == "infeasible-certified" for r in runs
+                )
+            else:
+                entry[f"{key}_ave_iter"] = _r(_mean(r["iterations"] for r in good), 1)
+            entry[f"{key}_ave_seconds"] = _r(_mean(r["seconds"] for r in good), 4)
+        entry["any_frac_solved"] = _r(len(ids & solved_by_any) / len(ids)) if ids else None
+        if paper:
+            entry.update(
+                paper_lemke_frac_solved=paper[1],
+                paper_lemke_ave_restarts=paper[2],
+                paper_lemke_ave_iter=paper[3],
+                paper_fip_frac_solved=paper[4],
+                paper_fip_ave_iter=paper[5],
+            )
+        elif size == "all":
+            entry["paper_any_frac_solved"] = round(229 / 328, 3)
+        out.append(entry)
+    return out
+
+
+def _tangential(c: dict) -> tuple[np.ndarray, np.ndarray, float]:
+    force, accel = np.asarray(c["force"], float), np.asarray(c["acceleration"], float)
+    return force[1:3], accel[1:3], float(force[0])
+
+
+def colinear(c: dict, tol: float = 1e-6) -> bool:
+    """Tangential acceleration zero or directly opposed to the tangential force (seed 001 §4.2.3)."""
+    f, a, _ = _tangential(c)
+    na, nf = np.linalg.norm(a), np.linalg.norm(f)
+    if na <= tol * max(1.0, nf):
+        return True
+    if nf <= tol:
+        return False
+    return bool(-(a @ f) / (na * nf) >= 1.0 - tol)
+
+
+def outside_cone(c: dict, mu: float, tol: float = 1e-6) -> bool:
+    f, _, cn = _tangential(c)
+    return bool(np.linalg.norm(f) > mu * cn * (1 + tol) + tol)
+
+
+def _mode(c: dict) -> str:
+    mode = c["mode"]
+    return "roll" if mode.startswith("roll") else mode
+
+
+def scara(rows: Sequence[dict]) -> list[dict]:
+    """Seed 001 §4: solved counts, times, colinearity, pyramid forces outside the cone, per variant."""
+    from contactmodel.experiments.generators import SCARA_MU
+
+    out = []
+    for (sliding, friction, label), runs in sorted(
+        _by(rows, "instance.sliding", "friction", "label").items()
+    ):
+        family = "sliding" if sliding else "rolling"
+        good = [r for r in runs if ok(r)]
+        times = [r["seconds"] for r in good]
+        entry: dict[str, Any] = {
+            "family": family,
+            "friction": friction,
+            "solver": label,
+            "data_sets": len(runs),
+            "solved": len(good),
+            "solved_strict": sum(r["status"] == "solved" for r in runs),
+            "cpu_min": _r(min(times), 4) if times else None,
+            "cpu_avg": _r(_mean(times), 4),
+            "cpu_max": _r(max(times), 4) if times else None,
+            "ave_iterations": _r(_mean(r["iterations"] for r in good), 1),
+        }
+        if family == "rolling":
+            for k in (0, 1):
+                contacts = [r["solution"]["contacts"][k] for r in good]
+                entry[f"colinear_cp{k + 1}"] = sum(colinear(c) for c in contacts)
+                entry[f"tangential_accel_nonzero_cp{k + 1}"] = sum(not _zero_accel(c) for c in contacts)
+                if friction == "pyramid":
+                    entry[f"outside_cone_cp{k + 1}"] = sum(outside_cone(c, SCARA_MU[k]) for c in contacts)
+        paper = PAPER_SCARA.get((family, friction), {})
+        if paper and (label.startswith("ipopt") or family == "sliding"):
+            entry.update({f"paper_{k}": v for k, v in paper.items()})
+            entry["paper_data_sets"] = 200
+        out.append(entry)
+    out.extend(_transitions(rows))
+    return out
+
+
+def _zero_accel(c: dict, tol: float = 1e-6) -> bool:
+    _, a, _ = _tangential(c)
+    return bool(np.linalg.norm(a) <= tol)
+
+
+def _transitions(rows: Sequence[dict]) -> list[dict]:
+    rolling = [r for r in rows if not r["instance"].get("sliding")]
+    out = []
+    for solver in sorted({r["solver"] for r in rolling}):
+        cone = {
+            r["instance"]["seed"]: r for r in rolling if r["solver"] == solver and r["friction"] == "cone"
+        }
+        pyr = {
+            r["instance"]["seed"]: r for r in rolling if r["solver"] == solver and r["friction"] == "pyramid"
+        }
+        both = [s for s in cone if s in pyr and ok(cone[s]) and ok(pyr[s])]
+        if not both:
+            continue
+        entry: dict[str, Any] = {"comparison": f"transition agreement, cone vs pyramid, {solver}"}
+        entry["both_solved"] = len(both)
+        for k in (0, 1):
+            same = sum(
+                _mode(cone[s]["solution"]["contacts"][k]) == _mode(pyr[s]["solution"]["contacts"][k])
+                for s in both
+            )
+            entry[f"agree_cp{k + 1}"] = _r(same / len(both))
+        if solver == "ipopt":
+            entry.update({f"paper_{k}": v for k, v in PAPER_TRANSITIONS.items()})
+        out.append(entry)
+    return out
+
+
+def example1(rows: Sequence[dict], out: Path | None = None) -> list[dict]:
+    """Seed 002 Example 1: per (zeta, solver) counts and the range of |a_t| at contact 2; heat maps."""
+    from contactmodel.experiments.generators import MU_GRID
+
+    summary = []
+    groups = _by(rows, "instance.zeta", "label")
+    for (zeta, label), runs in sorted(groups.items(), key=lambda kv: (-kv[0][0], kv[0][1])):
+        grid = _grid(runs, MU_GRID)
+        good = [r for r in runs if ok(r)]
+        modes = [_mode(_contact(r, "hump")) for r in good]
+        summary.append(
+            {
+                "zeta": zeta,
+                "solver": label,
+                "data_sets": len(runs),
+                "solved": len(good),
+                "paper_solved": 400,
+                "paper_data_sets": 400,
+                "hump_at_min": _r(np.nanmin(grid), 4) if np.isfinite(grid).any() else None,
+                "hump_at_max": _r(np.nanmax(grid), 4) if np.isfinite(grid).any() else None,
+                "hump_sliding": sum(m == "slide" for m in modes),
+                "largest_sliding_mu2_per_mu1": _thresholds(grid, MU_GRID),
+                "ave_iterations": _r(_mean(r["iterations"] for r in good), 1),
+                "ave_seconds": _r(_mean(r["seconds"] for r in good), 4),
+            }
+        )
+        if out is not None:
+            tag = f"zeta{zeta:g}_{label}".replace(" ", "_")
+            heatmap(
+                grid,
+                MU_GRID,
+                out / f"seed002_fig3_{tag}.png",
+                f"|a_t| at contact 2, zeta = {zeta:g}, {label}",
+            )
+            np.savetxt(
+                out / f"seed002_grid_{tag}.csv",
+                grid,
+                delimiter=",",
+                fmt="%.6g",
+                header="rows mu1, columns mu2 over " + " ".join(f"{m:g}" for m in MU_GRID),
+            )
+    return summary
+
+
+def _thresholds(grid: np.ndarray, mus: Sequence[float], tol: float = 1e-6) -> list[float | None]:
+    """For each mu1 row: the largest mu2 at which contact 2 still accelerates tangentially."""
+    out: list[float | None] = []
+    for row in grid:
+        moving = [m for m, v in zip(mus, row) if np.isfinite(v) and v > tol]
+        out.append(max(moving) if moving else None)
+    return out
+
+
+def _contact(row: dict, name: str) -> dict:
+    return next(c for c in row["solution"]["contacts"] if c["name"] == name)
+
+
+def _grid(runs: Sequence[dict], mus: Sequence[float]) -> np.ndarray:
+    index = {round(m, 6): i for i, m in enumerate(mus)}
+    grid = np.full((len(mus), len(mus)), np.nan)
+    for r in runs:
+        if ok(r):
+            a = _contact(r, "hump")["acceleration"]
+            i, j = index[round(r["instance"]["mu1"], 6)], index[round(r["instance"]["mu2"], 6)]
+            grid[i, j] = math.hypot(a[1], a[2])
+    return grid
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def heatmap(grid: np.ndarray, mus: Sequence[float], path: Path, title: str) -> None:
+    """|a_t| over (mu1, mu2) as a colour map (mu2 across, mu1 up); unsolved cells blank."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    step = (mus[1] - mus[0]) / 2 if len(mus) > 1 else 0.05
+    extent = (mus[0] - step, mus[-1] + step, mus[0] - step, mus[-1] + step)
+    image = ax.imshow(grid, origin="lower", extent=extent, cmap="viridis", aspect="auto")
+    fig.colorbar(image, ax=ax, label="|a_t| at contact 2 (m/s^2)")
+    ax.set_xlabel("mu2 (hump)")
+    ax.set_ylabel("mu1 (rod)")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def table1_figure(summary: Sequence[dict], path: Path) -> None:
+    """Fraction solved per size: ours (every solver) and the paper's Lemke and FIP."""
+    plt = _pyplot()
+    rows = [r for r in summary if r["size"] != "all"]
+    sizes = [r["size"] for r in rows]
+    keys = sorted(
+        {k for r in rows for k in r if k.endswith("_frac_solved") and not k.startswith(("paper", "any"))}
+    )
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = np.arange(len(sizes))
+    for key in keys:
+        ax.plot(x, [r.get(key, np.nan) for r in rows], marker="o", label=f"ours: {key[:-12]}")
+    for key, style in (("paper_lemke_frac_solved", "k--"), ("paper_fip_frac_solved", "k:")):
+        ax.plot(
+            x, [r.get(key, np.nan) for r in rows], style, marker="s", label=key.replace("_frac_solved", "")
+        )
+    ax.set_xticks(x, [str(s) for s in sizes])
+    ax.set_xlabel("LCP size")
+    ax.set_ylabel("fraction solved")
+    ax.set_ylim(-0.05, 1.05)
+    ax.legend(fontsize=7)
+    ax.set_title("seed 000 Table 1: random multi-box problems, friction pyramid", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def residual_histogram(rows: Sequence[dict], path: Path) -> None:
+    """Counts of floor(-log10 residual) per variant (the analogue of seed 001 Figures 3-5)."""
+    plt = _pyplot()
+    groups = _by([r for r in rows if r["residual"] is not None], "instance.sliding", "friction", "label")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bins = np.arange(0, 19)
+    for (sliding, friction, label), runs in sorted(groups.items()):
+        values = [min(18, math.floor(-math.log10(max(r["residual"], 1e-18)))) for r in runs]
+        counts = np.bincount(np.clip(values, 0, 18), minlength=19)
+        ax.plot(bins, counts, marker=".", label=f"{'sliding' if sliding else 'rolling'} {friction} {label}")
+    ax.set_xlabel("floor(-log10 relative natural residual)")
+    ax.set_ylabel("data sets")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def performance_profile(
+    rows: Sequence[dict], path: Path, metric: str = "seconds", title: str = ""
+) -> dict[str, list[float]]:
+    """Dolan-More profile: fraction of problems each solver solves within tau x the best.
+
+    A problem is (instance, friction law); a run that is not solved has ratio infinity. Problems
+    no solver solved are left out. Returns {label: fractions at tau = 2^0 .. 2^k}.
+    """
+    plt = _pyplot()
+    labels = sorted({r["label"] for r in rows})
+    cost: dict[str, dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        value = r.get(metric)
+        cost[_problem_id(r)][r["label"]] = (
+            max(float(value), 1e-6) if ok(r) and value is not None else math.inf
+        )
+    ratios: dict[str, list[float]] = {label: [] for label in labels}
+    for per in cost.values():
+        best = min(per.values())
+        if not math.isfinite(best):
+            continue
+        for label in labels:
+            ratios[label].append(per.get(label, math.inf) / best)
+    top = max([max([v for v in r if math.isfinite(v)], default=1.0) for r in ratios.values()] + [2.0])
+    taus = np.logspace(0, math.log2(top) * 1.05 + 0.1, 200, base=2)
+    curves = {}
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label in labels:
+        r = np.asarray(ratios[label])
+        if r.size == 0:
+            continue
+        frac = [(r <= t).mean() for t in taus]
+        ax.step(taus, frac, where="post", label=label)
+        curves[label] = [float((r <= 2.0**k).mean()) for k in range(int(math.log2(top)) + 2)]
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"tau ({metric} within tau x the best)")
+    ax.set_ylabel("fraction of problems")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    ax.set_title(title or f"performance profile ({metric})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return curves
