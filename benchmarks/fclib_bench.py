@@ -4,7 +4,7 @@ fractions solved (Acary, Brémond, Huber 2018; bench/PUBLISHED_RESULTS.md).
 Usage:
     python benchmarks/fclib_bench.py [--bench /work/shared/bench/fclib] [--solvers newton ipopt]
                                      [--tol 1e-8] [--time-limit 60] [--ipopt-max-contacts 60]
-                                     [--slack quadratic|norm] [--no-scale] [--max-iter N] [--newton-tol T]
+                                     [--slack quadratic|norm] [--no-scale] [--max-iter N]
                                      [--only SUBSTRING ...] [--out FILE.jsonl]
 
 Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``) and every 3D global one
@@ -238,7 +238,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slack", choices=["quadratic", "norm"], default="quadratic")
     ap.add_argument("--no-scale", action="store_true")
     ap.add_argument("--max-iter", type=int, default=None, help="newton's max_iter (default: its preset)")
-    ap.add_argument("--newton-tol", type=float, default=None, help="newton's own tol (default: its preset)")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -283,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             attempted[solver] += 1
             options = {}
             if solver == "newton":
-                options = {k: v for k, v in (("max_iter", args.max_iter), ("tol", args.newton_tol)) if v}
+                options = {"max_iter": args.max_iter} if args.max_iter else {}
             row = run_guarded(
                 path, solver, args.tol, args.time_limit, args.slack, not args.no_scale, options, nc
             )

@@ -28,9 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "gallery"
 PUSH_MODEL = ROOT / "examples" / "box_push.py"
 SLIDE_MODEL = ROOT / "examples" / "box_slide.py"
-MU = 0.5
-LAWS = {"cone": cm.CoulombCone(MU), "pyramid": cm.Pyramid(MU), "8-gon": cm.Polygonal(MU, k=8)}
-SOLVERS = {"cone": "newton", "pyramid": "lemke", "8-gon": "lemke"}
+sys.path.insert(0, str(ROOT / "examples"))
+from friction_comparison import LAWS, push_response  # noqa: E402
 
 
 def solved(system: cm.System, law: cm.FrictionLaw | None = None, solver: str = "newton"):
@@ -39,13 +38,6 @@ def solved(system: cm.System, law: cm.FrictionLaw | None = None, solver: str = "
     if not solution.ok:
         raise RuntimeError(f"gallery case not solved: {solution.status.value} ({solution.message})")
     return problem, solution
-
-
-def push_response(system: cm.System, law_name: str, force: float, angle: float) -> tuple[float, str]:
-    """(|box acceleration| m/s^2, mode of corner0) for a horizontal push of ``force`` N at ``angle`` rad."""
-    system.bodies[0].wrench = np.array([force * np.cos(angle), force * np.sin(angle), 0.0, 0.0, 0.0, 0.0])
-    _, solution = solved(system, LAWS[law_name], SOLVERS[law_name])
-    return float(np.linalg.norm(solution.bodies[0].linear_acceleration)), solution.contacts[0].mode
 
 
 def pictures() -> list[Path]:
@@ -94,13 +86,12 @@ def pictures() -> list[Path]:
     )
     written.append(OUT / "two_finger_grip_planar.png")
 
-    angles = np.linspace(0.0, np.pi / 2, 37)
-    system = load_model(PUSH_MODEL)
+    angles = np.linspace(0.0, 90.0, 37)
     ax = None
     for name in LAWS:
-        values = [push_response(system, name, 16.0, a)[0] for a in angles]
+        values = [push_response(name, a)[0] for a in angles]
         ax = sweep_plot(
-            np.degrees(angles),
+            angles,
             values,
             ax=ax,
             label=name,
@@ -111,15 +102,15 @@ def pictures() -> list[Path]:
     save(ax.figure, OUT / "sweep_push_direction.png")
     written.append(OUT / "sweep_push_direction.png")
 
-    angles = np.linspace(0.0, np.pi / 2, 19)
+    angles = np.linspace(0.0, 90.0, 19)
     forces = np.linspace(10.0, 24.0, 15)
     accel = np.zeros((len(forces), len(angles)))
     modes = np.empty(accel.shape, dtype=object)
     for j, f in enumerate(forces):
         for i, a in enumerate(angles):
-            accel[j, i], modes[j, i] = push_response(system, "pyramid", f, a)
+            accel[j, i], modes[j, i] = push_response("pyramid", a, f)
     sweep_plot(
-        np.degrees(angles),
+        angles,
         accel,
         forces,
         modes=modes.astype(str),

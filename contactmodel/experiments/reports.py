@@ -144,14 +144,20 @@ def _tangential(c: dict) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def colinear(c: dict, tol: float = 1e-6) -> bool:
-    """Tangential acceleration zero or directly opposed to the tangential force (seed 001 §4.2.3)."""
+    """Tangential acceleration directly opposed to the tangential force (seed 001 §4.2.3);
+    vacuously true when either is zero (rolling on, or separating with no force)."""
     f, a, _ = _tangential(c)
     na, nf = np.linalg.norm(a), np.linalg.norm(f)
-    if na <= tol * max(1.0, nf):
+    if na <= tol * max(1.0, nf) or nf <= tol * max(1.0, na):
         return True
-    if nf <= tol:
-        return False
     return bool(-(a @ f) / (na * nf) >= 1.0 - tol)
+
+
+def opposed_componentwise(c: dict, tol: float = 1e-6) -> bool:
+    """a_t c_t <= 0 and a_o c_o <= 0: the opposition the friction pyramid enforces."""
+    f, a, _ = _tangential(c)
+    scale = tol * max(1.0, float(np.linalg.norm(a)), float(np.linalg.norm(f)))
+    return bool(np.all(a * f <= scale))
 
 
 def outside_cone(c: dict, mu: float, tol: float = 1e-6) -> bool:
@@ -191,7 +197,9 @@ def scara(rows: Sequence[dict]) -> list[dict]:
             for k in (0, 1):
                 contacts = [r["solution"]["contacts"][k] for r in good]
                 entry[f"colinear_cp{k + 1}"] = sum(colinear(c) for c in contacts)
-                entry[f"tangential_accel_nonzero_cp{k + 1}"] = sum(not _zero_accel(c) for c in contacts)
+                entry[f"opposed_componentwise_cp{k + 1}"] = sum(opposed_componentwise(c) for c in contacts)
+                for mode in ("roll", "slide", "separate"):
+                    entry[f"{mode}_cp{k + 1}"] = sum(_mode(c) == mode for c in contacts)
                 if friction == "pyramid":
                     entry[f"outside_cone_cp{k + 1}"] = sum(outside_cone(c, SCARA_MU[k]) for c in contacts)
         paper = PAPER_SCARA.get((family, friction), {})
@@ -201,11 +209,6 @@ def scara(rows: Sequence[dict]) -> list[dict]:
         out.append(entry)
     out.extend(_transitions(rows))
     return out
-
-
-def _zero_accel(c: dict, tol: float = 1e-6) -> bool:
-    _, a, _ = _tangential(c)
-    return bool(np.linalg.norm(a) <= tol)
 
 
 def _transitions(rows: Sequence[dict]) -> list[dict]:

@@ -4,7 +4,8 @@ A task is one run: an instance description (see :func:`generators.build_problem`
 law, a solver, its settings and a time limit. Its key is a hash of that description, so a
 task list can be rerun any number of times: keys already in the store are skipped, and each
 finished run is committed as one row (WAL mode) the moment it comes back. Killing the runner
-(Ctrl-C, kill -9) loses only the runs in flight.
+(Ctrl-C, kill -9) loses only the runs in flight. A run that raised (status ``error``, e.g. a
+module edited under a running experiment) is kept until a rerun replaces it.
 
 Runs go to a ``concurrent.futures.ProcessPoolExecutor`` (fork) by default, or to a Dask
 cluster when given a scheduler address. In the process pool every run with a time limit is
@@ -249,13 +250,15 @@ class Store:
         self.conn.commit()
 
     def keys(self) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT key FROM runs")}
+        """Keys of finished runs; runs that raised (status "error") are retried, not kept."""
+        return {row[0] for row in self.conn.execute("SELECT key FROM runs WHERE status != 'error'")}
 
     def add(self, record: dict) -> None:
         values = [
             json.dumps(_plain(record.get(c))) if c in _JSON_COLUMNS else record.get(c) for c in _COLUMNS
         ]
         with self.conn:
+            self.conn.execute("DELETE FROM runs WHERE key = ? AND status = 'error'", (record["key"],))
             self.conn.execute(
                 f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", values
             )

@@ -117,6 +117,10 @@ class NewtonOptions:
     pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback (default 5000).
     pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing
         (default 2).
+    refine_iter: once the residual is below ``tol``, at most this many more iterations while
+        each cuts it only linearly (by a factor between 1.1 and 100): at degenerate solutions, e.g.
+        the quadratic cone slack at ``c_n = 0``, a residual ``r`` leaves the forces ~``sqrt(r)``
+        off, and Newton converges there linearly (default 10).
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -144,6 +148,7 @@ class NewtonOptions:
     pivot_after: int = 50
     pivot_max_n: int = 5000
     pivot_restarts: int = 2
+    refine_iter: int = 10
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -180,6 +185,8 @@ class NewtonOptions:
             raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
         if self.stall_iter < 1:
             raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
+        if self.refine_iter < 0:
+            raise SolverError(f"NewtonOptions.refine_iter must be >= 0, got {self.refine_iter!r}")
         if self.pivot_after < 0:
             raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
@@ -379,6 +386,7 @@ class _Newton:
         self.n_restarts = 0
         self.last_step = 1.0
         self.pivot_info: dict[str, Any] = {}
+        self.n_refine = 0
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
 
     def eps(self, pt: _Point) -> float:
@@ -410,14 +418,15 @@ class _Newton:
         """Solve ``(diag(da) + diag(db) J) d = rhs`` by LU; None if singular or unusable.
 
         Rows with ``db_i = 0`` (e.g. ``x_i`` at a bound with ``F_i`` strictly inside: the FB
-        partials are exactly (1, 0) there) give ``d_i = rhs_i / da_i`` at once; when they are many,
-        only the system of the other rows is factored.
+        partials are exactly (1, 0) there) give ``d_i = rhs_i / da_i`` at once; when they are many
+        (and the system is larger than a dense LU handles at once), only the system of the other
+        rows is factored.
         """
         fixed = db == 0.0
         d = np.zeros(self.n)
         keep: np.ndarray | None = None
         r = rhs
-        if np.count_nonzero(fixed) >= _REDUCE_FRACTION * self.n:
+        if self.n > _DENSE_N and np.count_nonzero(fixed) >= _REDUCE_FRACTION * self.n:
             if np.any(da[fixed] == 0.0):
                 return None
             d[fixed] = rhs[fixed] / da[fixed]
@@ -537,13 +546,13 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     residual ``||x - mid(lb, x - F(x), ub)||_inf`` met during the run; ``outcome`` is CONVERGED
     only if that residual is ``<= options.tol``. A run that fails (stall, line-search failure) is
     restarted from the starting point with the settings of ``_RESTARTS`` while the iteration and
-    time budgets last; for an LCP, Lemke's method runs first (``pivot_fallback``), and its
+    time budgets last; for an LCP, Lemke's method runs before them (``pivot_fallback``), and its
     certificate of infeasibility makes the outcome INFEASIBLE. ``extras`` holds
     ``residual_history`` (natural residual inf-norm per iterate, all attempts), ``residual``,
     ``factorizations``, ``gradient_steps``, ``lm_steps``, ``polish_steps``, ``polish_kept``,
-    ``watchdog_restarts``, ``restarts``, ``regularized``, ``f_evals``, ``j_evals``, ``seconds``,
-    and after a pivoting fallback ``pivot`` ("lemke"), ``pivot_outcome``, ``pivots``,
-    ``pivot_restarts``, ``pivot_seconds`` (and ``certificate``, a Farkas vector, when found).
+    ``watchdog_restarts``, ``refine_steps``, ``restarts``, ``regularized``, ``f_evals``,
+    ``j_evals``, ``seconds``, and after a pivoting fallback ``pivot`` ("lemke"), ``pivot_outcome``,
+    ``pivots``, ``pivot_restarts``, ``pivot_seconds`` (and ``certificate``, a Farkas vector).
     """
     opt = options if options is not None else NewtonOptions()
     opt.validate()
@@ -573,6 +582,7 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     pivot = opt.pivot_fallback and mcp.is_lcp and 0 < n <= opt.pivot_max_n
     best, iterations = start, 0
     pivot_point: _Point | None = None
+    piv_note = ""
     outcome, message = Outcome.FAILED, ""
     for k, aopt in enumerate(attempts):
         st.opt = aopt
@@ -590,7 +600,7 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         iterations += its
         if pt.res < best.res:
             best = pt
-        if outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
+        if best.res <= opt.tol or outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
             break
         if pivot and k == 0:
             cand, piv_outcome, piv_message = _pivot_fallback(st, mcp)
@@ -599,12 +609,13 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
             if best.res <= opt.tol or piv_outcome is Outcome.INFEASIBLE:
                 outcome, message = piv_outcome, piv_message
                 break
-            message = f"{message}; pivoting fallback: {piv_message}"
+            piv_note = f"; pivoting fallback: {piv_message}"
         if iterations >= opt.max_iter:
             outcome = Outcome.ITERATION_LIMIT
             break
     if outcome is Outcome.ITERATION_LIMIT:
         message = f"iteration limit {opt.max_iter} reached"
+    message += piv_note
     if best.res <= opt.tol:
         outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
         if best is pivot_point:
@@ -631,11 +642,14 @@ def _run(
     merits = [pt.psi]
     prev_bound: np.ndarray | None = None
     outcome, message = Outcome.ITERATION_LIMIT, "iteration limit reached"
-    it = 0
+    it = refine = 0
     while True:
         if best.res <= opt.tol:
-            outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-            break
+            if refine >= opt.refine_iter or not _linear_rate(history):
+                outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
+                break
+            refine += 1
+            st.n_refine += 1
         if it >= max_iter:
             break
         if time.perf_counter() > deadline:
@@ -737,13 +751,21 @@ def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]
     if "certificate" in res.extras:
         info["certificate"] = res.extras["certificate"]
     if res.outcome is Outcome.INFEASIBLE:
-        return None, Outcome.INFEASIBLE, f"Lemke's method (pivoting fallback): {res.message}"
+        return None, Outcome.INFEASIBLE, f"Lemke's method: {res.message}"
     cand = st.point(np.maximum(np.asarray(res.x, dtype=float), 0.0)) if res.x is not None else None
     if cand is None:
-        return None, Outcome.FAILED, f"Lemke's method (pivoting fallback): {res.message}"
+        return None, Outcome.FAILED, f"Lemke's method: {res.message}"
     if cand.res <= st.opt.tol:
         return cand, Outcome.CONVERGED, "solved by Lemke's method after the Newton attempt stalled"
     return cand, Outcome.FAILED, f"Lemke's point has natural residual {cand.res:.2e}: {res.message}"
+
+
+def _linear_rate(history: list[float]) -> bool:
+    """True when the last step cut the natural residual by a factor in [1.1, 100]: linear, not
+    quadratic, convergence, the mark of a degenerate (singular) solution."""
+    if len(history) < 2 or not history[-2] > 0.0:
+        return False
+    return 0.01 * history[-2] <= history[-1] <= 0.9 * history[-2]
 
 
 def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
@@ -762,6 +784,7 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[st
         "polish_steps": st.n_polish,
         "polish_kept": st.n_polish_kept,
         "watchdog_restarts": st.n_watchdog,
+        "refine_steps": st.n_refine,
         "restarts": st.n_restarts,
         "regularized": st.regularized,
         **st.pivot_info,

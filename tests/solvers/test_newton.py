@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +20,7 @@ from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import NewtonOptions, solve
 
 TOL = 1e-10
-PEER_TOOL = Path("/work/shared/tools/make_peer_instances.py")
+PEER_TOOL = Path(__file__).resolve().parents[3] / "shared" / "tools" / "make_peer_instances.py"
 
 
 def nat_res(F, lb, ub, x) -> float:
@@ -524,3 +526,75 @@ def test_friction_pyramid_lcp_n50(slide):
     r = solve(MCP.from_lcp(M, q), NewtonOptions())
     assert r.outcome is Outcome.CONVERGED, r.message
     assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL
+
+
+# (seed, family, n) of the shared tool's pyramid LCPs on which the Newton iteration alone stalled
+# (residual 1e-4..4e-3 after 200 iterations); Lemke's method, the pivoting fallback, solves them.
+STALLED_SEEDS = [(12, "roll", 200), (44, "slide", 200), (46, "slide", 50), (13, "roll", 1000)]
+
+
+@pytest.fixture(scope="module")
+def peer_dir(tmp_path_factory):
+    if not PEER_TOOL.exists():
+        pytest.skip("shared instance generator not present")
+    root = tmp_path_factory.mktemp("peer")
+    for seed in sorted({s for s, _, _ in STALLED_SEEDS}):
+        out = root / str(seed)
+        subprocess.run([sys.executable, str(PEER_TOOL), str(out), "--seed", str(seed)], check=True)
+    return root
+
+
+@pytest.mark.parametrize("seed, family, n", STALLED_SEEDS)
+def test_stalled_pyramid_lcps_are_solved_by_the_pivoting_fallback(peer_dir, seed, family, n):
+    data = np.load(peer_dir / str(seed) / f"lcp_{family}_n{n}.npz")
+    M, q = sp.csr_matrix(data["M"]), data["q"]
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED, r.message
+    assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL
+    assert r.extras["pivot"] == "lemke" and r.extras["pivots"] > 0
+    assert "Lemke" in r.message
+    if n <= 200:
+        off = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60))
+        assert off.outcome is not Outcome.CONVERGED
+
+
+def test_pivoting_fallback_certifies_an_infeasible_lcp():
+    M = np.zeros((2, 2))
+    q = np.array([-1.0, 2.0])
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.INFEASIBLE, r.message
+    y = r.extras["certificate"]
+    assert np.all(y >= 0) and np.all(M.T @ y <= 1e-12) and q @ y < 0
+
+
+def test_reduced_newton_system_matches_the_full_one():
+    from contactmodel.solvers.newton import _Newton
+
+    n = 400
+    rng = np.random.default_rng(2)
+    J = (sp.random(n, n, density=0.01, random_state=3) + 4.0 * sp.eye(n)).tocsr()
+    da = rng.uniform(0.1, 1.0, n)
+    db = 1.0 - da
+    db[rng.random(n) < 0.5] = 0.0
+    da[db == 0.0] = 1.0
+    rhs = rng.standard_normal(n)
+    mcp = MCP.from_lcp(J, np.zeros(n))
+    d = _Newton(mcp, NewtonOptions()).newton_direction(J, da, db, rhs)
+    H = np.diag(da) + np.diag(db) @ J.toarray()
+    np.testing.assert_allclose(H @ d, rhs, atol=1e-10)
+
+
+def test_refinement_past_tol_at_a_degenerate_root():
+    mcp = MCP(
+        F=lambda x: x**2,
+        J=lambda x: sp.csr_matrix(np.diag(2.0 * x)),
+        lb=np.full(1, -np.inf),
+        ub=np.full(1, np.inf),
+        x0=np.ones(1),
+    )
+    r = solve(mcp, NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED
+    assert r.extras["refine_steps"] > 0
+    assert abs(r.x[0]) < 1e-6
+    plain = solve(mcp, NewtonOptions(refine_iter=0))
+    assert plain.extras["refine_steps"] == 0 and abs(plain.x[0]) > abs(r.x[0])
