@@ -1,12 +1,16 @@
 """Benchmark the Newton solver on the shared seeded Coulomb-cone (fc3d) instances.
 
 Usage:
-    python benchmarks/newton_cone.py [--seeds 1 2 3] [--contacts 5 20 100 400] [--tool PATH]
+    python benchmarks/newton_cone.py [--seeds 1 2 3] [--contacts 5 20 100 400] [--slack quadratic]
+                                     [--tool PATH]
 
 Builds the instances with ``make_peer_instances.py`` (one temporary directory per seed), forms the
 seed's MNCP with ``cm.formulate_from_matrices(W, q, mu=mu)`` (all contacts rolling) and prints one
 JSON line per instance: seed, contacts, status, residual (the dispatcher's relative natural-map
-residual), seconds (solve call), iterations and the solver's message.
+residual), seconds (solve call), iterations and the solver's message. ``--slack norm`` uses the
+cone law's ``slack="norm"`` option instead of the seed's quadratic slack (for comparison).
+``--summary RESULTS.jsonl`` prints a table by contacts: solved (status solved and residual <= 1e-8),
+median and max seconds, median iterations, and the unsolved seeds.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,13 +31,15 @@ import contactmodel as cm
 DEFAULT_TOOL = "/work/shared/tools/make_peer_instances.py"
 
 
-def run_instance(path: Path, seed: int) -> dict:
+def run_instance(path: Path, seed: int, slack: str = "quadratic") -> dict:
     """Solve one fc3d instance with ``newton`` and describe the result."""
     data = np.load(path)
-    problem = cm.formulate_from_matrices(data["W"], data["q"], mu=data["mu"])
+    laws = [cm.CoulombCone(float(m), slack=slack) for m in data["mu"]]
+    problem = cm.formulate_from_matrices(data["W"], data["q"], friction=laws)
     sol = cm.solve(problem, solver="newton")
     return {
         "seed": seed,
+        "slack": slack,
         "contacts": int(data["mu"].size),
         "status": sol.status.value,
         "residual": sol.residual,
@@ -42,12 +49,34 @@ def run_instance(path: Path, seed: int) -> dict:
     }
 
 
+def summary(path: Path) -> None:
+    """Print the table of a results file by number of contacts."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
+    groups: dict[int, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["contacts"], []).append(r)
+    print("contacts  solved  med s  max s  med it  unsolved (seed, status, residual)")
+    for nc, rs in sorted(groups.items()):
+        bad = [r for r in rs if not (r["status"] == "solved" and r["residual"] <= 1e-8)]
+        secs = [r["seconds"] for r in rs]
+        print(
+            f"{nc:8d} {len(rs) - len(bad):3d}/{len(rs):<3d} {statistics.median(secs):6.3f} {max(secs):6.2f} "
+            f"{statistics.median([r['iterations'] for r in rs]):7.0f}  "
+            f"{[(r['seed'], r['status'], round(r['residual'], 12)) for r in bad]}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1])
     ap.add_argument("--contacts", type=int, nargs="+", default=[5, 20, 100, 400])
+    ap.add_argument("--slack", choices=["quadratic", "norm"], default="quadratic")
     ap.add_argument("--tool", default=DEFAULT_TOOL)
+    ap.add_argument("--summary", type=Path, default=None)
     args = ap.parse_args()
+    if args.summary is not None:
+        summary(args.summary)
+        return
     for seed in args.seeds:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run(
@@ -56,7 +85,7 @@ def main() -> None:
                 env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
             )
             for nc in args.contacts:
-                print(json.dumps(run_instance(Path(tmp) / f"fc3d_c{nc}.npz", seed)), flush=True)
+                print(json.dumps(run_instance(Path(tmp) / f"fc3d_c{nc}.npz", seed, args.slack)), flush=True)
 
 
 if __name__ == "__main__":

@@ -159,7 +159,7 @@ def _solve(args: argparse.Namespace) -> int:
     friction = parse_friction(args.friction) if args.friction is not None else None
     system = load_model(args.model)
     problem = cm.formulate(system, friction=friction, form=args.form)
-    solution = cm.solve(problem, solver=args.solver, tol=args.tol)
+    solution = cm.solve(problem, solver=args.solver, accept_tol=args.tol)
     print(json.dumps(solution.to_json()) if args.json else solution.table())
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 

@@ -51,15 +51,21 @@ def _status(result: SolverResult, residual: float, tol: float) -> Status:
 
 
 def solve(
-    problem, solver: str = "newton", tol: float = TOL, x0=None, blas_threads: int | None = 1, **options
+    problem,
+    solver: str = "newton",
+    accept_tol: float = TOL,
+    x0=None,
+    blas_threads: int | None = 1,
+    **options,
 ) -> Solution:
     """Solve a contact :class:`Problem` or an :class:`MCP` (e.g. ``cm.LCP(M, q)``).
 
-    ``tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting point in
-    the MCP's variable order; other keywords override the solver's options (see
-    ``solvers_config/NAME.toml``). ``blas_threads`` caps BLAS threads during the solve (None
-    leaves them alone): the contact problems' dense kernels are small, and threaded BLAS made
-    Lemke 20x slower on a loaded 2-core machine.
+    ``accept_tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting
+    point in the MCP's variable order; other keywords (e.g. ``tol``, the solver's own stopping
+    tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
+    ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
+    problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
+    2-core machine.
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -92,7 +98,7 @@ def solve(
 
     x = None if result.x is None else np.asarray(result.x, dtype=float)
     residual = relative_residual(mcp, x) if x is not None else float("inf")
-    status = _status(result, residual, tol)
+    status = _status(result, residual, accept_tol)
     solution = Solution(
         status=status,
         solver=solver,
@@ -106,7 +112,7 @@ def solve(
     )
     if isinstance(problem, Problem) and solution.ok:
         t2 = time.perf_counter()
-        _fill_contact_results(problem, compiled, x, solution, tol)
+        _fill_contact_results(problem, compiled, x, solution, accept_tol)
         timings["verify"] = time.perf_counter() - t2
     return solution
 
@@ -124,7 +130,13 @@ def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: S
         m = found[name]
         solution.contacts.append(
             ContactResult(
-                name, m.mode, c[rows].tolist(), a[rows].tolist(), m.direction, m.label, m.degenerate,
+                name,
+                m.mode,
+                c[rows].tolist(),
+                a[rows].tolist(),
+                m.direction,
+                m.label,
+                m.degenerate,
                 list(m.decided_by),
             )
         )

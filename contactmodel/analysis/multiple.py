@@ -89,7 +89,7 @@ def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:
 
     sol = _fill(problem, x, solver, tol)
     if sol.residual > tol:
-        polished = solve(problem, solver="newton", x0=x, tol=tol)
+        polished = solve(problem, solver="newton", x0=x, accept_tol=tol)
         if polished.ok:
             return polished
     return sol
@@ -226,7 +226,7 @@ def all_solutions(
             for solver, options in settings:
                 attempts += 1
                 try:
-                    sol = solve(problem, solver=solver, x0=x0, tol=tol, **options)
+                    sol = solve(problem, solver=solver, x0=x0, accept_tol=tol, **options)
                 except Exception:  # noqa: BLE001
                     continue
                 if sol.ok:

@@ -5,7 +5,7 @@
     (0.5 to 5 kg) resting on the ground in a row, stacked on each other (with random partial
     overlap), or pressed side by side, some flat (four corner contacts), some tilted onto an
     edge (two contacts) or a vertex (one contact); each box is pushed by a random horizontal
-    force (up to its weight) and a random moment about z. Initial motions are random: a box
+    force (up to about its weight) and a random moment about z. Initial motions are random: a box
     either moves with its support (rolling contacts) or slides over it in a random direction,
     ground boxes may also spin about z. Gravity 9.81 m/s^2 along -z. Every contact gets
     ``Pyramid(mu)`` (one mu for all contacts, as in the seed).
@@ -139,7 +139,7 @@ class _Builder:
         return int(self.rng.choice([1, 2, 4], p=[0.15, 0.25, 0.6]))
 
     def propose(self, remaining: int) -> None:
-        """Add one box whose contacts fit in ``remaining`` rows; return nothing."""
+        """Add one box whose contacts fit in ``remaining`` rows."""
         rng = self.rng
         flat_tops = [b for b in self.boxes if not b.tilted and not b.covered]
         last = self.boxes_on_ground()

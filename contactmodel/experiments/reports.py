@@ -203,7 +203,7 @@ def scara(rows: Sequence[dict]) -> list[dict]:
                 if friction == "pyramid":
                     entry[f"outside_cone_cp{k + 1}"] = sum(outside_cone(c, SCARA_MU[k]) for c in contacts)
         paper = PAPER_SCARA.get((family, friction), {})
-        if paper and (label.startswith("ipopt") or family == "sliding"):
+        if paper and label.startswith("ipopt"):
             entry.update({f"paper_{k}": v for k, v in paper.items()})
             entry["paper_data_sets"] = 200
         out.append(entry)

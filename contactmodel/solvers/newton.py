@@ -18,8 +18,10 @@ iterates stay in the box by default, Kanzow's feasible variant):
 
 * semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``; ``eps = 0`` until a plain step
   fails, then ``eps ~ ||Phi||_inf`` (proximal regularization for degenerate, non-unique
-  solutions); dense LAPACK LU for dense J, SuperLU otherwise; a Levenberg-Marquardt step
-  when that system is singular or gives no sufficient descent, a projected-gradient step last;
+  solutions); rows with ``D_b = 0`` (at a bound, ``F`` strictly inside) are eliminated first
+  and only the rest is factored (LAPACK LU when small or dense, else SuperLU with a minimum-degree
+  ordering on ``A^T + A``); a Levenberg-Marquardt step when that system is singular or gives no
+  sufficient descent, a projected-gradient step last;
 * Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
   nonmonotone (Grippo-Lampariello-Lucidi) reference over the last ``nonmonotone_memory`` merits and
   a watchdog that returns to the best point when that many steps brought no decrease;
@@ -29,7 +31,9 @@ iterates stay in the box by default, Kanzow's feasible variant):
   stalls or exceeds ``pivot_after`` iterations;
 * restarts from the starting point with other settings when an attempt stalls.
 
-Convergence is decided on the unscaled natural residual ``||x - mid(lb, x - F, ub)||_inf`` only.
+Convergence is decided on the unscaled natural residual ``||x - mid(lb, x - F, ub)||_inf`` only;
+below ``tol``, up to ``refine_iter`` more steps are taken while the convergence is only linear (a
+degenerate solution, where the residual understates the error).
 """
 
 from __future__ import annotations

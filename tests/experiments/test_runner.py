@@ -109,7 +109,7 @@ def test_dask_local_cluster_matches_the_process_pool(tmp_path: Path) -> None:
     tasks = _tasks(6)
     run(tasks, tmp_path / "pool.sqlite", workers=2, progress=False)
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster:
         summary = run(tasks, tmp_path / "dask.sqlite", scheduler=cluster.scheduler_address, progress=False)
     assert summary.ran == 6

@@ -120,7 +120,7 @@ def test_to_problem_on_a_global_file_solves() -> None:
     scaled = FrictionProblem("local", 3, loc.mu, W=loc.W, q=loc.q / s)
     problem = to_problem(scaled)
     assert len(problem.contact_names) == 1 and problem.assembly.rolling == problem.contact_names
-    sol = cm.solve(problem, solver="newton", tol=1e-8)
+    sol = cm.solve(problem, solver="newton", accept_tol=1e-8)
     assert sol.ok
     assert fc3d_residual(loc.W, loc.q, loc.mu, reactions(problem, sol.x) * s) < 1e-8
 
@@ -279,7 +279,7 @@ def test_fc3d_residual_matches_the_model_on_a_hand_made_problem() -> None:
     q = np.random.default_rng(6).normal(size=12)
     mu = np.full(4, 0.6)
     problem = to_problem(FrictionProblem("local", 3, mu, W=sp.csr_matrix(W), q=q))
-    sol = cm.solve(problem, solver="newton", tol=1e-8)
+    sol = cm.solve(problem, solver="newton", accept_tol=1e-8)
     assert sol.ok
     r = reactions(problem, sol.x)
     assert fc3d_residual(W, q, mu, r) < 1e-8

@@ -99,7 +99,7 @@ def test_global_to_local_matches_dense() -> None:
 def test_small_file_solves_with_fc3d_residual() -> None:
     fp = read_siconos(need("FC3D_Example1.dat"))
     problem = to_problem(fp)
-    sol = cm.solve(problem, solver="newton", tol=1e-8)
+    sol = cm.solve(problem, solver="newton", accept_tol=1e-8)
     assert sol.ok
     assert fc3d_residual(fp.W, fp.q, fp.mu, reactions(problem, sol.x)) < 1e-8
 
