@@ -67,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
     solve.add_argument("--json", action="store_true", help="print the solution as one JSON object")
     solve.add_argument(
+        "--all-solutions",
+        action="store_true",
+        help="search for every solution (enumeration for small LCPs, multistart otherwise)",
+    )
+    solve.add_argument(
         "--tol",
         type=_tolerance,
         default=TOL,
@@ -159,6 +164,10 @@ def _solve(args: argparse.Namespace) -> int:
     friction = parse_friction(args.friction) if args.friction is not None else None
     system = load_model(args.model)
     problem = cm.formulate(system, friction=friction, form=args.form)
+    if args.all_solutions:
+        found = cm.all_solutions(problem, tol=args.tol)
+        print(json.dumps(found.to_json()) if args.json else found.summary())
+        return EXIT_SOLVED if len(found.solutions) else EXIT_NOT_SOLVED
     solution = cm.solve(problem, solver=args.solver, accept_tol=args.tol)
     print(json.dumps(solution.to_json()) if args.json else solution.table())
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED

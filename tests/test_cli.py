@@ -206,3 +206,18 @@ def test_console_script_solvers():
     )
     assert done.returncode == 0, done.stderr
     assert {"newton", "lemke"} <= {line.split()[0] for line in done.stdout.splitlines()}
+
+
+def test_all_solutions_json(capsys):
+    """The sliding box has one motion: every solution found is shaped like a single solve's."""
+    code, data = _run_json(capsys, BOX_SLIDE, "--all-solutions")
+    assert code == 0
+    assert len(data["solutions"]) >= 1
+    for solution in data["solutions"]:
+        _check_keys(solution)
+        assert solution["bodies"][0]["linear_acceleration"][0] == pytest.approx(-0.3 * 9.81, abs=1e-6)
+
+
+def test_all_solutions_none_for_painleve_beyond_the_threshold(capsys):
+    code, data = _run_json(capsys, str(EXAMPLES / "painleve.py"), "--friction", "pyramid:2.0", "--all-solutions")
+    assert code == 1 and data["solutions"] == []

@@ -17,6 +17,7 @@ solvers' own limits apply.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import json
 import math
@@ -56,13 +57,14 @@ CREATE TABLE IF NOT EXISTS runs (
     solution TEXT,
     message TEXT,
     host TEXT,
-    finished_at REAL
+    finished_at REAL,
+    code TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_key ON runs (key);
 """
 _COLUMNS = (
     "key experiment label instance friction solver settings time_limit size status residual iterations "
-    "seconds wall_seconds extras solution message host finished_at"
+    "seconds wall_seconds extras solution message host finished_at code"
 ).split()
 _JSON_COLUMNS = ("instance", "settings", "extras", "solution")
 _TIME_LIMITED = ("newton", "ipopt", "scipy")
@@ -176,7 +178,23 @@ def _base_record(task: Task) -> dict:
         "message": "",
         "host": socket.gethostname(),
         "finished_at": None,
+        "code": code_version(),
     }
+
+
+@functools.cache
+def code_version() -> str:
+    """Short hash of the contactmodel sources this process runs (examples included); stored with
+    every run, not part of its key, so a store that mixes code versions can be detected."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    files = sorted(root.rglob("*.py")) + sorted((root.parent / "examples").glob("*.py"))
+    for file in files:
+        if "experiments" in file.parts and file.name == "reports.py":
+            continue
+        digest.update(str(file.relative_to(root.parent)).encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def _die_with_parent() -> None:
@@ -247,6 +265,9 @@ class Store:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
+        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+        if "code" not in columns:
+            self.conn.execute("ALTER TABLE runs ADD COLUMN code TEXT")
         self.conn.commit()
 
     def keys(self) -> set[str]:

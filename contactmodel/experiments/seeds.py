@@ -17,6 +17,7 @@ numbers beside ours under ``paper_*`` keys) and PNG figures into the output fold
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +168,13 @@ def run_experiment(
     keys = {t.key for t in tasks}
     with Store(out / STORE) as store:
         rows = [r for r in store.rows() if r["key"] in keys]
+    versions = {r["code"] for r in rows}
+    if len(versions) > 1:
+        print(
+            f"warning: {out / STORE} holds runs of {len(versions)} versions of the code; "
+            "delete it to rerun everything with the current code",
+            file=sys.stderr,
+        )
     summary = experiment.report(rows, out)
     reports.performance_profile(
         rows, out / f"{name}_profile.png", title=f"{name}: performance profile (seconds)"

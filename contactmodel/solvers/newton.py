@@ -65,6 +65,7 @@ _SQRT_HALF = math.sqrt(0.5)
 _DENSE_FRACTION = 0.15
 _MAX_STEP = 1e8
 _SLU_OPTIONS = {"SymmetricMode": True}
+_PIVOT_THRESH = 0.1
 _REDUCE_FRACTION = 0.1
 _DENSE_N = 150
 
@@ -340,7 +341,7 @@ class _Assembler:
                 return None
             return sla.lu_solve(lu, rhs, check_finite=False)
         HT = sp.csc_matrix((data, cols, indptr), shape=(m, m))
-        lu = spla.splu(HT, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.1, options=_SLU_OPTIONS)
+        lu = spla.splu(HT, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=_PIVOT_THRESH, options=_SLU_OPTIONS)
         return lu.solve(rhs, trans="T")
 
 
