@@ -85,9 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Import MODEL.py, call its build() -> contactmodel.System and draw it: bodies, contact "
         "frames, friction sets; with --solver also solve it and draw the forces, accelerations and modes.",
     )
-    draw.add_argument(
-        "model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System"
-    )
+    draw.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
     draw.add_argument(
         "--friction",
         metavar="LAW",

@@ -219,5 +219,7 @@ def test_all_solutions_json(capsys):
 
 
 def test_all_solutions_none_for_painleve_beyond_the_threshold(capsys):
-    code, data = _run_json(capsys, str(EXAMPLES / "painleve.py"), "--friction", "pyramid:2.0", "--all-solutions")
+    code, data = _run_json(
+        capsys, str(EXAMPLES / "painleve.py"), "--friction", "pyramid:2.0", "--all-solutions"
+    )
     assert code == 1 and data["solutions"] == []
