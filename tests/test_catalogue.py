@@ -41,7 +41,6 @@ def test_wrong_solutions_have_nonzero_residual(case, law, form):
 # Solver weaknesses measured on these cases (the models are right: the known solution has zero
 # residual in them and other solvers solve them); each must keep failing until the solver is fixed.
 KNOWN_SOLVER_FAILURES = {
-    ("box_push_sliding", "CoulombCone", "reduced", "newton"): "no progress from the rolling start",
     ("two_finger_grip", "Ellipsoid", "reduced", "ipopt"): "MNCPOpt stalls at a stationary point",
     ("two_finger_grip", "Ellipsoid", "sparse", "ipopt"): "MNCPOpt stalls at a stationary point",
 }

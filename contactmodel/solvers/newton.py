@@ -19,9 +19,9 @@ iterates stay in the box by default, Kanzow's feasible variant):
 * semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``; ``eps = 0`` until a plain step
   fails, then ``eps ~ ||Phi||_inf`` (proximal regularization for degenerate, non-unique
   solutions); rows with ``D_b = 0`` (at a bound, ``F`` strictly inside) are eliminated first
-  and only the rest is factored (LAPACK LU when small or dense, else SuperLU with a minimum-degree
-  ordering on ``A^T + A``); a Levenberg-Marquardt step when that system is singular or gives no
-  sufficient descent, a projected-gradient step last;
+  and only the rest is factored (LAPACK LU when small or dense, else SuperLU); a
+  Levenberg-Marquardt step when that system is singular or gives no sufficient descent, a
+  projected-gradient step last;
 * Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
   nonmonotone (Grippo-Lampariello-Lucidi) reference over the last ``nonmonotone_memory`` merits and
   a watchdog that returns to the best point when that many steps brought no decrease;
@@ -64,8 +64,6 @@ _RESTARTS = (
 _SQRT_HALF = math.sqrt(0.5)
 _DENSE_FRACTION = 0.15
 _MAX_STEP = 1e8
-_SLU_OPTIONS = {"SymmetricMode": True}
-_PIVOT_THRESH = 0.1
 _REDUCE_FRACTION = 0.1
 _DENSE_N = 150
 
@@ -312,9 +310,9 @@ class _Assembler:
     def solve(self, data: np.ndarray, keep: np.ndarray | None, rhs: np.ndarray) -> np.ndarray | None:
         """Solve ``H[keep, keep] y = rhs`` for ``H`` given by :meth:`values`; None if singular.
 
-        Small or dense systems use LAPACK's LU; others SuperLU on the CSC matrix of ``H^T`` with a
-        minimum-degree ordering on ``A^T + A`` and diagonal-preferring threshold pivoting (the
-        pattern is nearly symmetric: this halves the fill of the default column ordering).
+        Small or dense systems use LAPACK's LU, others SuperLU (partial pivoting) on the CSC
+        matrix of ``H^T``. A minimum-degree ordering on ``A^T + A`` with threshold pivoting
+        halved the fill on friction LCPs but cost the nonlinear cone MNCPs their convergence.
         """
         rows, cols = self.krows, self.kindices
         if keep is None:
@@ -341,7 +339,7 @@ class _Assembler:
                 return None
             return sla.lu_solve(lu, rhs, check_finite=False)
         HT = sp.csc_matrix((data, cols, indptr), shape=(m, m))
-        lu = spla.splu(HT, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=_PIVOT_THRESH, options=_SLU_OPTIONS)
+        lu = spla.splu(HT)
         return lu.solve(rhs, trans="T")
 
 

@@ -93,6 +93,7 @@ def test_store_survives_kill_9_and_resumes_without_rerunning(tmp_path: Path) -> 
         after = db.rows()
         keys = [r["key"] for r in after]
     assert len(keys) == len(set(keys)) == 40
+    assert len({r["code"] for r in after}) == 1
     kept = {r["key"]: r["finished_at"] for r in before}
     assert {r["key"]: r["finished_at"] for r in after if r["key"] in kept} == kept
 
