@@ -48,34 +48,13 @@ import numpy as np
 
 import contactmodel as cm
 from contactmodel.errors import SolverError
+from contactmodel.io.fclib import fc3d_residual
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
 def lcp_residual(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
     return float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0))
-
-
-def proj_cone(x: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Project each 3-block (normal first) onto {r: ||r_T|| <= mu r_n}."""
-    x = x.reshape(-1, 3)
-    xn, xt = x[:, 0], x[:, 1:]
-    nt = np.linalg.norm(xt, axis=1)
-    p = x.copy()
-    polar = mu * nt <= -xn
-    p[polar] = 0.0
-    mid = ~polar & (nt > mu * xn)
-    pn = (xn[mid] + mu[mid] * nt[mid]) / (1.0 + mu[mid] ** 2)
-    p[mid, 0] = pn
-    p[mid, 1:] = (mu[mid] * pn / nt[mid])[:, None] * xt[mid]
-    return p.ravel()
-
-
-def fc3d_residual(W: np.ndarray, q: np.ndarray, mu: np.ndarray, r: np.ndarray) -> float:
-    u = (W @ r + q).reshape(-1, 3)
-    ud = u.copy()
-    ud[:, 0] += mu * np.linalg.norm(u[:, 1:], axis=1)
-    return float(np.linalg.norm(r - proj_cone(r - ud.ravel(), mu)))
 
 
 def median_row(rows: list[dict]) -> dict:
@@ -127,7 +106,7 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
                 "solver_seconds": sol.extras.get("solver_seconds"),
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
-                "residual": fc3d_residual(W, q, mu, r) if r is not None else None,
+                "residual": fc3d_residual(W, q, mu, r, normalization="none") if r is not None else None,
                 "relative_residual": sol.residual,
             }
         )

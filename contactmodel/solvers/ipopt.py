@@ -20,10 +20,8 @@ from contactmodel.solvers.base import Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     COMPLEMENTARITY_TERMS,
     MNCPOpt,
-    assess,
+    assess_and_polish,
     nonglobal_message,
-    polish,
-    with_slacks,
 )
 
 _STATUS_OUTCOME: dict[int, Outcome] = {
@@ -186,26 +184,12 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     status_msg = raw_msg.decode() if isinstance(raw_msg, bytes) else str(raw_msg)
     if status in _STATUS_NAMES and status_msg.startswith("Unknown status"):
         status_msg = _STATUS_NAMES[status]
-    a = assess(form, y, opts.tol, opts.objective_tol)
-    nlp_residual, nlp_objective = a.natural_residual, a.objective
-    polish_steps = 0
-    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
-        p = polish(form, a.x, opts.tol)
-        if p.steps:
-            y = with_slacks(form, p.x)
-            a = assess(form, y, opts.tol, opts.objective_tol)
-            polish_steps = p.steps
+    y, a, common = assess_and_polish(form, y, opts)
     extras: dict[str, Any] = {
-        "objective": a.objective,
-        "natural_residual": a.natural_residual,
-        "projected_gradient": a.projected_gradient,
+        **common,
         "dual_infeasibility": cb.inf_du,
         "ipopt_status": status,
         "ipopt_message": status_msg,
-        "natural_residual_nlp": nlp_residual,
-        "objective_nlp": nlp_objective,
-        "polish_steps": polish_steps,
-        "z": form.slack(y),
         "complementarity_term": opts.complementarity_term,
     }
     if form.dropped_hessian_entries:

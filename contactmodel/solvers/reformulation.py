@@ -398,6 +398,31 @@ def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> Pol
     return PolishResult(x=x, natural_residual=best, steps=steps)
 
 
+def assess_and_polish(form: MNCPOpt, y: np.ndarray, opts) -> tuple[np.ndarray, PointAssessment, dict]:
+    """Assess an NLP solver's final point y, polish it when ``opts.polish`` allows, and return
+    (y, assessment, the extras both NLP solvers report). ``opts`` carries tol, objective_tol,
+    polish and polish_objective."""
+    a = assess(form, y, opts.tol, opts.objective_tol)
+    nlp_residual, nlp_objective = a.natural_residual, a.objective
+    steps = 0
+    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
+        p = polish(form, a.x, opts.tol)
+        if p.steps:
+            y = with_slacks(form, p.x)
+            a = assess(form, y, opts.tol, opts.objective_tol)
+            steps = p.steps
+    extras = {
+        "objective": a.objective,
+        "natural_residual": a.natural_residual,
+        "natural_residual_nlp": nlp_residual,
+        "objective_nlp": nlp_objective,
+        "projected_gradient": a.projected_gradient,
+        "polish_steps": steps,
+        "z": form.slack(y),
+    }
+    return y, a, extras
+
+
 def with_slacks(form: MNCPOpt, x: np.ndarray) -> np.ndarray:
     """The NLP point y = (x, max(F_U(x), 0)) (dim,) of an MCP point x (n,)."""
     x = np.asarray(x, dtype=float).ravel()

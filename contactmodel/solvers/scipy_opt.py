@@ -21,10 +21,8 @@ from contactmodel.solvers.base import Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     COMPLEMENTARITY_TERMS,
     MNCPOpt,
-    assess,
+    assess_and_polish,
     nonglobal_message,
-    polish,
-    with_slacks,
 )
 
 METHODS: tuple[str, ...] = ("L-BFGS-B", "trust-constr")
@@ -135,24 +133,11 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
     except (TypeError, OptimizeWarning) as exc:
         raise SolverError(f"scipy.optimize.minimize rejected ScipyOptions.native: {exc}") from exc
     y = np.clip(np.asarray(res.x, dtype=float), lo, hi)
-    a = assess(form, y, opts.tol, opts.objective_tol)
-    nlp_residual, nlp_objective = a.natural_residual, a.objective
-    polish_steps = 0
-    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
-        p = polish(form, a.x, opts.tol)
-        if p.steps:
-            y = with_slacks(form, p.x)
-            a = assess(form, y, opts.tol, opts.objective_tol)
-            polish_steps = p.steps
+    y, a, common = assess_and_polish(form, y, opts)
     msg = str(res.message)
     iterations = int(getattr(res, "nit", 0) or 0)
     extras: dict[str, Any] = {
-        "objective": a.objective,
-        "natural_residual": a.natural_residual,
-        "natural_residual_nlp": nlp_residual,
-        "objective_nlp": nlp_objective,
-        "projected_gradient": a.projected_gradient,
-        "polish_steps": polish_steps,
+        **common,
         "scipy_status": int(res.status),
         "scipy_message": msg,
         "z": form.slack(y),
