@@ -272,12 +272,6 @@ def _classify(system: System, assembly: Assembly) -> None:
             assembly.sliding.append(contact.name)
 
 
-def contact_velocity(assembly: Assembly, contact: str) -> np.ndarray:
-    """Relative velocity (n, t, o[, r]) of one contact."""
-    rows = assembly.contact_rows[contact]
-    return assembly.v[list(rows.values())]
-
-
 @dataclass
 class MatrixAssembly:
     """A contact problem given directly by A (m x m) and b (m,), with no bodies behind it.

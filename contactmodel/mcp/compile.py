@@ -68,9 +68,6 @@ class CompiledMCP:
         for var, val in zip(self.variables, np.asarray(x, dtype=float)):
             var.set_value(float(val), skip_validation=True)
 
-    def index(self, name: str) -> int:
-        return self.mcp.names.index(name)
-
 
 def _is_var(expr) -> bool:
     return isinstance(expr, VarData) and not expr.fixed
