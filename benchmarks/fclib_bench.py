@@ -1,29 +1,34 @@
-"""Our solvers on the FCLIB and Siconos frictional contact files of bench/fclib, next to the published
-fractions solved (Acary, Brémond, Huber 2018; bench/PUBLISHED_RESULTS.md).
+"""Our solvers and Siconos' on the FCLIB and Siconos frictional contact files of bench/fclib, next to
+the published fractions solved (Acary, Brémond, Huber 2018; bench/PUBLISHED_RESULTS.md).
 
 Usage:
-    python benchmarks/fclib_bench.py [--bench /work/shared/bench/fclib] [--solvers newton ipopt]
-                                     [--tol 1e-8] [--time-limit 60] [--ipopt-max-contacts 60]
+    python benchmarks/fclib_bench.py [--bench /work/shared/bench/fclib] [--solvers newton ipopt scipy]
+                                     [--forms mncp soc] [--siconos nsn_ac nsgs prox]
+                                     [--tol 1e-8] [--time-limit 20] [--nlp-max-contacts 60]
                                      [--slack quadratic|norm] [--no-scale] [--max-iter N]
-                                     [--only SUBSTRING ...] [--out FILE.jsonl]
+                                     [--siconos-maxiter N] [--only SUBSTRING ...] [--out FILE.jsonl]
     python benchmarks/fclib_bench.py --summarize FILE.jsonl
 
 Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``) and every 3D global one
 whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is formulated with
-``contactmodel.io.fclib.to_problem`` (A = W, b = q, all contacts rolling, CoulombCone(mu_a)) and solved
-by each solver (ipopt only up to ``--ipopt-max-contacts`` contacts) in a child process, with the
-solver's own time limit and a hard limit of time limit + 30 s. W that are not symmetric to 1e-9
-(relative) are symmetrized, and the row says so: the fc3d residual is still measured on the file's W.
-Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and its reactions scaled back
-(the cone conditions are positively homogeneous), since some files have ||q|| ~ 1e-12.
+``contactmodel.io.fclib.to_problem`` (A = W exactly as read, symmetric or not; b = q; all contacts
+rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` that it accepts:
+``mncp`` is ``CoulombCone(mu_a, slack=...)`` (seed 000's MNCP), ``soc`` is
+``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to ``--nlp-max-contacts``
+contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
+limit of time limit + 10 s. Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and
+its reactions scaled back (the cone conditions are positively homogeneous; some files have
+||q|| ~ 1e-12). ``--siconos`` runs Siconos' fc3d solvers through /work/shared/tools/peer_siconos.py
+with /usr/bin/python3 on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos'
+own tolerance (its error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit``
+as its per-solver timeout; skipped when /usr/bin/python3 cannot import siconos.
 
 Output: one JSON line per file that is skipped (with the reason) and per (file, solver): contacts,
-kind, symmetrized, asymmetry, formulate_seconds, seconds (solve call), status, iterations, residual
-(ours: relative natural-map residual of the MCP), fc3d (||F_nat(r)||_2 / ||q||_2 on the file's W, q,
-as the paper), fc3d_siconos (siconos' normalization), fc3d_symmetrized (the same on (W + W^T) / 2,
-for symmetrized rows), solved (fc3d <= tol). Then a table: per solver
-the fraction solved (also among files whose W is symmetric, and by our own status) and times; per test
-set ours next to the published fractions at 1e-8.
+kind, asymmetry (max|W - W^T| / max|W|), seconds (the solve call), status, iterations, residual
+(the dispatcher's relative natural-map residual of the MCP; for Siconos its own error), fc3d
+(||F_nat(r)||_2 / ||q||_2 on the file's W, q, the paper's measure), solved (fc3d <= tol). Then
+markdown tables: per file and solver (status, fc3d, dispatcher residual, seconds); per solver the
+fraction solved and median times; per test set ours next to the published fractions at 1e-8.
 Not part of the test suite.
 """
 
@@ -31,9 +36,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import replace
@@ -54,8 +62,16 @@ from contactmodel.io.fclib import (
 from contactmodel.io.siconos_fc import read_siconos
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "fclib"
+PEER_SICONOS = Path("/work/shared/tools/peer_siconos.py")
+SYSTEM_PYTHON = "/usr/bin/python3"
 
-#: PUBLISHED_RESULTS.md, fraction solved at tol 1e-8, solvers S1..S13 (S2 NSN-AC-GP, S3 NSN-AC)
+#: our solvers and the cone forms each accepts
+OURS = {"newton": ("mncp", "soc"), "ipopt": ("mncp",), "scipy": ("mncp",)}
+#: our solvers whose options include ``time_limit``
+TIMED = {"newton", "ipopt"}
+
+#: PUBLISHED_RESULTS.md, fraction solved at tol 1e-8, solvers S1..S13 (S1 NSGS-AC, S2 NSN-AC-GP,
+#: S3 NSN-AC)
 PUBLISHED_1E8 = {
     "Capsules": [0.72, 0.06, 0.00, 0.46, 0.53, 0.98, 0.69, 0.37, 0.41, 0.98, 0.98, 0.37, 0.54],
     "BoxesStack1": [0.18, 0.00, 0.00, 0.16, 0.06, 0.98, 0.09, 0.04, 0.05, 1.00, 1.00, 0.09, 0.11],
@@ -96,30 +112,48 @@ def scales(loc: FrictionProblem) -> tuple[float, float]:
     return (s_w if s_w > 0 else 1.0), (s_q if s_q > 0 else 1.0)
 
 
+def label(solver: str, form: str) -> str:
+    return f"{solver}/{form}"
+
+
+def soc_available() -> str | None:
+    """None when ``CoulombCone(mu, form="soc")`` exists, else why not."""
+    try:
+        cm.CoulombCone(0.5, form="soc")
+    except (TypeError, ContactModelError) as exc:
+        return f"CoulombCone(mu, form='soc') is not available: {exc}"
+    return None
+
+
+def laws(mu: np.ndarray, form: str, slack: str) -> list:
+    if form == "soc":
+        return [cm.CoulombCone(float(m), form="soc") for m in mu]
+    return [cm.CoulombCone(float(m), slack=slack) for m in mu]
+
+
 def run_one(
-    path: Path, solver: str, tol: float, time_limit: float, slack: str, scale: bool, options: dict
+    path: Path, solver: str, form: str, tol: float, time_limit: float, slack: str, scale: bool, options: dict
 ) -> dict:
-    """Read, formulate and solve one file with one solver; the row of the JSON output."""
+    """Read, formulate and solve one file with one of our solvers; the row of the JSON output."""
     fp = read_any(path)
     loc = fp.to_local()
-    asym = loc.asymmetry()
     s_w, s_q = scales(loc) if scale else (1.0, 1.0)
     scaled = replace(loc, W=loc.W / s_w, q=loc.q / s_q)
     t0 = time.perf_counter()
-    laws = [cm.CoulombCone(float(m), slack=slack) for m in loc.mu]
-    problem = to_problem(scaled, friction=laws, symmetrize=asym > SYMMETRY_TOL)
+    problem = to_problem(scaled, friction=laws(loc.mu, form, slack))
     formulate_seconds = time.perf_counter() - t0
-    sol = cm.solve(problem, solver=solver, accept_tol=tol, time_limit=time_limit, **options)
+    if solver in TIMED:
+        options = {**options, "time_limit": time_limit}
+    sol = cm.solve(problem, solver=solver, accept_tol=tol, **options)
     r = reactions(problem, sol.x) * (s_q / s_w) if sol.x is not None else np.zeros(loc.m)
     fc3d = fc3d_residual(loc.W, loc.q, loc.mu, r)
     return {
         "file": path.name,
-        "solver": solver,
+        "solver": label(solver, form),
         "contacts": loc.nc,
         "kind": fp.kind if fp.kind == "local" else "global->local",
-        "symmetrized": bool(asym > SYMMETRY_TOL),
         "scaling": [s_w, s_q],
-        "asymmetry": asym,
+        "asymmetry": loc.asymmetry(),
         "formulate_seconds": round(formulate_seconds, 4),
         "seconds": round(sol.seconds, 4),
         "status": sol.status.name,
@@ -127,9 +161,6 @@ def run_one(
         "residual": sol.residual,
         "fc3d": fc3d,
         "fc3d_siconos": fc3d_residual(loc.W, loc.q, loc.mu, r, normalization="siconos"),
-        "fc3d_symmetrized": fc3d_residual((loc.W + loc.W.T) * 0.5, loc.q, loc.mu, r)
-        if asym > SYMMETRY_TOL
-        else None,
         "solved": bool(fc3d <= tol),
     }
 
@@ -143,17 +174,26 @@ def _child(conn, *args) -> None:
 
 
 def run_guarded(
-    path: Path, solver: str, tol: float, time_limit: float, slack: str, scale: bool, options: dict, nc: int
+    path: Path,
+    solver: str,
+    form: str,
+    tol: float,
+    time_limit: float,
+    slack: str,
+    scale: bool,
+    options: dict,
+    nc: int,
 ) -> dict:
-    """:func:`run_one` in a child process killed after time_limit + 30 s."""
+    """:func:`run_one` in a child process killed after time_limit + 10 s."""
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, path, solver, tol, time_limit, slack, scale, options))
+    args = (child, path, solver, form, tol, time_limit, slack, scale, options)
+    proc = ctx.Process(target=_child, args=args)
     t0 = time.perf_counter()
     proc.start()
     child.close()
     row = None
-    if parent.poll(time_limit + 30):
+    if parent.poll(time_limit + 10):
         try:
             row = parent.recv()
         except EOFError:
@@ -163,51 +203,189 @@ def run_guarded(
         proc.kill()
         proc.join()
     wall = time.perf_counter() - t0
-    base = {"file": path.name, "solver": solver, "contacts": nc}
+    base = {"file": path.name, "solver": label(solver, form), "contacts": nc}
     if row is None:
         return {
             **base,
             "status": "KILLED",
             "seconds": round(wall, 2),
             "solved": False,
-            "detail": f"no answer within {time_limit + 30:.0f} s (exit code {proc.exitcode})",
+            "detail": f"no answer within {time_limit + 10:.0f} s (exit code {proc.exitcode})",
         }
     if "error" in row:
         return {**base, "status": "ERROR", "seconds": round(wall, 2), "solved": False, "detail": row["error"]}
     return row
 
 
-def summary(rows: list[dict], solvers: list[str]) -> str:
-    """Markdown tables: per solver, then per test set next to the published fractions at 1e-8."""
+def siconos_available() -> str | None:
+    """None when the Siconos peer can run, else why not."""
+    if not PEER_SICONOS.is_file():
+        return f"{PEER_SICONOS} not found"
+    try:
+        ok = subprocess.run([SYSTEM_PYTHON, "-c", "import siconos.numerics"], capture_output=True).returncode
+    except OSError as exc:
+        return f"{SYSTEM_PYTHON}: {exc}"
+    return (
+        None
+        if ok == 0
+        else f"{SYSTEM_PYTHON} cannot import siconos.numerics (apt-get install python3-siconos)"
+    )
+
+
+def run_siconos(
+    path: Path, loc: FrictionProblem, names: list[str], tol: float, time_limit: float, maxiter: int | None
+) -> list[dict]:
+    """Siconos' fc3d solvers ``names`` on the file's (W, q, mu) through peer_siconos.py: one row each.
+
+    fc3d is the peer's unnormalized natural-map residual divided by ||q|| (as :func:`fc3d_residual`).
+    """
+    base = {"file": path.name, "contacts": loc.nc, "kind": "local", "asymmetry": loc.asymmetry()}
+    q_norm = float(np.linalg.norm(loc.q))
+    with tempfile.TemporaryDirectory() as tmp:
+        inst = Path(tmp) / f"{path.stem}.npz"
+        np.savez(inst, W=loc.W.toarray(), q=loc.q, mu=loc.mu)
+        cmd = [SYSTEM_PYTHON, str(PEER_SICONOS), str(inst), *names, "--tol", f"{tol:g}"]
+        cmd += ["--timeout", f"{time_limit:g}"]
+        if maxiter is not None:
+            cmd += ["--maxiter", str(maxiter)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=len(names) * (time_limit + 20))
+            lines = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
+            detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        except subprocess.TimeoutExpired:
+            lines, detail = [], "peer script timed out"
+    found = {row["solver"]: row for row in lines}
+    rows = []
+    for name in names:
+        out = found.get(name)
+        if out is None:
+            rows.append(
+                {**base, "solver": f"siconos/{name}", "status": "ERROR", "solved": False, "detail": detail}
+            )
+            continue
+        res = out.get("residual")
+        fc3d = None if res is None else (res / q_norm if q_norm > np.finfo(float).eps else res)
+        timeout = str(out.get("reason", "")).startswith("timeout")
+        status = "SOLVED" if out["status"] == "ok" else ("TIME_LIMIT" if timeout else "FAILED")
+        rows.append(
+            {
+                **base,
+                "solver": f"siconos/{name}",
+                # a run stopped at the time limit counts with that time
+                "seconds": time_limit if timeout else out.get("seconds"),
+                "status": status,
+                "detail": out.get("reason", ""),
+                "iterations": out.get("iterations"),
+                "residual": out.get("solver_error"),
+                "fc3d": fc3d,
+                "solved": bool(fc3d is not None and fc3d <= tol),
+            }
+        )
+    return rows
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+_SHORT = {
+    "SOLVED": "S",
+    "SOLVED_INACCURATE": "I",
+    "ITERATION_LIMIT": "L",
+    "TIME_LIMIT": "T",
+    "FAILED": "F",
+    "KILLED": "K",
+    "ERROR": "E",
+    "SKIPPED": "-",
+}
+
+
+def _g(x) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0e}"
+
+
+def _secs(x) -> str:
+    return "-" if x is None else f"{x:.2g}"
+
+
+def cell(row: dict | None) -> str:
+    """status letter, fc3d, dispatcher residual (ours) or own error (Siconos), seconds; bold when solved."""
+    if row is None:
+        return ""
+    if row.get("status") == "SKIPPED":
+        return "-"
+    text = f"{_SHORT.get(row['status'], row['status'])} {_g(row.get('fc3d'))} ({_g(row.get('residual'))}) "
+    text += _secs(row.get("seconds"))
+    return f"**{text}**" if row.get("solved") else text
+
+
+def file_table(rows: list[dict], solvers: list[str]) -> str:
+    by_file: dict[str, dict[str, dict]] = defaultdict(dict)
+    info: dict[str, dict] = {}
+    for r in rows:
+        if "solver" in r:
+            by_file[r["file"]][r["solver"]] = r
+            if "kind" in r:
+                info.setdefault(r["file"], r)
+        else:
+            info[r["file"]] = r
     lines = [
+        "| file | nc | kind | asym. | " + " | ".join(solvers) + " |",
+        "|---|---|---|---|" + "---|" * len(solvers),
+    ]
+    order = sorted(info, key=lambda f: (info[f].get("contacts") or 0, f))
+    for f in order:
+        r = info[f]
+        if r.get("status") == "SKIPPED" and "solver" not in r:
+            reason = r["detail"].split(": ", 1)[-1] if r["detail"].startswith("/") else r["detail"]
+            lines.append(f"| {f} | - | skipped | - | {reason} |" + " |" * (len(solvers) - 1))
+            continue
+        asym = r.get("asymmetry")
+        asym_cell = "-" if asym is None else ("sym" if asym <= SYMMETRY_TOL else f"{asym:.0e}")
+        kind = "global" if r.get("kind") == "global->local" else "local"
+        cells = [cell(by_file[f].get(s)) for s in solvers]
+        lines.append(f"| {f} | {r.get('contacts', '-')} | {kind} | {asym_cell} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary(rows: list[dict], solvers: list[str]) -> str:
+    """Markdown tables: per file, per solver, then per test set next to the published fractions."""
+    attempted = [r for r in rows if "solver" in r and r.get("status") != "SKIPPED"]
+    lines = [
+        file_table(rows, solvers),
         "",
-        "| solver | solved / attempted | fraction | on symmetric W | our status SOLVED | median s | "
-        "median s (solved) | max s | total s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| solver | solved / attempted | fraction | local files | global files | non-symmetric W | "
+        "our status SOLVED | median s | median s (solved) | max s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in solvers:
-        mine = [r for r in rows if r["solver"] == s]
+        mine = [r for r in attempted if r["solver"] == s]
         if not mine:
             continue
-        secs = [r["seconds"] for r in mine]
+        secs = [r["seconds"] for r in mine if r.get("seconds") is not None]
         solved = [r for r in mine if r["solved"]]
-        sym = [r for r in mine if not r.get("symmetrized")]
+        loc = [r for r in mine if r.get("kind") == "local"]
+        glob = [r for r in mine if r.get("kind") == "global->local"]
+        asym = [r for r in mine if (r.get("asymmetry") or 0) > SYMMETRY_TOL]
         n_ok = sum(r.get("status") == "SOLVED" for r in mine)
         med_ok = f"{statistics.median(r['seconds'] for r in solved):.3g}" if solved else "-"
+
+        def frac(group: list[dict]) -> str:
+            return f"{sum(r['solved'] for r in group)} / {len(group)}"
+
         lines.append(
-            f"| {s} | {len(solved)} / {len(mine)} | {len(solved) / len(mine):.2f} | "
-            f"{sum(r['solved'] for r in sym)} / {len(sym)} | {n_ok} / {len(mine)} | "
-            f"{statistics.median(secs):.3g} | {med_ok} | {max(secs):.3g} | {sum(secs):.3g} |"
+            f"| {s} | {frac(mine)} | {len(solved) / len(mine):.2f} | {frac(loc)} | {frac(glob)} | "
+            f"{frac(asym)} | {n_ok} / {len(mine)} | "
+            f"{statistics.median(secs) if secs else float('nan'):.3g} | {med_ok} | "
+            f"{max(secs) if secs else float('nan'):.3g} |"
         )
     lines += [
         "",
         "| test set (paper) | files here | "
-        + " | ".join(f"ours {s}" for s in solvers)
-        + " | published NSN-AC-GP (S2) | NSN-AC (S3) | best published | all S1..S13 |",
+        + " | ".join(solvers)
+        + " | published NSGS-AC (S1) | NSN-AC-GP (S2) | NSN-AC (S3) | best published |",
         "|---|---|" + "---|" * len(solvers) + "---|---|---|---|",
     ]
     by_family: dict[str | None, list[dict]] = defaultdict(list)
-    for r in rows:
+    for r in attempted:
         by_family[family(r["file"])].append(r)
     for fam in [*PUBLISHED_1E8, None]:
         group = by_family.get(fam, [])
@@ -219,15 +397,9 @@ def summary(rows: list[dict], solvers: list[str]) -> str:
             mine = [r for r in group if r["solver"] == s]
             cells.append(f"{sum(r['solved'] for r in mine)}/{len(mine)}" if mine else "-")
         pub = PUBLISHED_1E8.get(fam)
-        if pub:
-            pub_cells = [
-                f"{pub[1]:.2f}",
-                f"{pub[2]:.2f}",
-                f"{max(pub):.2f}",
-                " ".join(f"{v:.2f}" for v in pub),
-            ]
-        else:
-            pub_cells = ["-", "-", "-", "-"]
+        pub_cells = (
+            [f"{pub[0]:.2f}", f"{pub[1]:.2f}", f"{pub[2]:.2f}", f"{max(pub):.2f}"] if pub else ["-"] * 4
+        )
         lines.append(
             f"| {fam or 'siconos test data (no published set)'} | {len(files)} | "
             + " | ".join(cells + pub_cells)
@@ -239,31 +411,40 @@ def summary(rows: list[dict], solvers: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench", type=Path, default=BENCH)
-    ap.add_argument("--solvers", nargs="+", default=["newton", "ipopt"])
+    ap.add_argument("--solvers", nargs="*", default=["newton", "ipopt", "scipy"], choices=sorted(OURS))
+    ap.add_argument("--forms", nargs="+", default=["mncp", "soc"], choices=["mncp", "soc"])
+    ap.add_argument("--siconos", nargs="*", default=["nsn_ac", "nsgs", "prox"])
     ap.add_argument("--tol", type=float, default=1e-8)
-    ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--ipopt-max-contacts", type=int, default=60)
+    ap.add_argument("--time-limit", type=float, default=20.0)
+    ap.add_argument("--nlp-max-contacts", type=int, default=60, help="ipopt and scipy only up to this")
     ap.add_argument("--slack", choices=["quadratic", "norm"], default="quadratic")
     ap.add_argument("--no-scale", action="store_true")
     ap.add_argument("--max-iter", type=int, default=None, help="newton's max_iter (default: its preset)")
+    ap.add_argument("--siconos-maxiter", type=int, default=None, help="Siconos' max iterations")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument(
         "--summarize", type=Path, default=None, help="only print the tables of a stored --out file"
     )
     args = ap.parse_args(argv)
+    columns = [label(s, f) for s in args.solvers for f in args.forms if f in OURS[s]]
+    columns += [f"siconos/{n}" for n in args.siconos]
     if args.summarize:
         rows = [json.loads(line) for line in args.summarize.read_text().splitlines() if line.strip()]
-        print(summary([r for r in rows if "solver" in r and r.get("status") != "SKIPPED"], args.solvers))
+        present = {r["solver"] for r in rows if "solver" in r}
+        print(summary(rows, [c for c in columns if c in present]))
         return 0
     if not args.bench.is_dir():
         print(f"benchmark folder {args.bench} not found", file=sys.stderr)
         return 2
+    no_soc = soc_available() if "soc" in args.forms else None
+    no_siconos = siconos_available() if args.siconos else None
     out = args.out.open("a") if args.out else None
 
     def emit(row: dict) -> None:
         line = json.dumps(row)
         print(line, flush=True)
+        rows.append(row)
         if out:
             out.write(line + "\n")
             out.flush()
@@ -277,31 +458,62 @@ def main(argv: list[str] | None = None) -> int:
             fp = read_any(path)
             if fp.spacedim != 3:
                 raise ContactModelError(f"spacedim {fp.spacedim}: not a 3D problem")
-            nc = fp.to_local().nc
+            loc = fp.to_local()
         except (ContactModelError, ImportError) as exc:
             emit({"file": path.name, "status": "SKIPPED", "detail": str(exc)})
             continue
+        nc = loc.nc
         for solver in args.solvers:
-            if solver == "ipopt" and nc > args.ipopt_max_contacts:
+            for form in (f for f in args.forms if f in OURS[solver]):
+                skip = None
+                if form == "soc" and no_soc:
+                    skip = no_soc
+                elif solver in ("ipopt", "scipy") and nc > args.nlp_max_contacts:
+                    skip = f"{solver} only up to {args.nlp_max_contacts} contacts"
+                if skip:
+                    emit(
+                        {
+                            "file": path.name,
+                            "solver": label(solver, form),
+                            "contacts": nc,
+                            "status": "SKIPPED",
+                            "detail": skip,
+                        }
+                    )
+                    continue
+                options = {"max_iter": args.max_iter} if solver == "newton" and args.max_iter else {}
                 emit(
-                    {
-                        "file": path.name,
-                        "solver": solver,
-                        "contacts": nc,
-                        "status": "SKIPPED",
-                        "detail": f"ipopt only up to {args.ipopt_max_contacts} contacts",
-                    }
+                    run_guarded(
+                        path,
+                        solver,
+                        form,
+                        args.tol,
+                        args.time_limit,
+                        args.slack,
+                        not args.no_scale,
+                        options,
+                        nc,
+                    )
                 )
-                continue
-            options = {}
-            if solver == "newton":
-                options = {"max_iter": args.max_iter} if args.max_iter else {}
-            row = run_guarded(
-                path, solver, args.tol, args.time_limit, args.slack, not args.no_scale, options, nc
-            )
-            rows.append(row)
-            emit(row)
-    print(summary(rows, args.solvers))
+        if args.siconos:
+            if no_siconos:
+                for name in args.siconos:
+                    emit(
+                        {
+                            "file": path.name,
+                            "solver": f"siconos/{name}",
+                            "contacts": nc,
+                            "status": "SKIPPED",
+                            "detail": no_siconos,
+                        }
+                    )
+            else:
+                for row in run_siconos(
+                    path, loc, args.siconos, args.tol, args.time_limit, args.siconos_maxiter
+                ):
+                    row["kind"] = fp.kind if fp.kind == "local" else "global->local"
+                    emit(row)
+    print(summary(rows, columns))
     print(
         f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; tol {args.tol:g} on fc3d "
         f"(||F_nat(r)||_2 / ||q||_2), per-run time limit {args.time_limit:g} s, slack {args.slack}"

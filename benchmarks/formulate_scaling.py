@@ -34,7 +34,10 @@ def main() -> None:
     args = parser.parse_args()
     for n in args.sizes:
         system = boxes_on_ground(n)
-        for law in (cm.Pyramid(0.5), cm.CoulombCone(0.5)):
+        laws = [cm.Pyramid(0.5), cm.CoulombCone(0.5)]
+        if args.solver == "newton":  # the cone's second-order-cone form: newton only
+            laws.append(cm.CoulombCone(0.5, form="soc"))
+        for law in laws:
             for form in ("reduced", "sparse"):
                 t0 = time.perf_counter()
                 asm = cm.assemble(system)
@@ -46,6 +49,7 @@ def main() -> None:
                 sol = cm.solve(problem, solver=args.solver)
                 print(json.dumps({
                     "contacts": len(system.contacts), "form": form, "law": type(law).__name__,
+                    "cone_form": getattr(law, "form", None),
                     "mcp_size": problem.compile().mcp.n, "assemble_s": round(t1 - t0, 4),
                     "formulate_s": round(t2 - t1, 4), "compile_s": round(t3 - t2, 4),
                     "solve_s": round(sol.seconds, 4), "status": sol.status.value,

@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/peers.py [--sizes 50 200 1000] [--families roll slide] [--fc3d 5 20 100 400]
                                [--ours newton lemke path] [--siconos lemke] [--siconos-fc3d nsn_ac]
-                               [--repeats 3] [--seed 0] [--tools /work/shared/tools]
+                               [--repeats 3] [--seeds 0 1 2] [--tools /work/shared/tools]
                                [--gamspy-python PYTHON] [--peer-tol T] [--out FILE.jsonl]
 
 Set-up (peers only; not part of the project's install):
@@ -14,22 +14,28 @@ The GAMSPy peer runs with this interpreter when gamspy imports here, else with
 without either it and our "path" are reported as skipped. Siconos is skipped when
 ``/usr/bin/python3`` cannot import it.
 
-Instances: ``make_peer_instances.py`` writes them into a temporary directory: friction-pyramid
-LCPs ``lcp_{roll,slide}_n{10,50,200,1000}`` and Coulomb-cone ``fc3d_c{5,20,100,400}``.
+Instances: ``make_peer_instances.py`` writes them into a temporary directory, once per seed of
+``--seeds``: friction-pyramid LCPs ``lcp_{roll,slide}_n{10,50,200,1000}`` and Coulomb-cone
+``fc3d_c{5,20,100,400}``.
 LCPs go to ``cm.solve(cm.LCP(M, q), solver=...)`` for each of ``--ours`` and to the peers;
 fc3d instances go to ``cm.formulate_from_matrices(W, q, mu)`` (rows (n, t, o) per contact, as
 fc3d's) solved by our newton and path, and to Siconos' fc3d solvers.
 
-Output: one JSON line per (instance, solver): instance, kind (lcp|fc3d), n (LCP size or MCP
-size), contacts, solver, source (ours|siconos|gamspy), status (ok|fail|skipped), detail,
-seconds (median over ``--repeats`` of the solve call's wall time: ``Solution.seconds`` for
-ours, the tools' ``seconds`` for the peers), solver_seconds (PATH's own time as GAMS reports
-it), solve_call_seconds (our "path": GAMSPy's ``Model.solve`` alone, as the peer's seconds),
+Output: one JSON line per (instance, solver): instance, seed, family (roll|slide|psdskew|fc3d),
+kind (lcp|fc3d), n (LCP size or MCP size), contacts, solver, source (ours|siconos|gamspy), status
+(ok|fail|skipped), detail, seconds (median over ``--repeats`` of the solve call's wall time:
+``Solution.seconds`` for ours, i.e. the solver module on the compiled MCP, the tools' ``seconds``
+for the peers), solver_seconds (PATH's own time as GAMS reports it: the number to compare
+``seconds`` of ours with), call_seconds (ours: the whole ``cm.solve(cm.LCP(M, q))`` or
+``cm.solve(cm.formulate_from_matrices(W, q, mu))`` call, dispatcher and verification included),
+cpu_seconds (ours, when the solver reports it, e.g. newton: the process time of the solver
+call, robust to other load on the machine), solve_call_seconds (our "path": GAMSPy's
+``Model.solve`` alone, as the peer's seconds),
 iterations, residual. residual is computed the same way as the tools do: LCP
 ``||min(z, M z + q)||_inf``; fc3d the natural-map residual with De Saxce's modified velocity
-(2-norm). Then one summary line per (kind, size, solver): median seconds (and solver_seconds),
-solved/total. status ok means: LCP residual <= 1e-6 (ours: the dispatcher's SOLVED or
-SOLVED_INACCURATE), peers: their own ok. Not part of the test suite.
+(2-norm). Then one summary line per (kind, family, size, solver): median seconds,
+solver_seconds, cpu_seconds and call_seconds, solved/total. status ok means: LCP residual <= 1e-6 (ours: the
+dispatcher's SOLVED or SOLVED_INACCURATE), peers: their own ok. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -67,10 +74,12 @@ def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
     M, q = data["M"], data["q"]
     rows = []
     for _ in range(repeats):
+        t0 = time.perf_counter()
         try:
             sol = cm.solve(cm.LCP(M, q), solver=solver)
         except SolverError as exc:
             return {"status": "skipped", "detail": str(exc)}
+        call = time.perf_counter() - t0
         res = lcp_residual(M, q, sol.x) if sol.x is not None else None
         rows.append(
             {
@@ -78,6 +87,8 @@ def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
                 "detail": sol.status.value,
                 "seconds": sol.seconds,
                 "solver_seconds": sol.extras.get("solver_seconds"),
+                "cpu_seconds": sol.extras.get("cpu_seconds"),
+                "call_seconds": call,
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
                 "residual": res,
@@ -91,11 +102,13 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
     W, q, mu = data["W"], data["q"], data["mu"]
     rows = []
     for _ in range(repeats):
+        t0 = time.perf_counter()
         problem = cm.formulate_from_matrices(W, q, mu)
         try:
             sol = cm.solve(problem, solver=solver)
         except SolverError as exc:
             return {"status": "skipped", "detail": str(exc)}
+        call = time.perf_counter() - t0
         r = np.concatenate([c.force[:3] for c in sol.contacts]) if sol.contacts else None
         rows.append(
             {
@@ -104,6 +117,7 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
                 "n": int(sol.x.size) if sol.x is not None else None,
                 "seconds": sol.seconds,
                 "solver_seconds": sol.extras.get("solver_seconds"),
+                "call_seconds": call,
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
                 "residual": fc3d_residual(W, q, mu, r, normalization="none") if r is not None else None,
@@ -155,19 +169,25 @@ def summarize(rows: list[dict]) -> list[dict]:
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
         if r["status"] != "skipped":
-            groups[(r["kind"], r["size"], r["solver"])].append(r)
+            groups[(r["kind"], r["family"], r["size"], r["solver"])].append(r)
+
+    def median(rs: list[dict], key: str) -> float | None:
+        vals = [r[key] for r in rs if r.get(key) is not None]
+        return statistics.median(vals) if vals else None
+
     out = []
-    for (kind, size, solver), rs in sorted(groups.items()):
-        secs = [r["seconds"] for r in rs if r.get("seconds") is not None]
-        ssecs = [r["solver_seconds"] for r in rs if r.get("solver_seconds") is not None]
+    for (kind, family, size, solver), rs in sorted(groups.items()):
         out.append(
             {
                 "summary": True,
                 "kind": kind,
+                "family": family,
                 "size": size,
                 "solver": solver,
-                "median_seconds": statistics.median(secs) if secs else None,
-                "median_solver_seconds": statistics.median(ssecs) if ssecs else None,
+                "median_seconds": median(rs, "seconds"),
+                "median_solver_seconds": median(rs, "solver_seconds"),
+                "median_cpu_seconds": median(rs, "cpu_seconds"),
+                "median_call_seconds": median(rs, "call_seconds"),
                 "solved": sum(r["status"] == "ok" for r in rs),
                 "total": len(rs),
             }
@@ -209,7 +229,7 @@ def main() -> None:
     ap.add_argument("--siconos", nargs="*", default=["lemke"])
     ap.add_argument("--siconos-fc3d", nargs="*", default=["nsn_ac", "nsn_fb", "prox"])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", "--seed", type=int, nargs="+", default=[0], help="instance seeds")
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--tools", default="/work/shared/tools")
     ap.add_argument("--gamspy-python", default=None)
@@ -232,37 +252,48 @@ def main() -> None:
         rows.append(row)
         emit(row)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [sys.executable, str(tools / "make_peer_instances.py"), tmp, "--seed", str(args.seed)], check=True
-        )
-        for solver in {*args.ours, *args.ours_fc3d}:
-            try:
-                cm.solve(cm.LCP(np.eye(3), -np.ones(3)), solver=solver)
-            except SolverError:
-                pass
-        instances = [
-            (Path(tmp) / f"lcp_{fam}_n{n}.npz", "lcp") for n in args.sizes for fam in args.families
-        ] + [(Path(tmp) / f"fc3d_c{c}.npz", "fc3d") for c in args.fc3d]
-        for path, kind in instances:
-            if not path.is_file():
-                emit({"instance": path.name, "status": "skipped", "detail": "no such instance"})
-                continue
-            data = dict(np.load(path))
-            if kind == "lcp":
-                n = int(data["q"].size)
-                base = {"instance": path.name, "kind": kind, "n": n, "size": n}
-                for solver in args.ours:
-                    record(base, solver, "ours", run_ours_lcp(data, solver, args.repeats))
-                peer_solvers = args.siconos
-            else:
-                nc = int(data["mu"].size)
-                base = {"instance": path.name, "kind": kind, "contacts": nc, "size": nc}
-                for solver in args.ours_fc3d:
-                    record(base, solver, "ours", run_ours_fc3d(data, solver, args.repeats))
-                peer_solvers = args.siconos_fc3d
-            for solver, source, res in run_peers(path, kind, peer_solvers, siconos_ok, gamspy_python, args):
-                record(base, solver, source, res)
+    for solver in {*args.ours, *args.ours_fc3d}:
+        try:
+            cm.solve(cm.LCP(np.eye(3), -np.ones(3)), solver=solver)
+        except SolverError:
+            pass
+    for seed in args.seeds:
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(
+                [sys.executable, str(tools / "make_peer_instances.py"), tmp, "--seed", str(seed)], check=True
+            )
+            instances = [
+                (Path(tmp) / f"lcp_{fam}_n{n}.npz", "lcp", fam) for n in args.sizes for fam in args.families
+            ] + [(Path(tmp) / f"fc3d_c{c}.npz", "fc3d", "fc3d") for c in args.fc3d]
+            for path, kind, family in instances:
+                if not path.is_file():
+                    emit(
+                        {
+                            "instance": path.name,
+                            "seed": seed,
+                            "status": "skipped",
+                            "detail": "no such instance",
+                        }
+                    )
+                    continue
+                data = dict(np.load(path))
+                base = {"instance": path.name, "seed": seed, "family": family, "kind": kind}
+                if kind == "lcp":
+                    n = int(data["q"].size)
+                    base.update(n=n, size=n)
+                    for solver in args.ours:
+                        record(base, solver, "ours", run_ours_lcp(data, solver, args.repeats))
+                    peer_solvers = args.siconos
+                else:
+                    nc = int(data["mu"].size)
+                    base.update(contacts=nc, size=nc)
+                    for solver in args.ours_fc3d:
+                        record(base, solver, "ours", run_ours_fc3d(data, solver, args.repeats))
+                    peer_solvers = args.siconos_fc3d
+                for solver, source, res in run_peers(
+                    path, kind, peer_solvers, siconos_ok, gamspy_python, args
+                ):
+                    record(base, solver, source, res)
     for row in summarize(rows):
         emit(row)
     if args.out:

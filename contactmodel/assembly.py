@@ -298,12 +298,21 @@ class MatrixAssembly:
 
 
 def assemble_from_matrices(
-    A, b, *, velocities=None, torsion: bool = False, names=None, rolling_tol: float = 1e-9
+    A,
+    b,
+    *,
+    velocities=None,
+    torsion: bool = False,
+    names=None,
+    rolling_tol: float = 1e-9,
+    check_symmetric: bool = True,
 ) -> MatrixAssembly:
     """A :class:`MatrixAssembly` from A, b with d = 3 (or 4 with ``torsion``) rows per contact.
 
     ``velocities`` (nc, d-1): tangential (and twisting) relative velocities; contacts whose
-    speed exceeds ``rolling_tol`` are sliding. Default: all rolling.
+    speed exceeds ``rolling_tol`` are sliding. Default: all rolling. A = G M^-1 G^T of a rigid
+    body system is symmetric, so a non-symmetric A (relative 1e-9) is refused unless
+    ``check_symmetric=False``, for problems whose A is not such a product (e.g. FCLIB W).
     """
     from contactmodel.errors import DeclarationError
     from contactmodel.system import Contact
@@ -319,8 +328,11 @@ def assemble_from_matrices(
         )
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
         raise DeclarationError("A and b must be finite: remove NaN or infinity")
-    if np.abs(A - A.T).max(initial=0.0) > 1e-9 * max(1.0, np.abs(A).max(initial=0.0)):
-        raise DeclarationError("A must be symmetric (A = G M^-1 G^T); symmetrize it or check its source")
+    if check_symmetric and np.abs(A - A.T).max(initial=0.0) > 1e-9 * max(1.0, np.abs(A).max(initial=0.0)):
+        raise DeclarationError(
+            "A must be symmetric (A = G M^-1 G^T); check its source, or pass check_symmetric=False "
+            "to solve with a non-symmetric A as given"
+        )
     nc = m // d
     names = list(names) if names is not None else [f"c{j}" for j in range(nc)]
     if len(names) != nc or len(set(names)) != nc:

@@ -54,7 +54,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Import MODEL.py, call its build() -> contactmodel.System, formulate and solve it.",
     )
     solve.add_argument(
-        "model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System"
+        "model",
+        metavar="MODEL.py",
+        help="Python file defining build() -> contactmodel.System; MODEL.py:NAME calls NAME() instead, "
+        "which may also return a formulated contactmodel.Problem",
     )
     solve.add_argument(
         "--friction",
@@ -122,9 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_model(path: str | Path) -> cm.System:
-    """Import ``path`` as a module and return what its ``build()`` returns."""
-    file = Path(path)
+def load_model(path: str | Path) -> cm.System | cm.Problem:
+    """Import ``path`` as a module and return what its ``build()`` returns; ``FILE.py:NAME``
+    calls ``NAME()`` instead (a System or a formulated Problem)."""
+    file, func = _split_target(path)
     if not file.is_file():
         raise ModelFileError(f"model file '{path}' not found")
     module_name = f"_contactmodel_model_{file.stem}"
@@ -137,31 +141,44 @@ def load_model(path: str | Path) -> cm.System:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-        return _build(module, path)
+        return _build(module, file, func)
     finally:
         sys.modules.pop(module_name, None)
         if folder in sys.path:
             sys.path.remove(folder)
 
 
-def _build(module: ModuleType, path: str | Path) -> cm.System:
-    build = getattr(module, "build", None)
+def _split_target(path: str | Path) -> tuple[Path, str]:
+    """``FILE.py:NAME`` -> (FILE.py, NAME); anything else -> (path, "build")."""
+    file, sep, func = str(path).rpartition(":")
+    if sep and func.isidentifier() and file.endswith(".py"):
+        return Path(file), func
+    return Path(path), "build"
+
+
+def _build(module: ModuleType, path: str | Path, func: str = "build") -> cm.System | cm.Problem:
+    build = getattr(module, func, None)
     if not callable(build):
         raise ModelFileError(
-            f"'{path}' defines no build() function; it must define build() -> contactmodel.System"
+            f"'{path}' defines no {func}() function; it must define {func}() -> contactmodel.System"
         )
     system = build()
-    if not isinstance(system, cm.System):
+    if not isinstance(system, (cm.System, cm.Problem)):
         raise ModelFileError(
-            f"build() in '{path}' returned {type(system).__name__}; it must return a contactmodel.System"
+            f"{func}() in '{path}' returned {type(system).__name__}; it must return a contactmodel.System "
+            "(or a formulated contactmodel.Problem)"
         )
     return system
 
 
 def _solve(args: argparse.Namespace) -> int:
     friction = parse_friction(args.friction) if args.friction is not None else None
-    system = load_model(args.model)
-    problem = cm.formulate(system, friction=friction, form=args.form)
+    model = load_model(args.model)
+    if isinstance(model, cm.Problem):
+        changed = friction is not None or args.form != model.form
+        problem = model.reformulate(friction=friction, form=args.form) if changed else model
+    else:
+        problem = cm.formulate(model, friction=friction, form=args.form)
     if args.all_solutions:
         found = cm.all_solutions(problem, tol=args.tol)
         print(json.dumps(found.to_json()) if args.json else found.summary())
@@ -184,6 +201,10 @@ def _draw(args: argparse.Namespace) -> int:
         raise ModelFileError(f"--out must end in .png or .svg (got '{out}')")
     friction = parse_friction(args.friction) if args.friction is not None else None
     system = load_model(args.model)
+    if not isinstance(system, cm.System):
+        raise ModelFileError(
+            f"draw needs a contactmodel.System from '{args.model}' (got a formulated Problem)"
+        )
     if args.solver is None:
         draw(system, friction=friction, view=args.view, out=out, title=Path(args.model).name)
         print(f"wrote {out}")

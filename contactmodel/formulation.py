@@ -29,6 +29,7 @@ from contactmodel.assembly import COMPONENTS, Assembly, MatrixAssembly, assemble
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
 from contactmodel.mcp.compile import CompiledMCP, compile_model
+from contactmodel.mcp.cones import SOCComplementarityData
 from contactmodel.system import System
 
 FORMS = ("reduced", "sparse")
@@ -136,6 +137,9 @@ def _structure(model: pe.Block) -> tuple:
         (comp.name, len(comp), sum(1 for d in comp.values() if d.active))
         for comp in model.component_objects((Complementarity, pe.Constraint), active=True, descend_into=True)
     ]
+    # cone complementarity blocks (CoulombCone(form="soc")) are rows too
+    blocks = model.component_data_objects(pe.Block, active=True, descend_into=True)
+    counts.append(sum(1 for b in blocks if isinstance(b, SOCComplementarityData)))
     return tuple(counts)
 
 
@@ -262,7 +266,16 @@ def formulate(system, friction=None, form: str = "reduced") -> Problem:
 
 
 def formulate_from_matrices(
-    A, b, mu=None, *, friction=None, sliding=None, velocities=None, torsion: bool = False, names=None
+    A,
+    b,
+    mu=None,
+    *,
+    friction=None,
+    sliding=None,
+    velocities=None,
+    torsion: bool = False,
+    names=None,
+    check_symmetric: bool = True,
 ) -> Problem:
     """The reduced contact model built from given A and b (e.g. a data set drawn for a fixed robot).
 
@@ -270,6 +283,8 @@ def formulate_from_matrices(
     mapping name -> law; default ``CoulombCone(mu)`` (``mu`` a scalar or one per contact).
     ``velocities`` (nc, 2 or 3) gives the sliding contacts' tangential velocities; ``sliding``
     (nc bools) may be given instead, meaning unit velocity along each contact's t axis.
+    A must be symmetric, as A = G M^-1 G^T is, unless ``check_symmetric=False``: the model and
+    the solvers do not need symmetry, so a general A (e.g. an FCLIB W) is then used as given.
     """
     from contactmodel.friction import CoulombCone
 
@@ -281,7 +296,9 @@ def formulate_from_matrices(
             raise FormulationError(f"sliding must have one flag per contact ({nc}), got {flags.shape}")
         velocities = np.zeros((nc, d - 1))
         velocities[flags, 0] = 1.0
-    assembly = assemble_from_matrices(A, b, velocities=velocities, torsion=torsion, names=names)
+    assembly = assemble_from_matrices(
+        A, b, velocities=velocities, torsion=torsion, names=names, check_symmetric=check_symmetric
+    )
     contact_names = [c.name for c in assembly.system.contacts]
     if friction is None:
         if mu is None:

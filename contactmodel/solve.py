@@ -10,13 +10,14 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers
 from contactmodel.analysis.modes import contact_modes
 from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
 from contactmodel.formulation import Problem
+from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.solution import BodyResult, ContactResult, JointResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
@@ -26,15 +27,41 @@ TOL = 1e-8
 TOL_INACCURATE = 1e-5
 
 
+_CONTROLLERS: dict[str, ThreadpoolController] = {}
+
+
+def _blas_controller(solver: str) -> ThreadpoolController:
+    """The thread-pool controller, made once per solver after its module is loaded (finding the
+    loaded BLAS libraries costs milliseconds, more than a small LCP's solve)."""
+    if solver not in _CONTROLLERS:
+        _CONTROLLERS[solver] = ThreadpoolController()
+    return _CONTROLLERS[solver]
+
+
 def LCP(M, q, names: list[str] | None = None) -> MCP:
     """The LCP 0 <= z _|_ M z + q >= 0 as a problem for :func:`solve`."""
     return MCP.from_lcp(M, q, names)
 
 
+def residual_scale(mcp: MCP) -> float:
+    """max(1, ||F(0)||_inf): the denominator of every relative residual the dispatcher reports."""
+    return max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
+
+
 def relative_residual(mcp: MCP, x: np.ndarray) -> float:
     """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf)."""
-    scale = max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
-    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / scale
+    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / residual_scale(mcp)
+
+
+def law_residual(problem: Problem, c: np.ndarray, a: np.ndarray) -> float:
+    """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`
+    at forces ``c`` and accelerations ``a`` (assembly rows), absolute."""
+    rows = problem.assembly.contact_rows
+    worst = 0.0
+    for name, law in problem.laws.items():
+        idx = list(rows[name].values())
+        worst = max(worst, law.law_residual(problem.contexts[name], c[idx], a[idx]))
+    return worst
 
 
 def _status(result: SolverResult, residual: float, tol: float) -> Status:
@@ -79,6 +106,12 @@ def solve(
     timings["compile"] = time.perf_counter() - t0
 
     info = solvers.get(solver)
+    if mcp.cones is not None and not info.cones:
+        able = [name for name, i in solvers.REGISTRY.items() if i.cones]
+        raise SolverError(
+            f"solver '{solver}' cannot solve CoulombCone(form='soc') contacts (second-order-cone "
+            f"blocks, not box rows); use solver={able[0]!r} or CoulombCone(mu) (the seed's MNCP)"
+        )
     if info.lcp_only and not mcp.is_lcp:
         raise SolverError(
             f"solver '{solver}' solves LCPs only, and this problem is not one (nonlinear rows or "
@@ -90,15 +123,49 @@ def solve(
     if x0 is not None:
         mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
 
-    with threadpool_limits(limits=blas_threads, user_api="blas"):
+    with _blas_controller(solver).limit(limits=blas_threads, user_api="blas"):
         t1 = time.perf_counter()
         result: SolverResult = module.solve(mcp, opts)
         seconds = time.perf_counter() - t1
     timings["solve"] = seconds
 
+    target = compiled if compiled is not None else mcp
+    return assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+
+
+def assess(
+    target: CompiledMCP | MCP,
+    result: SolverResult,
+    solver: str,
+    accept_tol: float = TOL,
+    seconds: float = 0.0,
+    timings: dict[str, float] | None = None,
+    problem: Problem | None = None,
+) -> Solution:
+    """The verified :class:`Solution` of a solver's raw result, computed the same way for every
+    solver: the relative natural-map residual of the MCP and, for a contact problem, each law's
+    residual at the answer's forces and accelerations (relative to the same scale); the status
+    is decided on the larger of the two; contact, body and joint results for accepted answers.
+    ``target`` is the compiled model of ``problem`` (a contact problem) or a bare MCP."""
+    timings = {} if timings is None else timings
+    compiled = target if isinstance(problem, Problem) else None
+    mcp = compiled.mcp if compiled is not None else target
     x = None if result.x is None else np.asarray(result.x, dtype=float)
     residual = relative_residual(mcp, x) if x is not None else float("inf")
-    status = _status(result, residual, accept_tol)
+    checks: dict[str, float] = {}
+    message = result.message
+    c = a = None
+    if compiled is not None and x is not None and np.all(np.isfinite(x)):
+        compiled.load(x)
+        c = problem.force_vector()
+        a = problem.assembly.contact_accelerations(c)
+        checks["law_residual"] = law_residual(problem, c, a) / residual_scale(mcp)
+        if checks["law_residual"] > max(residual, accept_tol):
+            message += (
+                f"; the contact laws hold only to {checks['law_residual']:.1e} (relative) although the "
+                f"MCP residual is {residual:.1e}"
+            )
+    status = _status(result, max(residual, checks.get("law_residual", 0.0)), accept_tol)
     solution = Solution(
         status=status,
         solver=solver,
@@ -106,22 +173,22 @@ def solve(
         iterations=int(result.iterations),
         seconds=seconds,
         x=x,
-        message=result.message,
+        message=message,
+        checks=checks,
         timings=timings,
         extras=dict(result.extras),
     )
-    if isinstance(problem, Problem) and solution.ok:
+    if compiled is not None and solution.ok:
         t2 = time.perf_counter()
-        _fill_contact_results(problem, compiled, x, solution, accept_tol)
+        _fill_contact_results(problem, x, c, a, solution, accept_tol)
         timings["verify"] = time.perf_counter() - t2
     return solution
 
 
-def _fill_contact_results(problem: Problem, compiled, x: np.ndarray, solution: Solution, tol: float):
-    compiled.load(x)
+def _fill_contact_results(
+    problem: Problem, x: np.ndarray, c: np.ndarray, a: np.ndarray, solution: Solution, tol: float
+) -> None:
     asm = problem.assembly
-    c = problem.force_vector()
-    a = asm.contact_accelerations(c)
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
     found = contact_modes(problem, x, tol=mode_tol)

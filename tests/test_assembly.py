@@ -170,7 +170,10 @@ def test_swapping_the_law_never_reassembles():
 @pytest.mark.parametrize("law", ["cone", "pyramid"])
 def test_reduced_and_sparse_forms_have_the_same_solutions(name, law):
     case = catalogue.get(name)
-    friction = cm.CoulombCone(case.mu) if law == "cone" else cm.Pyramid(case.mu)
+    # The cone in its second-order-cone form: the seed's MNCP squares the forces, so a natural
+    # residual r there leaves the cone violated by ~sqrt(r) (box_push_sliding: residual 7e-13, a
+    # force 4e-6 outside the cone), which the lifted point shows; the SOC form bounds it by r.
+    friction = cm.CoulombCone(case.mu, form="soc") if law == "cone" else cm.Pyramid(case.mu)
     reduced = cm.formulate(case.build(), friction=friction)
     sparse = reduced.reformulate(form="sparse")
     # the known solution lifts into both; both solve; the accelerations (unique) agree

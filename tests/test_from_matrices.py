@@ -39,10 +39,31 @@ def test_random_data_set_solves_and_is_verified():
 
 
 def test_bad_matrices_and_sparse_form_are_refused():
-    with pytest.raises(cm.DeclarationError, match="symmetric"):
+    with pytest.raises(cm.DeclarationError, match="symmetric.*check_symmetric=False"):
         cm.formulate_from_matrices(np.triu(np.ones((3, 3))), np.zeros(3), mu=0.5)
-    with pytest.raises(cm.DeclarationError, match="multiple of 3"):
-        cm.formulate_from_matrices(np.eye(4), np.zeros(4), mu=0.5)
+    for check in (True, False):
+        with pytest.raises(cm.DeclarationError, match="multiple of 3"):
+            cm.formulate_from_matrices(np.eye(4), np.zeros(4), mu=0.5, check_symmetric=check)
+        with pytest.raises(cm.DeclarationError, match="NaN"):
+            cm.formulate_from_matrices(np.full((3, 3), np.nan), np.zeros(3), mu=0.5, check_symmetric=check)
+        with pytest.raises(cm.DeclarationError, match="square"):
+            cm.formulate_from_matrices(np.eye(6)[:, :3], np.zeros(6), mu=0.5, check_symmetric=check)
     problem = cm.formulate_from_matrices(np.eye(3), np.zeros(3), mu=0.5)
     with pytest.raises(cm.FormulationError, match="reduced"):
         problem.reformulate(form="sparse")
+
+
+def test_nonsymmetric_a_is_used_as_given():
+    """A general A (not G M^-1 G^T) is accepted with check_symmetric=False and kept exactly."""
+    rng = np.random.default_rng(4)
+    G = rng.normal(size=(6, 8))
+    A = G @ G.T + np.eye(6) + 0.5 * rng.normal(size=(6, 6))
+    b = rng.uniform(-5, 5, 6)
+    problem = cm.formulate_from_matrices(A, b, mu=[0.3, 0.5], check_symmetric=False)
+    assert np.array_equal(problem.assembly.A, A)
+    solution = cm.solve(problem, solver="newton")
+    assert solution.status is cm.Status.SOLVED
+    c = np.concatenate([contact.force for contact in solution.contacts])
+    a = np.concatenate([contact.acceleration for contact in solution.contacts])
+    np.testing.assert_allclose(a, A @ c + b, atol=1e-8)
+    assert not np.allclose(a, (A + A.T) / 2 @ c + b, atol=1e-3)

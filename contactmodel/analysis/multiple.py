@@ -68,19 +68,12 @@ class SolutionSet:
 
 
 def _fill(problem, x: np.ndarray, solver: str, tol: float) -> Solution:
-    """A Solution at the point x, filled exactly as the dispatcher fills its own."""
-    from contactmodel.solve import _fill_contact_results, relative_residual
-    from contactmodel.solvers.base import Status
+    """A Solution at the point x, assessed exactly as the dispatcher assesses its own."""
+    from contactmodel.solve import assess
+    from contactmodel.solvers.base import Outcome, SolverResult
 
-    mcp = problem.compile().mcp if isinstance(problem, Problem) else problem
-    residual = relative_residual(mcp, x)
-    status = (
-        Status.SOLVED if residual <= tol else Status.SOLVED_INACCURATE if residual <= 1e-5 else Status.FAILED
-    )
-    sol = Solution(status=status, solver=solver, residual=residual, iterations=0, seconds=0.0, x=x.copy())
-    if isinstance(problem, Problem):
-        _fill_contact_results(problem, problem.compile(), x, sol, tol)
-    return sol
+    target = problem.compile() if isinstance(problem, Problem) else problem
+    return assess(target, SolverResult(x.copy(), Outcome.CONVERGED), solver, tol, problem=problem)
 
 
 def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:

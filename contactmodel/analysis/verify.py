@@ -21,13 +21,15 @@ from contactmodel.friction import (
     PolyhedralLimitSurface,
     Pyramid,
 )
+from contactmodel.mcp.types import natural_residual
 
 
 @dataclass
 class PairCheck:
-    """One MCP row: ``kind`` is "complementarity" (bounded variable) or "equation" (free).
+    """One MCP row: ``kind`` is "complementarity" (bounded variable or cone block) or "equation"
+    (free).
 
-    ``residual`` = |x - mid(lb, x - F, ub)| (natural map), absolute.
+    ``residual`` = |x - mid(lb, x - F, ub)| (natural map; at cone blocks the fc3d one), absolute.
     """
 
     contact: str | None
@@ -190,10 +192,11 @@ def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
     report = VerificationReport(tol=tol, scale=scale)
     where = {p.index: p for p in pairs_of(problem)}
     names = list(mcp.names)
-    nat = np.abs(x - np.clip(x - F, mcp.lb, mcp.ub))
+    nat = np.abs(natural_residual(mcp, x))  # the fc3d natural map at cone blocks
+    cone_rows = set(mcp.cones.index.ravel().tolist()) if mcp.cones is not None else set()
     for i in range(mcp.n):
         p = where.get(i)
-        free = np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i])
+        free = np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i]) and i not in cone_rows
         report.pairs.append(
             PairCheck(
                 p.contact if p else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,9 +87,44 @@ class FrictionLaw(ABC):
         """Values of this law's variables (by local name, e.g. ``"beta[2]"``) at a physical
         point: ``force`` and ``accel`` are (n, t, o[, r]) in the contact frame."""
 
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        """The friction parts this law decides at ``ctx`` (none where the sliding velocity fixes the
+        friction, or where the law has no friction); see :meth:`law_residual`."""
+        return []
+
+    def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
+        """How far a physical point is from this law, whatever the formulation (absolute, inf-norm).
+
+        ``force`` and ``accel`` are (n, t, o[, r]) in the contact frame. The normal part is
+        ``|min(c_n, a_n)|``; each friction part decided here adds ``|f - P_S(f - k a_f)|`` with S
+        the friction set at ``c_n`` (maximum work: friction = argmin over S of f . k a_f, which holds
+        iff f = P_S(f - k a_f)). Zero exactly at points that satisfy the law. The dispatcher
+        computes it for every solver, so an MCP residual that understates the physical error
+        (e.g. the cone MNCP's squared rows near c_n = 0) cannot pass as solved.
+        """
+        res = abs(min(float(force[0]), float(accel[0])))
+        cn = max(float(force[0]), 0.0)
+        for part in self.friction_sets(ctx):
+            idx = ["ntor".index(c) for c in part.components]
+            f = np.asarray(force, dtype=float)[idx]
+            y = f - part.accel_weights * np.asarray(accel, dtype=float)[idx]
+            res = max(res, float(np.max(np.abs(f - part.project(cn, y)))))
+        return res
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
+
+
+@dataclass
+class FrictionSet:
+    """One friction part of a law at a contact: its components (e.g. ``"to"``), the Euclidean
+    projection ``project(c_n, y)`` onto the friction set at normal force ``c_n``, and the weights
+    ``k`` of the acceleration in the maximum-work problem ``min f . (k a)`` (1 for most laws)."""
+
+    components: str
+    project: Callable[[float, np.ndarray], np.ndarray]
+    accel_weights: np.ndarray | float = 1.0
 
 
 # -- small builders shared by the laws ------------------------------------------------------

@@ -6,8 +6,22 @@ Rolling contact (variables c_n, lambda >= 0; c_t, c_o, a_t, a_o free):
     mu c_n a_alpha + c_alpha lambda = 0,   a_alpha = (A c + b)_alpha,   alpha = t, o
 Sliding contact: c_alpha = -mu c_n v_alpha / |v_T| (seed 000 (10)); only c_n is unknown.
 
-``slack="quadratic"`` is the seed's s above. Its rows square the forces, so an MCP residual r
-bounds the cone violation only by ~sqrt(r) where c_n is small. ``slack="norm"`` uses
+``form="soc"`` states the same law at a rolling contact as a second-order-cone complementarity
+with De Saxce's modified acceleration (Acary-Brogliato; FCLIB's fc3d), variables c_n, c_t, c_o
+free (the cone bounds them):
+    c = (c_n, c_t, c_o) in K_mu = {|c_T| <= mu c_n}
+    a_hat = (a_n + mu |a_T|, a_t, a_o) in K_mu^* = {|y_T| <= y_n / mu},   c . a_hat = 0
+declared as one :class:`~contactmodel.mcp.cones.SOCComplementarity` block ``blk.cone`` (compiled
+into ``MCP.cones``; only ``newton`` solves it). Equivalent to (27)-(29): separation is c = 0 with
+a_n >= 0 (a_hat in K_mu^* since a_hat_n >= mu |a_T|); rolling is a = 0; sliding is c on the
+boundary, c_T = -mu c_n a_T / |a_T|, with a_n = 0 (c . a_hat = mu c_n |a_T| + c_T . a_T = 0 forces
+c_T opposite to a_T at full length). Unlike the MNCP it has no squared forces, so the natural map
+stays well conditioned at separating contacts. The MNCP stays the default: it is the seed's
+statement and every MCP solver takes it (ipopt, scipy, path, seed 001's MNCPOpt); with ``newton``
+the SOC form is faster and more accurate (``benchmarks/newton_cone.py --form soc``).
+
+``slack="quadratic"`` (``form="mncp"``) is the seed's s above. Its rows square the forces, so an
+MCP residual r bounds the cone violation only by ~sqrt(r) where c_n is small. ``slack="norm"`` uses
 s = mu c_n - (sqrt(c_t^2 + c_o^2 + eps^2) - eps) instead (eps = ``norm_eps``, N): the same
 solutions up to eps, with a cone violation of the order of the residual.
 """
@@ -22,6 +36,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -29,22 +44,45 @@ from contactmodel.friction.base import (
     normal_pair,
     sliding_map,
 )
+from contactmodel.friction.sets import project_ellipsoid
+from contactmodel.mcp.cones import SOCComplementarity
+
+#: the two statements of the law at a rolling contact
+FORMS = ("mncp", "soc")
 
 
 class CoulombCone(FrictionLaw):
-    """Isotropic Coulomb friction cone |c_T| <= mu c_n with maximum dissipation."""
+    """Isotropic Coulomb friction cone |c_T| <= mu c_n with maximum dissipation.
 
-    def __init__(self, mu: float, slack: str = "quadratic", norm_eps: float = 1e-12):
+    ``form``: ``"mncp"`` (the seed's MNCP (27)-(29), any MCP solver) or ``"soc"`` (the cone
+    complementarity with De Saxce's modified acceleration, ``newton`` only); ``slack`` and
+    ``norm_eps`` choose the MNCP's cone slack (see the module docstring).
+    """
+
+    def __init__(self, mu: float, slack: str = "quadratic", norm_eps: float = 1e-12, form: str = "mncp"):
         self.mu = check_coefficient(mu, "CoulombCone.mu")
+        if form not in FORMS:
+            raise FrictionLawError(f"CoulombCone.form must be one of {FORMS} (got {form!r})")
         if slack not in ("quadratic", "norm"):
             raise FrictionLawError(f"CoulombCone.slack must be 'quadratic' or 'norm' (got {slack!r})")
+        if form == "soc" and slack != "quadratic":
+            raise FrictionLawError(
+                "CoulombCone.slack applies to form='mncp' only (form='soc' has no slack row); drop slack"
+            )
+        self.form = form
         self.slack = slack
         self.norm_eps = check_coefficient(norm_eps, "CoulombCone.norm_eps", positive=True)
 
     def build(self, blk, ctx: ContactContext) -> ForceMap:
-        c_n = normal_force(blk)
         if ctx.sliding("to"):
+            normal_force(blk)
             return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
+        if self.form == "soc":
+            blk.c_n = pe.Var(initialize=0.0)  # free: the cone block bounds it
+            blk.c_t = pe.Var(initialize=0.0)
+            blk.c_o = pe.Var(initialize=0.0)
+            return {"n": [(1.0, blk.c_n)], "t": [(1.0, blk.c_t)], "o": [(1.0, blk.c_o)]}
+        c_n = normal_force(blk)
         blk.c_t = pe.Var(initialize=0.0)
         blk.c_o = pe.Var(initialize=0.0)
         blk.lam = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
@@ -53,6 +91,12 @@ class CoulombCone(FrictionLaw):
         return {"n": [(1.0, c_n)], "t": [(1.0, blk.c_t)], "o": [(1.0, blk.c_o)]}
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
+        if self.form == "soc" and not ctx.sliding("to"):
+            blk.cone = SOCComplementarity()
+            blk.cone.set(
+                {ax: getattr(blk, f"c_{ax}") for ax in "nto"}, {ax: blk.accel[ax] for ax in "nto"}, self.mu
+            )
+            return
         normal_pair(blk)
         if ctx.sliding("to"):
             return
@@ -68,9 +112,16 @@ class CoulombCone(FrictionLaw):
             equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
             equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
 
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        if ctx.sliding("to"):
+            return []
+        return [FrictionSet("to", lambda cn, y: project_ellipsoid(y, np.full(2, self.mu * cn)))]
+
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}
-        if not ctx.sliding("to"):
+        if self.form == "soc" and not ctx.sliding("to"):
+            values.update(c_t=float(force[1]), c_o=float(force[2]))
+        elif not ctx.sliding("to"):
             values.update(
                 c_t=float(force[1]),
                 c_o=float(force[2]),

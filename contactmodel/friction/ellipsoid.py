@@ -1,23 +1,38 @@
-"""Soft-finger ellipsoidal limit surface (seed 002 (1), Howe-Cutkosky) with maximum work.
+"""Soft-finger ellipsoidal limit surface (seed 002 (1), Howe-Cutkosky).
 
 Friction (c_t, c_o, c_r) in {c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2}. Rolling
 contact (v_t = v_o = v_r = 0), MNCP as the cone with e-weights (variables c_n, lambda >= 0;
 c_alpha, a_alpha free):
     0 <= lambda _|_ s = mu^2 c_n^2 - sum_alpha c_alpha^2 / e_alpha^2 >= 0
-    e_alpha^2 mu c_n a_alpha + c_alpha lambda = 0,   alpha = t, o, r
-Sliding: c_alpha = -e_alpha^2 mu c_n v_alpha / sqrt(sum e^2 v^2) (seed 002's KKT system).
+    k_alpha mu c_n a_alpha + c_alpha lambda = 0,   alpha = t, o, r
+Sliding: c_alpha = -k_alpha mu c_n v_alpha / sqrt(sum_beta k_beta^2 v_beta^2 / e_beta^2).
+
+``direction="max-work"`` (default): k_alpha = e_alpha^2, the maximum-work law of seed 002 and
+its KKT system; the friction opposes the sliding in the metric of the ellipsoid, parallel to
+-(e_t^2 a_t, e_o^2 a_o, e_r^2 a_r). ``direction="opposite"``: k_alpha = 1, the friction is
+parallel to -(a_t, a_o, a_r) (force and moment components treated alike) and has the largest
+magnitude the ellipsoid allows in that direction. The two coincide when e_t = e_o = e_r. The
+"opposite" law is not the maximum-work law of any ellipsoid: maximum work over an ellipsoid
+with semi-axes e' gives c parallel to -diag(e')^2 a, which is parallel to -a for every a only
+for a sphere, while the set here is the e-ellipsoid. It is a non-associated law (like
+Coulomb's with an anisotropic set); it is the law under which seed 002's Table 1 sliding
+solution holds (its (c_t, c_o, c_r) / (a_t, a_o, a_r) ratios agree over t, o and r).
 Needs contacts declared with torsion=True.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyomo.environ as pe
 
+from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -25,17 +40,27 @@ from contactmodel.friction.base import (
     normal_pair,
     sliding_map,
 )
+from contactmodel.friction.sets import project_ellipsoid
+
+#: accepted values of ``Ellipsoid(direction=...)``
+DIRECTIONS = ("max-work", "opposite")
 
 
-def add_ellipse(blk, axes: str, weights: dict[str, float], mu: float) -> None:
-    """The weighted-cone MNCP rows over ``axes`` (variables made by :func:`ellipse_variables`)."""
+def add_ellipse(
+    blk, axes: str, weights: dict[str, float], mu: float, k: dict[str, float] | None = None
+) -> None:
+    """The weighted-cone MNCP rows over ``axes`` (variables made by :func:`ellipse_variables`).
+
+    ``k``: the direction weight of each axis in ``k_alpha mu c_n a_alpha + c_alpha lambda = 0``
+    (default ``weights[alpha]**2``: maximum work)."""
+    k = k if k is not None else {a: weights[a] ** 2 for a in axes}
     blk.s = pe.Expression(
         expr=mu**2 * blk.c_n**2 - sum(getattr(blk, f"c_{a}") ** 2 / weights[a] ** 2 for a in axes)
     )
     nonneg_pair(blk, "ellipse", blk.lam, blk.s)
     for a in axes:
         c, acc = getattr(blk, f"c_{a}"), getattr(blk, f"a_{a}")
-        equation(blk, f"max_work_{a}", weights[a] ** 2 * mu * blk.c_n * acc + c * blk.lam, c)
+        equation(blk, f"max_work_{a}", k[a] * mu * blk.c_n * acc + c * blk.lam, c)
         equation(blk, f"accel_{a}", acc - blk.accel[a], acc)
 
 
@@ -49,44 +74,87 @@ def ellipse_variables(blk, axes: str) -> ForceMap:
     return fmap
 
 
-def lift_ellipse(axes: str, weights: dict[str, float], force, accel) -> dict[str, float]:
+def lift_ellipse(
+    axes: str, weights: dict[str, float], force, accel, k: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Values of the rolling-contact variables at (force, accel); ``k`` as in :func:`add_ellipse`."""
+    k = k if k is not None else {a: weights[a] ** 2 for a in axes}
     idx = ["ntor".index(a) for a in axes]
     values = {f"c_{a}": float(force[i]) for a, i in zip(axes, idx)}
     values.update({f"a_{a}": float(accel[i]) for a, i in zip(axes, idx)})
-    values["lam"] = float(np.sqrt(sum(weights[a] ** 2 * accel[i] ** 2 for a, i in zip(axes, idx))))
+    values["lam"] = float(np.sqrt(sum((k[a] * accel[i] / weights[a]) ** 2 for a, i in zip(axes, idx))))
     return values
 
 
 class Ellipsoid(FrictionLaw):
-    """Soft-finger contact: ellipsoidal limit surface in (c_t, c_o, c_r)."""
+    """Soft-finger contact: ellipsoidal limit surface in (c_t, c_o, c_r).
+
+    ``direction``: ``"max-work"`` (seed 002's law) or ``"opposite"`` (friction parallel to
+    -(a_t, a_o, a_r), see the module docstring).
+    """
 
     needs_torsion = True
 
-    def __init__(self, mu: float, e_t: float = 1.0, e_o: float = 1.0, e_r: float = 1.0):
+    def __init__(
+        self, mu: float, e_t: float = 1.0, e_o: float = 1.0, e_r: float = 1.0, direction: str = "max-work"
+    ):
         self.mu = check_coefficient(mu, "Ellipsoid.mu")
         self.e_t = check_coefficient(e_t, "Ellipsoid.e_t", positive=True)
         self.e_o = check_coefficient(e_o, "Ellipsoid.e_o", positive=True)
         self.e_r = check_coefficient(e_r, "Ellipsoid.e_r", positive=True)
+        if direction not in DIRECTIONS:
+            raise FrictionLawError(
+                f"Ellipsoid.direction must be one of {DIRECTIONS} (got {direction!r}): 'max-work' for "
+                "seed 002's maximum-work law, 'opposite' for friction parallel to -(a_t, a_o, a_r)"
+            )
+        self.direction = direction
 
     @property
     def weights(self) -> dict[str, float]:
         return {"t": self.e_t, "o": self.e_o, "r": self.e_r}
 
+    @property
+    def direction_weights(self) -> dict[str, float]:
+        """k_alpha of the module docstring: e_alpha^2 (maximum work) or 1 (opposite)."""
+        if self.direction == "opposite":
+            return {a: 1.0 for a in "tor"}
+        return {a: e**2 for a, e in self.weights.items()}
+
     def build(self, blk, ctx: ContactContext) -> ForceMap:
         normal_force(blk)
         if ctx.sliding("tor"):
-            return sliding_map(blk, ctx, self.weights, self.mu)
+            if self.direction == "max-work":
+                return sliding_map(blk, ctx, self.weights, self.mu)
+            return self._opposite_sliding_map(blk, ctx)
         fmap = ellipse_variables(blk, "tor")
         fmap["n"] = [(1.0, blk.c_n)]
+        return fmap
+
+    def _opposite_sliding_map(self, blk, ctx: ContactContext) -> ForceMap:
+        """c_alpha = -mu c_n v_alpha / sqrt(sum v_beta^2 / e_beta^2): on the ellipsoid, along -v."""
+        v = {a: float(ctx.velocity["ntor".index(a)]) for a in "tor"}
+        norm = math.sqrt(sum((v[a] / e) ** 2 for a, e in self.weights.items()))
+        fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
+        for a in "tor":
+            coef = -self.mu * v[a] / norm
+            blk.add_component(f"c_{a}", pe.Expression(expr=coef * blk.c_n))
+            fmap[a] = [(coef, blk.c_n)]
         return fmap
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
         normal_pair(blk)
         if not ctx.sliding("tor"):
-            add_ellipse(blk, "tor", self.weights, self.mu)
+            add_ellipse(blk, "tor", self.weights, self.mu, self.direction_weights)
+
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        if ctx.sliding("tor"):
+            return []
+        e = np.array([self.e_t, self.e_o, self.e_r])
+        k = np.array([self.direction_weights[a] for a in "tor"]) / e**2  # "opposite": a / e^2
+        return [FrictionSet("tor", lambda cn, y: project_ellipsoid(y, self.mu * cn * e), k)]
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}
         if not ctx.sliding("tor"):
-            values.update(lift_ellipse("tor", self.weights, force, accel))
+            values.update(lift_ellipse("tor", self.weights, force, accel, self.direction_weights))
         return values

@@ -15,6 +15,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     normal_force,
     normal_pair,
@@ -22,6 +23,7 @@ from contactmodel.friction.base import (
 )
 from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
 from contactmodel.friction.pyramid import add_interval_axes, add_interval_pairs, lift_interval_axes
+from contactmodel.friction.sets import project_box, project_ellipsoid
 
 
 class EllipticTorsion(FrictionLaw):
@@ -64,6 +66,15 @@ class EllipticTorsion(FrictionLaw):
             add_ellipse(blk, "to", self._ellipse, self.mu)
         if not ctx.sliding("r"):
             add_interval_pairs(blk, "r", self._torsion)
+
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        parts = []
+        if not ctx.sliding("to"):
+            e = np.array([self.e_t, self.e_o])
+            parts.append(FrictionSet("to", lambda cn, y: project_ellipsoid(y, self.mu * cn * e)))
+        if not ctx.sliding("r"):
+            parts.append(FrictionSet("r", lambda cn, y: project_box(y, np.full(1, self.e_r * self.mu * cn))))
+        return parts
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

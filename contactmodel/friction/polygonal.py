@@ -19,12 +19,14 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     nonneg_pair,
     normal_force,
     normal_pair,
     sliding_map,
 )
+from contactmodel.friction.sets import project_polygon
 
 
 class Polygonal(FrictionLaw):
@@ -79,6 +81,11 @@ class Polygonal(FrictionLaw):
         D = self.directions
         beta[[i, j]] = np.linalg.solve(np.column_stack([D[i], D[j]]), friction)
         return np.maximum(beta, 0.0)
+
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        if ctx.sliding("to"):
+            return []
+        return [FrictionSet("to", lambda cn, y: project_polygon(y, self.mu * cn * self.directions))]
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

@@ -17,12 +17,14 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     nonneg_pair,
     normal_force,
     normal_pair,
     sliding_map,
 )
+from contactmodel.friction.sets import project_box
 
 
 def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
@@ -71,6 +73,11 @@ class Pyramid(FrictionLaw):
         normal_pair(blk)
         if not ctx.sliding("to"):
             add_interval_pairs(blk, "to", {"t": self.mu, "o": self.mu})
+
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        if ctx.sliding("to"):
+            return []
+        return [FrictionSet("to", lambda cn, y: project_box(y, np.full(2, self.mu * cn)))]
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

@@ -1,4 +1,9 @@
-"""Friction laws from short text specs, as given on the command line (``cone:0.5``)."""
+"""Friction laws from short text specs, as given on the command line (``cone:0.5``).
+
+``cone:MU`` is ``CoulombCone(MU)`` (the seed's MNCP); ``cone:MU:soc`` picks the cone's
+second-order-cone form, ``CoulombCone(MU, form="soc")`` (solved by ``newton`` only), and
+``cone:MU:mncp`` names the default form explicitly.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ from contactmodel.friction.pyramid import Pyramid
 
 #: every accepted form, as shown in error messages and help texts
 FORMS: tuple[str, ...] = (
-    "cone:MU",
+    "cone:MU[:mncp|soc]",
     "pyramid:MU",
     "polygon:MU[:K]",
     "frictionless",
@@ -26,6 +31,13 @@ FORMS: tuple[str, ...] = (
 )
 
 ACCEPTED = ", ".join(FORMS)
+
+
+def _cone(mu: str, form: str = "mncp") -> CoulombCone:
+    form = form.lower()
+    if form not in ("mncp", "soc"):
+        raise FrictionLawError(f"cone form must be 'mncp' or 'soc' (got {form!r}), as in cone:0.5:soc")
+    return CoulombCone(_number(mu), form=form)
 
 
 def _polygon(mu: str, k: str | None = None) -> Polygonal:
@@ -48,7 +60,7 @@ def _weighted(cls: type[FrictionLaw]) -> Callable[..., FrictionLaw]:
 
 
 _LAWS: dict[str, tuple[Callable[..., FrictionLaw], int, int]] = {
-    "cone": (lambda mu: CoulombCone(_number(mu)), 1, 1),
+    "cone": (_cone, 1, 2),
     "pyramid": (lambda mu: Pyramid(_number(mu)), 1, 1),
     "polygon": (_polygon, 1, 2),
     "frictionless": (Frictionless, 0, 0),

@@ -18,7 +18,7 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.errors import DeclarationError
 
-#: relative asymmetry max|W - W^T| / max|W| above which :func:`to_problem` needs ``symmetrize=True``
+#: relative asymmetry max|W - W^T| / max|W| above which a W is reported as not symmetric
 SYMMETRY_TOL = 1e-9
 
 
@@ -258,11 +258,11 @@ def read_fclib(path: str | Path) -> FrictionProblem:
 def to_problem(fp: FrictionProblem, friction=None, symmetrize: bool = False, names=None):
     """Our reduced contact model (:class:`contactmodel.Problem`) of a 3D frictional problem.
 
-    A = W, b = q, every contact rolling, ``CoulombCone(mu_a)`` per contact unless ``friction`` (one
-    law, a list or a mapping, as :func:`formulate_from_matrices`). A global problem is first reduced
-    by :meth:`FrictionProblem.to_local`. W must be symmetric to :data:`SYMMETRY_TOL` (relative; the
-    round-off below it is removed); ``symmetrize=True`` replaces a less symmetric W by (W + W^T) / 2
-    (a different problem) instead of raising.
+    A = W exactly as read (not necessarily symmetric: the W of Bullet/siconos problems is not),
+    b = q, every contact rolling, ``CoulombCone(mu_a)`` per contact unless ``friction`` (one law,
+    a list or a mapping, as :func:`formulate_from_matrices`). A global problem is first reduced by
+    :meth:`FrictionProblem.to_local`. ``symmetrize=True`` uses (W + W^T) / 2 instead: a different
+    problem, whose solutions are in general not those of the file's (kept for comparisons).
     """
     from contactmodel.formulation import formulate_from_matrices
 
@@ -271,16 +271,8 @@ def to_problem(fp: FrictionProblem, friction=None, symmetrize: bool = False, nam
             f"{fp.source}: spacedim {fp.spacedim}: only 3D problems map to the model"
         )
     loc = fp.to_local()
-    W = loc.W
-    asym = loc.asymmetry()
-    if asym > SYMMETRY_TOL and not symmetrize:
-        raise DeclarationError(
-            f"{fp.source}: W is not symmetric (max|W - W^T| / max|W| = {asym:.2e} > {SYMMETRY_TOL:g}); "
-            "pass symmetrize=True to solve with (W + W^T) / 2 instead"
-        )
-    if asym > 0:
-        W = ((W + W.T) * 0.5).tocsr()
-    return formulate_from_matrices(W, loc.q, loc.mu, friction=friction, names=names)
+    W = ((loc.W + loc.W.T) * 0.5).tocsr() if symmetrize else loc.W
+    return formulate_from_matrices(W, loc.q, loc.mu, friction=friction, names=names, check_symmetric=False)
 
 
 def project_cones(x: np.ndarray, mu: np.ndarray) -> np.ndarray:

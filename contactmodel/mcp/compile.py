@@ -7,6 +7,10 @@ with bounds [lb_i, ub_i], its expression side gives F_i. Accepted pair shapes:
 - ``expr == 0  _|_  x`` with x free (either order)
 - ``L <= x <= U  _|_  expr`` (box MCP row)
 
+A :class:`~contactmodel.mcp.cones.SOCComplementarity` block (a Coulomb cone complementarity,
+declared by ``CoulombCone(mu, form="soc")``) gives three rows: its force variables, free, with
+its acceleration expressions as F, recorded in ``MCP.cones``.
+
 Rows are read with Pyomo's standard repn (linear + quadratic parts, evaluated vectorized);
 any remaining nonlinear part is differentiated symbolically. Constants that depend on mutable
 Params (``model.b``, ``model.f``) are re-read by :meth:`CompiledMCP.update` without recompiling.
@@ -32,7 +36,8 @@ from pyomo.mpec import Complementarity
 from pyomo.repn import generate_standard_repn
 
 from contactmodel.errors import FormulationError
-from contactmodel.mcp.types import MCP
+from contactmodel.mcp.cones import AXES, SOCComplementarityData
+from contactmodel.mcp.types import MCP, CoulombBlocks
 
 
 @dataclass
@@ -95,6 +100,20 @@ def _split(cdata):
     )
 
 
+def _cone_rows(blk: SOCComplementarityData) -> list:
+    """(var, -inf, +inf, accel) for the n, t, o rows of one cone block."""
+    rows = []
+    for ax in AXES:
+        var = blk.force[ax].expr
+        if not _is_var(var) or var.lb is not None or var.ub is not None:
+            raise FormulationError(
+                f"cone block '{blk.name}': force[{ax}] must be one free, unfixed variable without "
+                "bounds (the cone itself bounds it); declare it with domain=Reals"
+            )
+        rows.append((var, -np.inf, np.inf, blk.accel[ax].expr))
+    return rows
+
+
 def _number(c) -> float:
     return c if c.__class__ is float else pe.value(c)
 
@@ -119,6 +138,12 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         if var.ub is not None:
             ub = min(ub, var.ub)
         pairs.append((var, lb, ub, expr))
+    cone_index, cone_mu = [], []
+    for blk in model.component_data_objects(pe.Block, active=True, descend_into=True):
+        if isinstance(blk, SOCComplementarityData):
+            cone_index.append(range(len(pairs), len(pairs) + 3))
+            cone_mu.append(pe.value(blk.mu))
+            pairs.extend(_cone_rows(blk))
     n = len(pairs)
     position = {id(p[0]): i for i, p in enumerate(pairs)}
     if len(position) != n:
@@ -211,6 +236,9 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         M=L if affine else None,
         q=q if affine else None,
         hess=None if affine else hess,
+        cones=CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
+        if cone_mu
+        else None,
     )
     return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
 

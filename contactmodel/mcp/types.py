@@ -6,6 +6,10 @@ Find x with lb <= x <= ub such that, componentwise,
     x_i = ub_i      => F_i(x) <= 0
 (lb_i = -inf, ub_i = +inf makes row i an equation with a free variable). An LCP is the case
 F(x) = M x + q with lb = 0, ub = +inf.
+
+An MCP may also hold Coulomb cone blocks (``cones``): three variables x[index[j]] = c (free in lb,
+ub) and the rows F[index[j]] = a at the same positions form the second-order-cone complementarity
+c in K_mu _|_ a_hat in K_mu^* of :mod:`contactmodel.mcp.cones` instead of three box rows.
 """
 
 from __future__ import annotations
@@ -16,6 +20,32 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from contactmodel.errors import FormulationError
+from contactmodel.mcp import cones as _cones
+
+
+@dataclass(frozen=True)
+class CoulombBlocks:
+    """Coulomb cone blocks of an MCP: ``index`` (k, 3) int, the MCP positions of (normal, t, o) of
+    each block; ``mu`` (k,) its friction coefficient (>= 0)."""
+
+    index: np.ndarray
+    mu: np.ndarray
+
+    def __post_init__(self) -> None:
+        index = np.asarray(self.index, dtype=np.int64).reshape(-1, 3)
+        mu = np.asarray(self.mu, dtype=float).reshape(-1)
+        if mu.shape[0] != index.shape[0]:
+            raise FormulationError(
+                f"CoulombBlocks.mu has {mu.shape[0]} entries for {index.shape[0]} blocks: give one per block"
+            )
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "mu", mu)
+
+    @property
+    def k(self) -> int:
+        return int(self.index.shape[0])
+
 
 @dataclass
 class MCP:
@@ -24,7 +54,7 @@ class MCP:
     ``F(x) -> (n,)`` and ``J(x) -> (n, n)`` sparse CSR Jacobian dF/dx. ``M, q`` are set when F
     is affine (``F(x) = M @ x + q``). ``names[i]`` is a readable name of variable i / row i.
     ``hess(x, w)`` returns sum_i w_i * Hessian(F_i)(x) (n x n sparse, symmetric); None means F is
-    affine (zero second derivatives).
+    affine (zero second derivatives). ``cones``: Coulomb cone blocks (None: a plain box MCP).
     """
 
     F: Callable[[np.ndarray], np.ndarray]
@@ -36,6 +66,7 @@ class MCP:
     M: sp.csr_matrix | None = None
     q: np.ndarray | None = None
     hess: Callable[[np.ndarray, np.ndarray], sp.csr_matrix] | None = None
+    cones: CoulombBlocks | None = None
 
     @property
     def n(self) -> int:
@@ -47,8 +78,12 @@ class MCP:
 
     @property
     def is_lcp(self) -> bool:
-        """True when this is a standard LCP: affine F, lb = 0, ub = +inf."""
-        return self.is_linear and bool(np.all(self.lb == 0.0) and np.all(np.isinf(self.ub)))
+        """True when this is a standard LCP: affine F, lb = 0, ub = +inf, no cone blocks."""
+        return (
+            self.is_linear
+            and self.cones is None
+            and bool(np.all(self.lb == 0.0) and np.all(np.isinf(self.ub)))
+        )
 
     @classmethod
     def from_lcp(cls, M, q, names: list[str] | None = None) -> MCP:
@@ -69,6 +104,14 @@ class MCP:
 
 
 def natural_residual(mcp: MCP, x: np.ndarray) -> np.ndarray:
-    """Natural-map residual x - mid(lb, x - F(x), ub), componentwise; zero exactly at solutions."""
+    """Natural-map residual x - mid(lb, x - F(x), ub), componentwise; zero exactly at solutions.
+
+    At the positions of cone blocks it is the fc3d natural map c - Proj_{K_mu}(c - a_hat) instead.
+    """
     x = np.asarray(x, dtype=float)
-    return x - np.clip(x - mcp.F(x), mcp.lb, mcp.ub)
+    F = mcp.F(x)
+    out = x - np.clip(x - F, mcp.lb, mcp.ub)
+    if mcp.cones is not None and mcp.cones.k:
+        idx = mcp.cones.index
+        out[idx] = _cones.residual(x[idx], F[idx], mcp.cones.mu)
+    return out

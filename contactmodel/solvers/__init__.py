@@ -22,6 +22,7 @@ class SolverInfo:
     options: str
     description: str
     lcp_only: bool = False
+    cones: bool = False  # solves MCPs with Coulomb cone blocks (CoulombCone(form="soc"))
     requires: str | None = None  # importable module the solver needs
 
     def available(self) -> tuple[bool, str]:
@@ -41,6 +42,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "contactmodel.solvers.newton",
             "NewtonOptions",
             "PATH-style nonsmooth Newton for box MCPs (default)",
+            cones=True,
         ),
         SolverInfo(
             "lemke",

@@ -66,6 +66,8 @@ _DENSE_FRACTION = 0.15
 _MAX_STEP = 1e8
 _REDUCE_FRACTION = 0.1
 _DENSE_N = 150
+_DENSE_CACHE_N = 2000
+_GETRF, _GETRS = sla.lapack.dgetrf, sla.lapack.dgetrs
 
 
 @dataclass
@@ -230,10 +232,13 @@ class _Box:
         self.box = np.flatnonzero(lo_f & up_f)
         self.lb_lo, self.ub_up = lb[self.lo], ub[self.up]
         self.lb_box, self.ub_box = lb[self.box], ub[self.box]
+        self.all_lo = self.lo.size == lb.size  # e.g. an LCP: no index gathering needed
 
     def fb(self, x: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``Phi(x)`` (n,) and diagonals ``(da, db)`` (n,) of ``H = diag(da) + diag(db) J``."""
         lam = self.lam
+        if self.all_lo:
+            return _phi(x - self.lb_lo, F, lam)
         phi = np.empty_like(x)
         da = np.zeros_like(x)
         db = np.ones_like(x)
@@ -391,6 +396,10 @@ class _Newton:
         self.pivot_info: dict[str, Any] = {}
         self.n_refine = 0
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
+        # affine F: J is constant, so J, its transpose and (when used) its dense copy are built once
+        self._J: sp.csr_matrix | None = None
+        self._JT: sp.csr_matrix | None = None
+        self._Jd: np.ndarray | None = None  # dense J^T (C order), i.e. J in Fortran order
 
     def eps(self, pt: _Point) -> float:
         """Proximal weight of the Newton matrix at ``pt`` (0 while not regularized)."""
@@ -408,8 +417,19 @@ class _Newton:
         return np.asarray(self.mcp.F(x), dtype=float).reshape(self.n)
 
     def J(self, x: np.ndarray) -> sp.csr_matrix:
+        """``J(x)`` as canonical CSR; evaluated once when ``F`` is affine (``mcp.M`` set)."""
+        if self._J is not None:
+            return self._J
         self.n_jeval += 1
-        return _as_csr(self.mcp.J(x), self.n)
+        J = _as_csr(self.mcp.J(x), self.n)
+        if self.mcp.is_linear:
+            self._J = J
+            self._JT = J.T.tocsr()
+        return J
+
+    def jt_dot(self, J: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
+        """``J^T v`` (n,), with the cached transpose when ``J`` is the constant Jacobian."""
+        return self._JT @ v if J is self._J and self._JT is not None else J.T @ v
 
     def _dense(self, A: sp.spmatrix) -> bool:
         """Use dense LAPACK LU for matrices with more than 15% nonzeros, SuperLU otherwise."""
@@ -423,9 +443,22 @@ class _Newton:
         Rows with ``db_i = 0`` (e.g. ``x_i`` at a bound with ``F_i`` strictly inside: the FB
         partials are exactly (1, 0) there) give ``d_i = rhs_i / da_i`` at once; when they are many
         (and the system is larger than a dense LU handles at once), only the system of the other
-        rows is factored.
+        rows is factored. For an affine ``F`` (constant ``J``, at most ``_DENSE_CACHE_N`` rows)
+        whose remaining system is small or dense, that system is taken from a dense copy of ``J``
+        made once and factored by LAPACK directly: no sparse structure work per iteration.
         """
         fixed = db == 0.0
+        n = self.n
+        if J is self._J and n <= _DENSE_CACHE_N:
+            m = n - int(np.count_nonzero(fixed))
+            if m <= _DENSE_N or J.nnz + n > _DENSE_FRACTION * n * n:
+                return self._dense_direction(J, da, db, rhs, fixed)
+        return self._sparse_direction(J, da, db, rhs, fixed)
+
+    def _sparse_direction(
+        self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray, fixed: np.ndarray
+    ) -> np.ndarray | None:
+        """:meth:`newton_direction` on the cached sparse pattern (LAPACK LU when small or dense)."""
         d = np.zeros(self.n)
         keep: np.ndarray | None = None
         r = rhs
@@ -450,6 +483,43 @@ class _Newton:
         else:
             d[keep] = y
         big = _MAX_STEP * (1.0 + float(np.max(np.abs(rhs))))
+        if not np.all(np.isfinite(d)) or float(np.max(np.abs(d), initial=0.0)) > big:
+            return None
+        return d
+
+    def _dense_direction(
+        self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray, fixed: np.ndarray
+    ) -> np.ndarray | None:
+        """:meth:`newton_direction` for the constant ``J`` of an affine ``F`` when the rows with
+        ``db != 0`` are few or ``J`` is dense: those rows alone are factored by LAPACK's LU, taken
+        from a dense copy of ``J`` made once. None if singular."""
+        n = self.n
+        if self._Jd is None:
+            self._Jd = self._JT.toarray()
+        d = np.zeros(n)
+        k = np.flatnonzero(~fixed)
+        m = k.size
+        if m < n:
+            if np.any(da[fixed] == 0.0):
+                return None
+            d[fixed] = rhs[fixed] / da[fixed]
+            r = (rhs - db * (J @ d))[k]
+            H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
+        else:
+            r = rhs.copy()
+            H = self._Jd.T.copy(order="F")
+        H *= db[k][:, None]
+        H.flat[:: m + 1] += da[k]
+        self.n_factor += 1
+        if m:
+            lu, piv, info = _GETRF(H, overwrite_a=True)
+            if info != 0:
+                return None
+            y, info = _GETRS(lu, piv, r)
+            if info != 0:
+                return None
+            d[k] = y
+        big = _MAX_STEP * (1.0 + float(np.max(np.abs(rhs), initial=0.0)))
         if not np.all(np.isfinite(d)) or float(np.max(np.abs(d), initial=0.0)) > big:
             return None
         return d
@@ -554,18 +624,23 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     ``residual_history`` (natural residual inf-norm per iterate, all attempts), ``residual``,
     ``factorizations``, ``gradient_steps``, ``lm_steps``, ``polish_steps``, ``polish_kept``,
     ``watchdog_restarts``, ``refine_steps``, ``restarts``, ``regularized``, ``f_evals``,
-    ``j_evals``, ``seconds``, and after a pivoting fallback ``pivot`` ("lemke"), ``pivot_outcome``,
+    ``j_evals`` (once for an affine ``F``), ``seconds`` (wall), ``cpu_seconds`` (process time: robust
+    to other load on the machine), and after a pivoting fallback ``pivot`` ("lemke"), ``pivot_outcome``,
     ``pivots``, ``pivot_restarts``, ``pivot_seconds`` (and ``certificate``, a Farkas vector).
     """
     opt = options if options is not None else NewtonOptions()
     opt.validate()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     n = mcp.n
     lb = np.asarray(mcp.lb, dtype=float).reshape(-1)
     ub = np.asarray(mcp.ub, dtype=float).reshape(-1)
     if ub.shape[0] != n or np.any(lb > ub) or np.any(np.isnan(lb) | np.isnan(ub)):
         raise SolverError("MCP bounds must have equal length with lb <= ub and no NaN")
     x = _start_point(mcp, opt, lb, ub)
+    if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton_cones.py
+        from contactmodel.solvers import newton_cones
+
+        return newton_cones.solve(mcp, opt, x)
     if opt.feasible:
         x = np.clip(x, lb, ub)
     st = _Newton(mcp, opt)
@@ -579,15 +654,16 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
             x=x,
             outcome=Outcome.FAILED,
             message="F is not finite at the starting point",
-            extras=_extras(st, history, math.inf, t0),
+            extras=_extras(st, history, math.inf, t0, c0),
         )
-    attempts = [opt] + ([replace(opt, **r) for r in _RESTARTS] if opt.restarts else [])
+    attempts = [{}] + (list(_RESTARTS) if opt.restarts else [])
     pivot = opt.pivot_fallback and mcp.is_lcp and 0 < n <= opt.pivot_max_n
     best, iterations = start, 0
     pivot_point: _Point | None = None
     piv_note = ""
     outcome, message = Outcome.FAILED, ""
-    for k, aopt in enumerate(attempts):
+    for k, changes in enumerate(attempts):
+        aopt = replace(opt, **changes) if changes else opt
         st.opt = aopt
         st.regularized = aopt.newton_reg > 0.0 and aopt.regularize == "always"
         st.n_restarts = k
@@ -630,7 +706,7 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         outcome=outcome,
         iterations=iterations,
         message=message,
-        extras=_extras(st, history, best.res, t0),
+        extras=_extras(st, history, best.res, t0, c0),
     )
 
 
@@ -691,7 +767,7 @@ def _run(
                 new = cand
 
         if new is None:
-            grad = J.T @ (pt.db * pt.phi) + pt.da * pt.phi
+            grad = st.jt_dot(J, pt.db * pt.phi) + pt.da * pt.phi
             pgrad = pt.x - st.project(pt.x - grad)
             gnorm = float(np.max(np.abs(pgrad), initial=0.0))
             if gnorm == 0.0 or not math.isfinite(gnorm):
@@ -776,7 +852,8 @@ def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
     return float(grad @ d) <= -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p
 
 
-def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[str, Any]:
+def _extras(st: _Newton, history: list[float], res: float, t0: float, c0: float) -> dict[str, Any]:
+    """The ``extras`` of :func:`solve`; ``t0, c0``: its start in wall and process (CPU) time."""
     return {
         "residual": res,
         "residual_history": history,
@@ -794,4 +871,5 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float) -> dict[st
         "f_evals": st.n_feval,
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
     }

@@ -107,10 +107,13 @@ def test_global_to_local_matches_dense(name: str) -> None:
     assert np.allclose(loc.q, q, rtol=1e-9, atol=1e-12 * np.abs(q).max())
 
 
-def test_asymmetric_w_needs_explicit_option() -> None:
+def test_asymmetric_w_is_used_as_given() -> None:
     fp = read_fclib(need("Capsules-i97-269.hdf5"))
-    with pytest.raises(DeclarationError, match="not symmetric.*symmetrize=True"):
-        to_problem(fp)
+    assert fp.asymmetry() > 1e-3
+    A = to_problem(fp).assembly.A_sparse
+    assert (A != fp.W).nnz == 0
+    sym = to_problem(fp, symmetrize=True).assembly.A_sparse
+    assert abs(sym - (fp.W + fp.W.T) * 0.5).max() == 0.0 and (sym != fp.W).nnz > 0
 
 
 def test_to_problem_on_a_global_file_solves() -> None:
@@ -184,6 +187,43 @@ def test_triplet_csc_csr_agree(h5py, tmp_path: Path) -> None:
         assert np.array_equal(fp.W.toarray(), W)
         assert np.array_equal(fp.q, q) and np.array_equal(fp.mu, mu)
         assert fp.title == "hand made" and fp.description == "line 1\nline 2"
+
+
+def _nonsymmetric_problem() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(W, q, mu, r): a non-symmetric W and q built so that r solves the fc3d problem, with one
+    sticking, one sliding and one separating contact."""
+    rng = np.random.default_rng(11)
+    W = _random_w(3, seed=7) + np.eye(9) + 0.3 * rng.normal(size=(9, 9))
+    mu = np.array([0.5, 0.4, 0.6])
+    t = np.array([0.6, 0.8])
+    r = np.concatenate([[2.0, 0.3, -0.4], [1.5, *(-0.4 * 1.5 * t)], [0.0, 0.0, 0.0]])
+    # sticking: u = 0 with |r_T| < mu r_n; sliding: u_n = 0, u_T = 2 t opposite to r_T on the cone's
+    # boundary; separating: r = 0, u_n > 0
+    u = np.concatenate([[0.0, 0.0, 0.0], [0.0, *(2.0 * t)], [0.7, -0.5, 0.2]])
+    return W, u - W @ r, mu, r
+
+
+def test_nonsymmetric_problem_read_as_stored_and_solved(h5py, tmp_path: Path) -> None:
+    from contactmodel.solve import relative_residual
+
+    W, q, mu, r = _nonsymmetric_problem()
+    assert np.abs(W - W.T).max() > 0.1
+    assert fc3d_residual(W, q, mu, r) < 1e-14
+    # the symmetrized problem is another problem: r does not solve it
+    assert fc3d_residual((W + W.T) / 2, q, mu, r) > 1e-2
+    for storage in ("triplet", "csc", "csr"):
+        _write_local(h5py, tmp_path / f"{storage}.hdf5", W, q, mu, storage)
+        fp = read_fclib(tmp_path / f"{storage}.hdf5")
+        assert np.array_equal(fp.W.toarray(), W) and np.array_equal(fp.q, q)
+        problem = to_problem(fp)
+        assert np.array_equal(problem.assembly.A, W) and np.array_equal(problem.assembly.b, q)
+    # the known solution has a zero dispatcher residual in our model of the file's problem
+    problem.load_forces(r)
+    compiled = problem.compile()
+    assert relative_residual(compiled.mcp, compiled.values()) < 1e-12
+    sol = cm.solve(problem, solver="newton", accept_tol=1e-8)
+    assert sol.status is cm.Status.SOLVED
+    assert fc3d_residual(W, q, mu, reactions(problem, sol.x)) < 1e-8
 
 
 def test_latin1_strings(h5py, tmp_path: Path) -> None:

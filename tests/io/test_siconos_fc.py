@@ -10,7 +10,13 @@ import scipy.sparse as sp
 
 import contactmodel as cm
 from contactmodel.errors import DeclarationError
-from contactmodel.io.fclib import UnsupportedProblemError, fc3d_residual, reactions, to_problem
+from contactmodel.io.fclib import (
+    FrictionProblem,
+    UnsupportedProblemError,
+    fc3d_residual,
+    reactions,
+    to_problem,
+)
 from contactmodel.io.siconos_fc import read_siconos, read_siconos_fc, read_siconos_gfc
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "fclib"
@@ -104,12 +110,18 @@ def test_small_file_solves_with_fc3d_residual() -> None:
     assert fc3d_residual(fp.W, fp.q, fp.mu, reactions(problem, sol.x)) < 1e-8
 
 
-def test_asymmetric_file_needs_explicit_option() -> None:
+def test_asymmetric_file_solved_as_given() -> None:
     fp = read_siconos(need("Rover4396.dat"))
-    with pytest.raises(DeclarationError, match="Rover4396.*not symmetric"):
-        to_problem(fp)
-    problem = to_problem(fp, symmetrize=True)
-    assert len(problem.contact_names) == 2
+    assert fp.asymmetry() > 1e-5
+    problem = to_problem(fp)
+    assert len(problem.contact_names) == 2 and np.array_equal(problem.assembly.A, fp.W.toarray())
+    # solved on (W / max|W|, q / ||q||) as the benchmark does (max|W| = 0.1, ||q|| = 8.3 here);
+    # the reactions scale back by ||q|| / max|W|
+    s_w, s_q = abs(fp.W).max(), np.linalg.norm(fp.q)
+    scaled = to_problem(FrictionProblem("local", 3, fp.mu, W=fp.W / s_w, q=fp.q / s_q))
+    sol = cm.solve(scaled, solver="newton", accept_tol=1e-8)
+    assert sol.status is cm.Status.SOLVED
+    assert fc3d_residual(fp.W, fp.q, fp.mu, reactions(scaled, sol.x) * s_q / s_w) < 1e-8
 
 
 # -- hand-made files ------------------------------------------------------------------------------
@@ -175,6 +187,17 @@ def test_storages_agree(tmp_path: Path, storage: str) -> None:
     assert fp.kind == "local" and fp.nc == 2
     assert np.array_equal(fp.W.toarray(), W6)
     assert np.array_equal(fp.q, [-1, 0.1, 0.2, -2, 0, 0.5]) and np.array_equal(fp.mu, [0.3, 0.6])
+
+
+@pytest.mark.parametrize("storage", ["dense", "sbm", "triplet", "csc", "csr"])
+def test_nonsymmetric_w_read_as_stored(tmp_path: Path, storage: str) -> None:
+    W = W6 + np.triu(np.full((6, 6), 0.25), k=1)  # exact in the CSparse dump's %g
+    matrix = {"dense": _dense, "sbm": _sbm}.get(storage, lambda A: _csparse(A, storage))(W)
+    path = tmp_path / f"fc_{storage}.dat"
+    path.write_text("3\n2\n" + matrix + Q6 + MU2)
+    fp = read_siconos_fc(path)
+    assert np.array_equal(fp.W.toarray(), W) and fp.asymmetry() > 0.01
+    assert np.array_equal(to_problem(fp).assembly.A, W)
 
 
 def test_hand_made_global(tmp_path: Path) -> None:

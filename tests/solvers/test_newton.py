@@ -584,6 +584,50 @@ def test_reduced_newton_system_matches_the_full_one():
     np.testing.assert_allclose(H @ d, rhs, atol=1e-10)
 
 
+@pytest.mark.parametrize("n, fixed_fraction", [(60, 0.0), (60, 0.5), (400, 0.7), (400, 0.0)])
+def test_dense_newton_system_of_an_affine_mcp_matches_the_sparse_one(n, fixed_fraction):
+    from contactmodel.solvers.newton import _Newton
+
+    rng = np.random.default_rng(n)
+    J = (sp.random(n, n, density=0.05, random_state=4) + 4.0 * sp.eye(n)).tocsr()
+    da = rng.uniform(0.1, 1.0, n)
+    db = 1.0 - da
+    db[rng.random(n) < fixed_fraction] = 0.0
+    da[db == 0.0] = 1.0
+    rhs = rng.standard_normal(n)
+    st = _Newton(MCP.from_lcp(J, np.zeros(n)), NewtonOptions())
+    Jc = st.J(np.zeros(n))  # the constant Jacobian: the dense path when few rows remain
+    d = st.newton_direction(Jc, da, db, rhs)
+    assert st.n_jeval == 1 and st.J(np.ones(n)) is Jc
+    assert (st._Jd is not None) == (np.count_nonzero(db) <= 150)
+    H = np.diag(da) + np.diag(db) @ J.toarray()
+    np.testing.assert_allclose(H @ d, rhs, atol=1e-10)
+    np.testing.assert_allclose(d, st.newton_direction(J.copy(), da, db, rhs), atol=1e-10)
+    np.testing.assert_allclose(st.jt_dot(Jc, rhs), J.T @ rhs, atol=1e-12)
+
+
+def test_dense_newton_system_reports_a_singular_matrix():
+    from contactmodel.solvers.newton import _Newton
+
+    J = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]))
+    st = _Newton(MCP.from_lcp(J, np.zeros(3)), NewtonOptions())
+    Jc = st.J(np.zeros(3))
+    assert st.newton_direction(Jc, np.zeros(3), np.ones(3), np.ones(3)) is None
+    one_fixed = st.newton_direction(Jc, np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0]), np.ones(3))
+    np.testing.assert_allclose(one_fixed, [0.0, 1.0, 0.5])  # row 1 fixed: d1 = 1, then d0 + d1 = 1
+
+
+def test_lcp_extras_count_one_jacobian_and_cpu_time():
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((30, 30))
+    M, q = B @ B.T + np.eye(30), rng.standard_normal(30)
+    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert r.outcome is Outcome.CONVERGED
+    assert nat_res(lambda x: M @ x + q, 0.0, np.inf, r.x) <= TOL
+    assert r.extras["j_evals"] == 1 and r.extras["f_evals"] > 1
+    assert 0.0 <= r.extras["cpu_seconds"] and 0.0 <= r.extras["seconds"]
+
+
 def test_refinement_past_tol_at_a_degenerate_root():
     mcp = MCP(
         F=lambda x: x**2,
