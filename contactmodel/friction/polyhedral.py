@@ -19,12 +19,14 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
     normal_force,
     normal_pair,
 )
+from contactmodel.friction.sets import project_polytope
 
 
 class PolyhedralLimitSurface(FrictionLaw):
@@ -113,6 +115,12 @@ class PolyhedralLimitSurface(FrictionLaw):
                 G[i, col] * getattr(blk, f"c_{a}") for col, a in enumerate(axes) if G[i, col] != 0
             )
             nonneg_pair(blk, f"face_{i}", blk.nu[i], face)
+
+    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
+        if ctx.sliding(self.axes):
+            return []
+        ones = np.ones(len(self.G))
+        return [FrictionSet(self.axes, lambda cn, y: project_polytope(y, self.G, self.mu * cn * ones))]
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

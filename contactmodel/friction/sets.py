@@ -6,6 +6,8 @@ sets are given at unit normal force and scaled by ``mu c_n`` by the caller.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 from scipy.optimize import brentq
 
@@ -38,8 +40,8 @@ def project_ellipsoid(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
     def excess(lam: float) -> float:
         return float(np.sum((yl * rl / (rl**2 + lam)) ** 2)) - 1.0
 
-    hi = float(np.max(rl * np.abs(yl)))  # excess(hi) <= 0 since each term is at most (r y / lam)^2
-    lam = brentq(excess, 0.0, max(hi, 1e-300), xtol=1e-300, rtol=8.9e-16)
+    hi = float(np.linalg.norm(rl * yl))  # excess(hi) <= sum (r y / hi)^2 - 1 = 0
+    lam = brentq(excess, 0.0, hi, xtol=1e-300, rtol=8.9e-16)
     out[live] = yl * rl**2 / (rl**2 + lam)
     return out
 
@@ -56,6 +58,30 @@ def project_polygon(y: np.ndarray, vertices: np.ndarray) -> np.ndarray:
     if np.all(np.einsum("ij,ij->i", outward, y - V) <= 0.0):
         return y
     # the nearest point of the boundary: the nearest over the edges (segments)
-    t = np.clip(np.einsum("ij,ij->i", y - V, edges) / np.einsum("ij,ij->i", edges, edges), 0.0, 1.0)
+    lengths2 = np.maximum(np.einsum("ij,ij->i", edges, edges), np.finfo(float).tiny)
+    t = np.clip(np.einsum("ij,ij->i", y - V, edges) / lengths2, 0.0, 1.0)
     points = V + t[:, None] * edges
     return points[np.argmin(np.sum((points - y) ** 2, axis=1))]
+
+
+def project_polytope(y: np.ndarray, G: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Projection of ``y`` (d <= 3) onto the bounded polytope ``{p : G p <= h}``, exactly: the
+    projection lies in the relative interior of one face, so it is the nearest feasible projection
+    of ``y`` onto the affine hulls of at most d independent active facets."""
+    y = np.asarray(y, dtype=float)
+    G, h = np.asarray(G, dtype=float), np.asarray(h, dtype=float)
+    tol = 1e-12 * max(1.0, float(np.abs(h).max()), float(np.abs(y).max()))
+    if np.all(G @ y <= h + tol):
+        return y
+    best, best_d = np.zeros_like(y), np.inf
+    for size in range(1, y.size + 1):
+        for rows in combinations(range(len(G)), size):
+            Gs = G[list(rows)]
+            gram = Gs @ Gs.T
+            if np.linalg.matrix_rank(gram) < size:
+                continue
+            p = y - Gs.T @ np.linalg.solve(gram, Gs @ y - h[list(rows)])
+            d = float(np.sum((p - y) ** 2))
+            if d < best_d and np.all(G @ p <= h + tol):
+                best, best_d = p, d
+    return best

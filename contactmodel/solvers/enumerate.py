@@ -87,8 +87,9 @@ def _enumerate(
             bnorm = np.abs(B).sum(axis=2).max(axis=1)
             xnorm = np.abs(X).max(axis=1)
             bad = ~np.isfinite(xnorm) | (xnorm * bnorm > _COND_MAX * max(np.abs(q).max(), atol))
-        found.extend(np.maximum(Z[ok], 0.0))
-        suspects.extend(S[bad & ~ok])
+        # a nearly singular basis gives a point whose tiny residual proves nothing: the LP decides
+        found.extend(np.maximum(Z[ok & ~bad], 0.0))
+        suspects.extend(S[bad])
     n_lp = len(suspects) if max_lp is None else min(len(suspects), max_lp)
     lp_tol = max(atol, _LP_TOL * scale)
     for mask in suspects[:n_lp]:

@@ -90,12 +90,6 @@ def test_solvers_agree_where_unique(ag, law):
             assert r["status"] == "solved", r
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="enumerate accepts near-singular complementary bases: its acceptance test scales the "
-    "tolerance by 1 + max|z| (~1e18 there), so non-solutions are returned (solvers/enumerate.py)",
-)
 def test_enumerate_returns_only_solutions(ag):
     from contactmodel.solvers.enumerate import all_solutions
 
