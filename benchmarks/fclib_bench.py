@@ -159,6 +159,7 @@ def run_one(
         "status": sol.status.name,
         "iterations": sol.iterations,
         "residual": sol.residual,
+        "law_residual": sol.checks.get("law_residual"),
         "fc3d": fc3d,
         "fc3d_siconos": fc3d_residual(loc.W, loc.q, loc.mu, r, normalization="siconos"),
         "solved": bool(fc3d <= tol),

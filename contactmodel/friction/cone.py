@@ -46,6 +46,7 @@ from contactmodel.friction.base import (
 )
 from contactmodel.friction.sets import project_ellipsoid
 from contactmodel.mcp.cones import SOCComplementarity
+from contactmodel.mcp.cones import residual as cone_residual
 
 #: the two statements of the law at a rolling contact
 FORMS = ("mncp", "soc")
@@ -116,6 +117,14 @@ class CoulombCone(FrictionLaw):
         if ctx.sliding("to"):
             return []
         return [FrictionSet("to", lambda cn, y: project_ellipsoid(y, np.full(2, self.mu * cn)))]
+
+    def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
+        """At a rolling contact, the FCLIB natural map ``|c - P_K(c - a_hat)|`` with De Saxce's
+        ``a_hat`` (both forms): it also counts a sliding acceleration at a contact whose friction is
+        inside the cone, which the projection form of the base class weighs by ``mu c_n`` only."""
+        if ctx.sliding("to"):
+            return super().law_residual(ctx, force, accel)
+        return float(np.max(np.abs(cone_residual(force[:3], accel[:3], np.array([self.mu])))))
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}
