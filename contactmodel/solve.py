@@ -180,18 +180,24 @@ def assess(
     )
     if compiled is not None and solution.ok:
         t2 = time.perf_counter()
-        _fill_contact_results(problem, x, c, a, solution, accept_tol)
+        _fill_contact_results(problem, compiled, x, c, a, solution, accept_tol)
         timings["verify"] = time.perf_counter() - t2
     return solution
 
 
 def _fill_contact_results(
-    problem: Problem, x: np.ndarray, c: np.ndarray, a: np.ndarray, solution: Solution, tol: float
+    problem: Problem,
+    compiled: CompiledMCP,
+    x: np.ndarray,
+    c: np.ndarray,
+    a: np.ndarray,
+    solution: Solution,
+    tol: float,
 ) -> None:
     asm = problem.assembly
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = contact_modes(problem, x, tol=mode_tol)
+    found = contact_modes(problem, x, tol=mode_tol, compiled=compiled)
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
         m = found[name]

@@ -97,3 +97,19 @@ def test_mncp_answer_outside_the_cone_is_not_solved():
         assert sol.status is cm.Status.SOLVED and sol.checks["law_residual"] <= 1e-8
     soc = cm.solve(mncp.reformulate(friction=cm.CoulombCone(case.mu, form="soc")), solver="newton")
     assert soc.status is cm.Status.SOLVED and soc.checks["law_residual"] <= 1e-12
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(floats, min_size=3, max_size=3), st.lists(floats, min_size=3, max_size=3), st.booleans())
+def test_cone_law_residual_is_the_fclib_natural_map(c, a, rolling):
+    """The cone's scalar law residual equals the vectorized natural map of contactmodel.mcp.cones."""
+    from contactmodel.friction.base import ContactContext
+    from contactmodel.mcp.cones import residual
+
+    c, a = np.array(c), np.array(a)
+    if rolling:
+        a[1:] = 0.0
+    law = cm.CoulombCone(0.6)
+    ctx = ContactContext(None, np.zeros(3), 1e-9)
+    expected = float(np.abs(residual(c, a, np.array([0.6]))).max())
+    assert law.law_residual(ctx, c, a) == pytest.approx(expected, rel=1e-12, abs=1e-12)

@@ -34,9 +34,10 @@ class Pair:
     variable: str  # the Pyomo variable's name
 
 
-def pairs_of(problem: Problem) -> list[Pair]:
-    """Every complementarity pair of the problem's compiled MCP, contact by contact."""
-    compiled = problem.compile()
+def pairs_of(problem: Problem, compiled=None) -> list[Pair]:
+    """Every complementarity pair of the problem's compiled MCP (``compiled``, default
+    ``problem.compile()``), contact by contact."""
+    compiled = problem.compile() if compiled is None else compiled
     position = {id(v): i for i, v in enumerate(compiled.variables)}
     out: list[Pair] = []
     for name in problem.contact_names:

@@ -140,15 +140,16 @@ def _tangential(law) -> list[int]:
     return [1, 2]
 
 
-def contact_modes(problem, solution, tol: float = 1e-7) -> dict[str, ContactMode]:
-    """Mode of every contact of ``solution`` (a Solution of ``problem``, or its MCP point x).
+def contact_modes(problem, solution, tol: float = 1e-7, compiled=None) -> dict[str, ContactMode]:
+    """Mode of every contact of ``solution`` (a Solution of ``problem``, or its MCP point x);
+    ``compiled`` is the problem's compiled MCP when the caller has it (default: compile).
 
     Tolerances are relative to the largest force/acceleration of the contact.
     """
     from contactmodel.analysis.lcp import pairs_of
 
     x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
-    compiled = problem.compile()
+    compiled = problem.compile() if compiled is None else compiled
     mcp = compiled.mcp
     F = mcp.F(x)
     compiled.load(x)
@@ -157,7 +158,7 @@ def contact_modes(problem, solution, tol: float = 1e-7) -> dict[str, ContactMode
     a = asm.contact_accelerations(c)
     sliding = set(asm.sliding)
     by_contact: dict[str, list] = {}
-    for p in pairs_of(problem):
+    for p in pairs_of(problem, compiled):
         by_contact.setdefault(p.contact, []).append(p)
     out: dict[str, ContactMode] = {}
     for name in problem.contact_names:

@@ -28,6 +28,8 @@ solutions up to eps, with a cone violation of the order of the residual.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyomo.environ as pe
 
@@ -46,7 +48,6 @@ from contactmodel.friction.base import (
 )
 from contactmodel.friction.sets import project_ellipsoid
 from contactmodel.mcp.cones import SOCComplementarity
-from contactmodel.mcp.cones import residual as cone_residual
 
 #: the two statements of the law at a rolling contact
 FORMS = ("mncp", "soc")
@@ -124,7 +125,20 @@ class CoulombCone(FrictionLaw):
         inside the cone, which the projection form of the base class weighs by ``mu c_n`` only."""
         if ctx.sliding("to"):
             return super().law_residual(ctx, force, accel)
-        return float(np.max(np.abs(cone_residual(force[:3], accel[:3], np.array([self.mu])))))
+        # one 3-vector: scalar arithmetic (the vectorized cones.residual costs ~0.1 ms per call)
+        mu = self.mu
+        cn, ct, co = (float(v) for v in force[:3])
+        an, at, ao = (float(v) for v in accel[:3])
+        zn, zt, zo = cn - (an + mu * math.hypot(at, ao)), ct - at, co - ao
+        r = math.hypot(zt, zo)
+        if r <= mu * zn:
+            pn, pt, po = zn, zt, zo
+        elif mu * r <= -zn:
+            pn = pt = po = 0.0
+        else:
+            pn = (zn + mu * r) / (1.0 + mu * mu)
+            pt, po = mu * pn * zt / r, mu * pn * zo / r
+        return max(abs(cn - pn), abs(ct - pt), abs(co - po))
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

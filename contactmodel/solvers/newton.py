@@ -199,19 +199,25 @@ class NewtonOptions:
 def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Penalized) FB value ``phi(a, b)`` and its partials ``(dphi/da, dphi/db)``, elementwise.
 
-    ``a + b - r`` and ``1 - a / r`` are evaluated without cancellation.
+    ``a + b - r`` and ``1 - a / r = (r - a) / r`` are evaluated without cancellation (``r - a =
+    b^2 / (r + a)`` for ``a > 0``); masked ufuncs (``where=``) keep the cost per call low.
     """
     r = np.hypot(a, b)
     s = a + b
-    pos = s > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.where(pos, 2.0 * a * b / (s + r), s - r)
-        tiny = r == 0.0
+    v = s - r
+    np.divide(2.0 * a * b, s + r, out=v, where=s > 0)  # s + r > 0 there
+    ra = r - a
+    np.divide(b * b, r + a, out=ra, where=a > 0)
+    rb = r - b
+    np.divide(a * a, r + b, out=rb, where=b > 0)
+    tiny = r == 0.0
+    if tiny.any():
         rs = np.where(tiny, 1.0, r)
-        pa = np.where(a > 0, b * b / (rs * (rs + np.abs(a))), 1.0 - a / rs)
-        pb = np.where(b > 0, a * a / (rs * (rs + np.abs(b))), 1.0 - b / rs)
-    pa[tiny] = 1.0 - _SQRT_HALF
-    pb[tiny] = 1.0 - _SQRT_HALF
+        pa, pb = ra / rs, rb / rs
+        pa[tiny] = 1.0 - _SQRT_HALF
+        pb[tiny] = 1.0 - _SQRT_HALF
+    else:
+        pa, pb = ra / r, rb / r
     if lam < 1.0:
         ap, bp = np.maximum(a, 0.0), np.maximum(b, 0.0)
         v = lam * v + (1.0 - lam) * ap * bp
@@ -262,6 +268,9 @@ class _Box:
     def natural(self, x: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Natural residual ``x - mid(lb, x - F, ub)`` (n,) and the mask of rows at a bound."""
         y = x - F
+        if self.all_lo:  # no upper bounds: one comparison, no clip
+            at_bound = y <= self.lb
+            return x - np.maximum(y, self.lb), at_bound
         at_bound = (y <= self.lb) | (y >= self.ub)
         return x - np.clip(y, self.lb, self.ub), at_bound
 
@@ -398,7 +407,7 @@ class _Newton:
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
         # affine F: J is constant, so J, its transpose and (when used) its dense copy are built once
         self._J: sp.csr_matrix | None = None
-        self._JT: sp.csr_matrix | None = None
+        self._JT: sp.csc_matrix | None = None  # J.T: a CSC view of J, no copy
         self._Jd: np.ndarray | None = None  # dense J^T (C order), i.e. J in Fortran order
 
     def eps(self, pt: _Point) -> float:
@@ -424,7 +433,7 @@ class _Newton:
         J = _as_csr(self.mcp.J(x), self.n)
         if self.mcp.is_linear:
             self._J = J
-            self._JT = J.T.tocsr()
+            self._JT = J.T
         return J
 
     def jt_dot(self, J: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
@@ -495,15 +504,16 @@ class _Newton:
         from a dense copy of ``J`` made once. None if singular."""
         n = self.n
         if self._Jd is None:
-            self._Jd = self._JT.toarray()
+            self._Jd = self._J.toarray(order="F").T
         d = np.zeros(n)
         k = np.flatnonzero(~fixed)
         m = k.size
         if m < n:
-            if np.any(da[fixed] == 0.0):
+            dfix = da[fixed]
+            if not dfix.all():
                 return None
-            d[fixed] = rhs[fixed] / da[fixed]
-            r = (rhs - db * (J @ d))[k]
+            d[fixed] = rhs[fixed] / dfix
+            r = rhs[k] - db[k] * (J @ d)[k]
             H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
         else:
             r = rhs.copy()
@@ -519,8 +529,8 @@ class _Newton:
             if info != 0:
                 return None
             d[k] = y
-        big = _MAX_STEP * (1.0 + float(np.max(np.abs(rhs), initial=0.0)))
-        if not np.all(np.isfinite(d)) or float(np.max(np.abs(d), initial=0.0)) > big:
+        big = _MAX_STEP * (1.0 + float(np.abs(rhs).max(initial=0.0)))
+        if not float(np.abs(d).max(initial=0.0)) <= big:  # also catches NaN
             return None
         return d
 
@@ -548,7 +558,9 @@ class _Newton:
 
     def project(self, x: np.ndarray) -> np.ndarray:
         """``x`` clipped to the box in feasible mode, else ``x`` itself."""
-        return np.clip(x, self.lb, self.ub) if self.opt.feasible else x
+        if not self.opt.feasible:
+            return x
+        return np.maximum(x, self.lb) if self.box.all_lo else np.clip(x, self.lb, self.ub)
 
     def arc_search(
         self, pt: _Point, d: np.ndarray, grad: np.ndarray, ref: float, min_step: float
@@ -574,12 +586,12 @@ class _Newton:
         """Evaluate everything the iteration needs at ``x``; None when F(x) is not finite."""
         with np.errstate(all="ignore"):
             F = self.F(x)
-        if not np.all(np.isfinite(F)):
-            return None
-        phi, da, db = self.box.fb(x, F * self.inv_scale)
+            if not np.isfinite(F).all():
+                return None
+            phi, da, db = self.box.fb(x, F * self.inv_scale)
         db *= self.inv_scale
         nat, at_bound = self.box.natural(x, F)
-        res = float(np.max(np.abs(nat), initial=0.0))
+        res = float(np.abs(nat).max(initial=0.0))
         return _Point(x, F, phi, da, db, 0.5 * float(phi @ phi), nat, at_bound, res)
 
 
@@ -849,7 +861,7 @@ def _linear_rate(history: list[float]) -> bool:
 
 def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
     """``grad . d <= -rho ||d||^p`` (sufficient descent test of De Luca, Facchinei, Kanzow)."""
-    return float(grad @ d) <= -opt.descent_rho * float(np.linalg.norm(d)) ** opt.descent_p
+    return float(grad @ d) <= -opt.descent_rho * math.sqrt(float(d @ d)) ** opt.descent_p
 
 
 def _extras(st: _Newton, history: list[float], res: float, t0: float, c0: float) -> dict[str, Any]:
