@@ -67,7 +67,7 @@ _MAX_STEP = 1e8
 _REDUCE_FRACTION = 0.1
 _DENSE_N = 150
 _DENSE_CACHE_N = 2000
-_GETRF, _GETRS = sla.lapack.dgetrf, sla.lapack.dgetrs
+_GESV = sla.lapack.dgesv
 
 
 @dataclass
@@ -95,6 +95,13 @@ class NewtonOptions:
         generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
         degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
         convergence stays quadratic; 0 gives the plain semismooth Newton step (default 1.0).
+    newton_reg_max: upper bound on ``eps`` (same units as ``J``, whose rows are scaled to
+        ``max_j |J_ij| <= 1``): far from a solution (``||Phi||_inf > 0.1``) the uncapped weight
+        damps the step into a short gradient-like move; on the seeded friction-pyramid LCPs of
+        ``benchmarks/newton_pyramid.py`` (seeds 1-50, n = 50, 200, 1000) the cap 0.1 cut the
+        mean iterations by 8% (median 13.5-14 -> 12 at n = 200) with about as many pivoting
+        fallbacks (9 -> 11 of 300; all solved); inf gives the uncapped rule. Box MCPs only
+        (cone blocks have their own rule) (default 0.1).
     regularize: when to use ``newton_reg``: ``"auto"`` (plain Newton steps until one is unusable,
         not a descent direction, or needs a step shorter than 1, or the watchdog fires, or half
         of ``stall_iter`` passes without progress; regularized from then on), ``"always"`` or
@@ -144,6 +151,7 @@ class NewtonOptions:
     descent_p: float = 2.1
     lm_mu: float = 1e-3
     newton_reg: float = 1.0
+    newton_reg_max: float = 0.1
     regularize: str = "auto"
     polish: str = "auto"
     stall_iter: int = 30
@@ -163,17 +171,13 @@ class NewtonOptions:
         if self.max_iter < 0:
             raise SolverError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
         if self.time_limit is not None and not self.time_limit > 0:
-            raise SolverError(
-                f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}"
-            )
+            raise SolverError(f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}")
         if self.merit not in _MERITS:
             raise SolverError(f"NewtonOptions.merit must be one of {_MERITS}, got {self.merit!r}")
         if not 0.0 < self.fb_lambda <= 1.0:
             raise SolverError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
         if not 0.0 < self.armijo_sigma < 0.5:
-            raise SolverError(
-                f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}"
-            )
+            raise SolverError(f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}")
         if not 0.0 < self.backtrack < 1.0:
             raise SolverError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
         if self.nonmonotone_memory < 1:
@@ -188,6 +192,10 @@ class NewtonOptions:
             )
         if not self.newton_reg >= 0.0:
             raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
+        if not self.newton_reg_max > 0.0:
+            raise SolverError(
+                f"NewtonOptions.newton_reg_max must be > 0 (inf for no cap), got {self.newton_reg_max!r}"
+            )
         if self.stall_iter < 1:
             raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
         if self.refine_iter < 0:
@@ -412,7 +420,9 @@ class _Newton:
 
     def eps(self, pt: _Point) -> float:
         """Proximal weight of the Newton matrix at ``pt`` (0 while not regularized)."""
-        return self.opt.newton_reg * float(np.max(np.abs(pt.phi))) if self.regularized else 0.0
+        if not self.regularized:
+            return 0.0
+        return min(self.opt.newton_reg * float(np.abs(pt.phi).max()), self.opt.newton_reg_max)
 
     def escalate(self) -> bool:
         """Switch on the regularization for the rest of the run; True if it was off."""
@@ -522,10 +532,7 @@ class _Newton:
         H.flat[:: m + 1] += da[k]
         self.n_factor += 1
         if m:
-            lu, piv, info = _GETRF(H, overwrite_a=True)
-            if info != 0:
-                return None
-            y, info = _GETRS(lu, piv, r)
+            _, _, y, info = _GESV(H, r, overwrite_a=True, overwrite_b=True)
             if info != 0:
                 return None
             d[k] = y
@@ -762,9 +769,7 @@ def _run(
 
         new: _Point | None = None
         polish = opt.polish == "always" or (
-            opt.polish == "auto"
-            and prev_bound is not None
-            and np.array_equal(prev_bound, pt.at_bound)
+            opt.polish == "auto" and prev_bound is not None and np.array_equal(prev_bound, pt.at_bound)
         )
         prev_bound = pt.at_bound
         if polish:

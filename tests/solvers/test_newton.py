@@ -189,9 +189,7 @@ def test_reformulation_zero_exactly_at_solutions_of_each_row_type():
 KS_SOLUTIONS = [np.array([np.sqrt(6) / 2, 0, 0, 0.5]), np.array([1.0, 0, 3, 0])]
 
 
-@pytest.mark.parametrize(
-    "x0", [[0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 3, 0.1], [2, 2, 2, 2], [0.5, 0, 0.5, 1]]
-)
+@pytest.mark.parametrize("x0", [[0, 0, 0, 0], [1, 1, 1, 1], [1, 0, 3, 0.1], [2, 2, 2, 2], [0.5, 0, 0.5, 1]])
 def test_kojima_shindo_reaches_a_known_solution(x0):
     F, J = kojima_shindo()
     r = solve(nonlinear_mcp(F, J, 4, x0), NewtonOptions())
@@ -449,12 +447,34 @@ def test_dense_jacobian_and_empty_problem():
 
 @pytest.mark.parametrize(
     "field, value",
-    [("tol", 0.0), ("max_iter", -1), ("merit", "min"), ("polish", "x"), ("backtrack", 1.0)],
+    [
+        ("tol", 0.0),
+        ("max_iter", -1),
+        ("merit", "min"),
+        ("polish", "x"),
+        ("backtrack", 1.0),
+        ("newton_reg_max", 0.0),
+    ],
 )
 def test_bad_options_raise(field, value):
     mcp = MCP.from_lcp(np.eye(2), -np.ones(2))
     with pytest.raises(SolverError, match=field):
         solve(mcp, NewtonOptions(**{field: value}))
+
+
+def test_proximal_weight_is_capped_by_newton_reg_max():
+    from contactmodel.solvers.newton import _Newton
+
+    mcp = MCP.from_lcp(np.eye(3), np.array([-4.0, 1.0, 2.0]))
+    for cap, want in ((0.1, 0.1), (np.inf, 2.0 * 8.0), (100.0, 2.0 * 8.0)):
+        st = _Newton(mcp, NewtonOptions(newton_reg=2.0, newton_reg_max=cap))
+        pt = st.point(np.zeros(3))  # Phi_i = FB(0, F_i) = F_i - |F_i| = (-8, 0, 0): ||Phi||_inf = 8
+        assert st.eps(pt) == 0.0  # not regularized yet
+        st.regularized = True
+        assert st.eps(pt) == pytest.approx(want)
+    r = solve(mcp, NewtonOptions(newton_reg_max=np.inf, regularize="always"))
+    assert r.outcome is Outcome.CONVERGED and r.extras["regularized"]
+    np.testing.assert_allclose(r.x, [4.0, 0.0, 0.0], atol=1e-10)
 
 
 def test_penalized_merit_and_no_polish_also_converge():
