@@ -219,6 +219,24 @@ def compare(kind: str, data: dict, sols: dict[str, dict], enum_max: int, seed: i
     return verdict, diffs
 
 
+def result_rows(seed, instance: str, kind: str, family: str, n: int, verdict, sols: dict, diffs: dict):
+    """One output row per solver of one instance (the solution vector left out)."""
+    for name, sol in sols.items():
+        row = {
+            "seed": seed,
+            "instance": instance,
+            "kind": kind,
+            "family": family,
+            "n": int(n),
+            "uniqueness": verdict.kind,
+            "solver": name,
+            **{k: v for k, v in sol.items() if k != "z"},
+        }
+        if name in diffs:
+            row["diff_unique" if verdict.kind in ("forces", "motion") else "diff_anchor"] = diffs[name]
+        yield row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2, 3, 4])
@@ -267,21 +285,7 @@ def main() -> None:
                 get = lcp_solutions if kind == "lcp" else fc3d_solutions
                 sols = get(path, data, args, peers)
                 verdict, diffs = compare(kind, data, sols, args.enum_max, seed)
-                for name, s in sols.items():
-                    row = {
-                        "seed": seed,
-                        "instance": path.stem,
-                        "kind": kind,
-                        "family": family,
-                        "n": int(data["q"].size),
-                        "uniqueness": verdict.kind,
-                        "solver": name,
-                        **{k: v for k, v in s.items() if k != "z"},
-                    }
-                    if name in diffs:
-                        row["diff_unique" if verdict.kind in ("forces", "motion") else "diff_anchor"] = diffs[
-                            name
-                        ]
+                for row in result_rows(seed, path.stem, kind, family, data["q"].size, verdict, sols, diffs):
                     rows.append(row)
                     emit(row)
     if args.bench_lcp:
@@ -293,21 +297,9 @@ def main() -> None:
                 data = {"M": M, "q": q}
                 sols = lcp_solutions(path, data, args, peers)
                 verdict, diffs = compare("lcp", data, sols, args.enum_max, 0)
-                for name, s in sols.items():
-                    row = {
-                        "seed": None,
-                        "instance": dat.stem,
-                        "kind": "lcp",
-                        "family": f"bench:{dat.stem}",
-                        "n": int(q.size),
-                        "uniqueness": verdict.kind,
-                        "solver": name,
-                        **{k: v for k, v in s.items() if k != "z"},
-                    }
-                    if name in diffs:
-                        row["diff_unique" if verdict.kind in ("forces", "motion") else "diff_anchor"] = diffs[
-                            name
-                        ]
+                for row in result_rows(
+                    None, dat.stem, "lcp", f"bench:{dat.stem}", q.size, verdict, sols, diffs
+                ):
                     rows.append(row)
                     emit(row)
     summary = summarize(rows, args.tol)
