@@ -17,9 +17,9 @@ Rows are scaled, ``F_i / max(1, max_j |J_ij(x0)|)``, before ``Phi`` is formed. I
 iterates stay in the box by default, Kanzow's feasible variant):
 
 * semismooth Newton step ``(D_a + D_b (J + eps I)) d = -Phi``; ``eps = 0`` until a plain step
-  fails, then ``eps ~ ||Phi||_inf`` (proximal regularization for degenerate, non-unique
-  solutions); rows with ``D_b = 0`` (at a bound, ``F`` strictly inside) are eliminated first
-  and only the rest is factored (LAPACK LU when small or dense, else SuperLU); a
+  fails, then ``eps = min(newton_reg ||Phi||_inf, newton_reg_max)`` (proximal regularization for
+  degenerate, non-unique solutions); rows with ``D_b = 0`` (at a bound, ``F`` strictly inside)
+  are eliminated first and only the rest is factored (LAPACK LU when small or dense, else SuperLU); a
   Levenberg-Marquardt step when that system is singular or gives no sufficient descent, a
   projected-gradient step last;
 * Armijo search along the projection arc ``P(x + t d)`` on ``psi = 1/2 ||Phi||^2`` with a
