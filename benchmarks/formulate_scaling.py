@@ -19,8 +19,11 @@ def boxes_on_ground(n_contacts: int) -> cm.System:
     s = cm.System(gravity=(0, 0, -9.81))
     for i in range(max(1, n_contacts // 4)):
         box = s.add_body(
-            f"box{i}", mass=1.0, inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-            position=(0.5 * i, 0, 0.1), wrench=(1.0, 0.5, 0, 0, 0, 0),
+            f"box{i}",
+            mass=1.0,
+            inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
+            position=(0.5 * i, 0, 0.1),
+            wrench=(1.0, 0.5, 0, 0, 0, 0),
         )
         for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
             s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
@@ -47,14 +50,24 @@ def main() -> None:
                 problem.compile()
                 t3 = time.perf_counter()
                 sol = cm.solve(problem, solver=args.solver)
-                print(json.dumps({
-                    "contacts": len(system.contacts), "form": form, "law": type(law).__name__,
-                    "cone_form": getattr(law, "form", None),
-                    "mcp_size": problem.compile().mcp.n, "assemble_s": round(t1 - t0, 4),
-                    "formulate_s": round(t2 - t1, 4), "compile_s": round(t3 - t2, 4),
-                    "solve_s": round(sol.seconds, 4), "status": sol.status.value,
-                    "residual": sol.residual,
-                }), flush=True)
+                print(
+                    json.dumps(
+                        {
+                            "contacts": len(system.contacts),
+                            "form": form,
+                            "law": type(law).__name__,
+                            "cone_form": getattr(law, "form", None),
+                            "mcp_size": problem.compile().mcp.n,
+                            "assemble_s": round(t1 - t0, 4),
+                            "formulate_s": round(t2 - t1, 4),
+                            "compile_s": round(t3 - t2, 4),
+                            "solve_s": round(sol.seconds, 4),
+                            "status": sol.status.value,
+                            "residual": sol.residual,
+                        }
+                    ),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -38,13 +38,9 @@ def _finite_vector(value, length: int, field_name: str, fix: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise DeclarationError(
-            f"{field_name} must be {length} numbers (got {value!r}); {fix}"
-        ) from None
+        raise DeclarationError(f"{field_name} must be {length} numbers (got {value!r}); {fix}") from None
     if arr.shape != (length,):
-        raise DeclarationError(
-            f"{field_name} must have shape ({length},) (got shape {arr.shape}); {fix}"
-        )
+        raise DeclarationError(f"{field_name} must have shape ({length},) (got shape {arr.shape}); {fix}")
     if not np.all(np.isfinite(arr)):
         raise DeclarationError(f"{field_name} must be finite (got {arr.tolist()}); {fix}")
     return arr
@@ -65,9 +61,7 @@ def _rotation(value, field_name: str) -> np.ndarray:
     try:
         R = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise DeclarationError(
-            f"{field_name} must be a 3x3 matrix (got {value!r}); {fix}"
-        ) from None
+        raise DeclarationError(f"{field_name} must be a 3x3 matrix (got {value!r}); {fix}") from None
     if R.shape != (3, 3):
         raise DeclarationError(f"{field_name} must have shape (3, 3) (got {R.shape}); {fix}")
     if not np.all(np.isfinite(R)):
@@ -173,9 +167,7 @@ class Revolute(_Joint):
     kind = "revolute"
 
     @classmethod
-    def dh(
-        cls, d: float, a: float, alpha: float, offset: float = 0.0, name: str | None = None
-    ) -> Revolute:
+    def dh(cls, d: float, a: float, alpha: float, offset: float = 0.0, name: str | None = None) -> Revolute:
         """Standard DH revolute link, child = parent Rz(q + offset) Tz(d) Tx(a) Rx(alpha)."""
         return cls(name=name, dh_params=DHParams(0.0, d, a, alpha, offset))
 
@@ -230,9 +222,7 @@ class Link:
         except (TypeError, ValueError):
             raise DeclarationError(f"{label}: inertia must be a 3x3 matrix; {fix}") from None
         if inertia.shape != (3, 3):
-            raise DeclarationError(
-                f"{label}: inertia must have shape (3, 3) (got {inertia.shape}); {fix}"
-            )
+            raise DeclarationError(f"{label}: inertia must have shape (3, 3) (got {inertia.shape}); {fix}")
         if not np.all(np.isfinite(inertia)):
             raise DeclarationError(f"{label}: inertia must be finite; {fix}")
         scale = max(float(np.max(np.abs(inertia))), 1e-300)
@@ -242,8 +232,7 @@ class Link:
         lowest = float(np.linalg.eigvalsh(inertia)[0])
         if lowest < -_TOL * scale:
             raise DeclarationError(
-                f"{label}: inertia must be positive semidefinite (smallest eigenvalue {lowest:g});"
-                f" {fix}"
+                f"{label}: inertia must be positive semidefinite (smallest eigenvalue {lowest:g}); {fix}"
             )
         self.inertia = inertia
         self.com = _finite_vector(
@@ -311,18 +300,14 @@ class Manipulator:
             )
         for i, lk in enumerate(links):
             if not isinstance(lk, Link):
-                raise DeclarationError(
-                    f"{label}: links[{i}] must be a Link (got {type(lk).__name__})"
-                )
+                raise DeclarationError(f"{label}: links[{i}] must be a Link (got {type(lk).__name__})")
         self.joints: list[Joint] = joints
         self.links: list[Link] = links
         self._label = label
         self.q = q
         self.qdot = np.zeros(n) if qdot is None else qdot
         self.base = base
-        self.efforts, self.prescribed_accelerations = self._check_efforts(
-            efforts, prescribed_accelerations
-        )
+        self.efforts, self.prescribed_accelerations = self._check_efforts(efforts, prescribed_accelerations)
         fixed = [j._fixed() for j in joints]
         self._R_pre = np.array([f[0] for f in fixed])
         self._p_pre = np.array([f[1] for f in fixed])
@@ -346,9 +331,7 @@ class Manipulator:
 
     @q.setter
     def q(self, value) -> None:
-        self._q = _finite_vector(
-            value, self.n, f"{self._label}: q", "give one joint position per joint"
-        )
+        self._q = _finite_vector(value, self.n, f"{self._label}: q", "give one joint position per joint")
 
     @property
     def qdot(self) -> np.ndarray:
@@ -357,9 +340,7 @@ class Manipulator:
 
     @qdot.setter
     def qdot(self, value) -> None:
-        self._qdot = _finite_vector(
-            value, self.n, f"{self._label}: qdot", "give one joint rate per joint"
-        )
+        self._qdot = _finite_vector(value, self.n, f"{self._label}: qdot", "give one joint rate per joint")
 
     @property
     def base(self) -> np.ndarray:
@@ -414,9 +395,7 @@ class Manipulator:
                     " use None for a joint whose effort is unknown"
                 )
             eff = [
-                None
-                if e is None
-                else _finite_scalar(e, f"{self._joint_label(i)}: effort", "give N m or N")
+                None if e is None else _finite_scalar(e, f"{self._joint_label(i)}: effort", "give N m or N")
                 for i, e in enumerate(eff)
             ]
         acc: list[float | None] = [None] * n
@@ -612,9 +591,7 @@ class Manipulator:
         """(n, n) joint-space mass matrix, ``sum_l m_l Jv_l^T Jv_l + Jw_l^T I_l,world Jw_l``
         (Jv at the centre of mass); symmetric, kg / kg m / kg m^2 entries."""
         _, _, Jv, Jw, Iw = self._com_terms()
-        M = np.einsum("l,lai,laj->ij", self._mass, Jv, Jv) + np.einsum(
-            "lai,lab,lbj->ij", Jw, Iw, Jw
-        )
+        M = np.einsum("l,lai,laj->ij", self._mass, Jv, Jv) + np.einsum("lai,lab,lbj->ij", Jw, Iw, Jw)
         return 0.5 * (M + M.T)
 
     def gravity_forces(self, gravity) -> np.ndarray:

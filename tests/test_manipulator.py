@@ -117,9 +117,7 @@ def fd_link_velocities(arm: Manipulator, h: float = 1e-6):
 
 def kinetic_energy_fd(arm: Manipulator) -> float:
     T = 0.0
-    for (R, _), (vc, w), link in zip(
-        arm.link_frames(), fd_link_velocities(arm), arm.links, strict=True
-    ):
+    for (R, _), (vc, w), link in zip(arm.link_frames(), fd_link_velocities(arm), arm.links, strict=True):
         T += 0.5 * link.mass * vc @ vc + 0.5 * w @ (R @ link.inertia @ R.T) @ w
     return T
 
@@ -128,9 +126,7 @@ def lagrangian(arm: Manipulator, q: np.ndarray, qdot: np.ndarray, g: np.ndarray)
     """L = T - V with T from the recursive link velocities and V = -sum m g . c."""
     state = arm.with_state(q=q, qdot=qdot)
     L = 0.0
-    for (R, p), (v, w), link in zip(
-        state.link_frames(), state.link_velocities(), state.links, strict=True
-    ):
+    for (R, p), (v, w), link in zip(state.link_frames(), state.link_velocities(), state.links, strict=True):
         r = R @ link.com
         vc = v + np.cross(w, r)
         L += 0.5 * link.mass * vc @ vc + 0.5 * w @ (R @ link.inertia @ R.T) @ w
@@ -173,9 +169,7 @@ def test_bias_accelerations_match_second_differences(make, seed):
     for k in range(arm.n):
         x = arm.link_frames()[k][1] + rng.normal(scale=0.5, size=3)
         _, position = material_point(arm, k, x)
-        fd = (
-            position(arm.q + h * arm.qdot) - 2 * position(arm.q) + position(arm.q - h * arm.qdot)
-        ) / h**2
+        fd = (position(arm.q + h * arm.qdot) - 2 * position(arm.q) + position(arm.q - h * arm.qdot)) / h**2
         np.testing.assert_allclose(arm.point_bias_acceleration(k, x), fd, atol=2e-5)
 
         def omega(t: float, k: int = k) -> np.ndarray:
@@ -236,10 +230,7 @@ def test_bias_forces_match_euler_lagrange(make, seed):
     def momentum(qq: np.ndarray) -> np.ndarray:
         return np.array(
             [
-                (
-                    lagrangian(arm, qq, qd + eps * eye[i], g)
-                    - lagrangian(arm, qq, qd - eps * eye[i], g)
-                )
+                (lagrangian(arm, qq, qd + eps * eye[i], g) - lagrangian(arm, qq, qd - eps * eye[i], g))
                 / (2 * eps)
                 for i in range(n)
             ]
@@ -249,8 +240,7 @@ def test_bias_forces_match_euler_lagrange(make, seed):
     dp_dt = (momentum(q + h * qd) - momentum(q - h * qd)) / (2 * h)
     dL_dq = np.array(
         [
-            (lagrangian(arm, q + h * eye[i], qd, g) - lagrangian(arm, q - h * eye[i], qd, g))
-            / (2 * h)
+            (lagrangian(arm, q + h * eye[i], qd, g) - lagrangian(arm, q - h * eye[i], qd, g)) / (2 * h)
             for i in range(n)
         ]
     )
@@ -279,9 +269,7 @@ def test_pendulum_hand_derived(form, q):
         link = Link(m, inertia)
     arm = Manipulator("pendulum", [joint], [link], q=[q], qdot=[1.7])
     np.testing.assert_allclose(arm.mass_matrix(), [[m * l**2 + izz]], rtol=1e-12)
-    np.testing.assert_allclose(
-        arm.bias_forces((0.0, -g, 0.0)), [-m * g * l * math.sin(q)], atol=1e-12
-    )
+    np.testing.assert_allclose(arm.bias_forces((0.0, -g, 0.0)), [-m * g * l * math.sin(q)], atol=1e-12)
     c = arm.com_positions()[0]
     np.testing.assert_allclose(c, [l * math.sin(q), -l * math.cos(q), 0.0], atol=1e-12)
     np.testing.assert_allclose(arm.velocity_product_forces(), [0.0], atol=1e-12)
@@ -355,9 +343,7 @@ def test_base_forms_agree_and_link_lookup_by_name():
     rng = np.random.default_rng(7)
     arm = random_axis_arm(rng)
     T = arm.base
-    other = Manipulator(
-        "same", arm.joints, arm.links, arm.q, arm.qdot, base=(T[:3, 3], T[:3, :3])
-    )
+    other = Manipulator("same", arm.joints, arm.links, arm.q, arm.qdot, base=(T[:3, 3], T[:3, :3]))
     for (R1, p1), (R2, p2) in zip(arm.link_frames(), other.link_frames(), strict=True):
         np.testing.assert_allclose(R1, R2, atol=1e-12)
         np.testing.assert_allclose(p1, p2, atol=1e-12)
@@ -368,14 +354,24 @@ def test_unknown_efforts_and_prescribed_accelerations():
     joints = [Revolute(name="a"), Revolute(origin=(1, 0, 0), name="b")]
     links = [Link(1.0, np.eye(3) * 0.1), Link(1.0, np.eye(3) * 0.1)]
     arm = Manipulator(
-        "arm", joints, links, [0, 0], [0, 0], efforts=[1.5, None],
+        "arm",
+        joints,
+        links,
+        [0, 0],
+        [0, 0],
+        efforts=[1.5, None],
         prescribed_accelerations={"b": 0.5},
     )
     assert arm.efforts == [1.5, None]
     assert arm.prescribed_accelerations == [None, 0.5]
     np.testing.assert_array_equal(arm.unknown_efforts, [False, True])
     same = Manipulator(
-        "arm", joints, links, [0, 0], [0, 0], efforts=[1.5, None],
+        "arm",
+        joints,
+        links,
+        [0, 0],
+        [0, 0],
+        efforts=[1.5, None],
         prescribed_accelerations=[None, 0.5],
     )
     assert same.prescribed_accelerations == [None, 0.5]
@@ -384,13 +380,9 @@ def test_unknown_efforts_and_prescribed_accelerations():
     with pytest.raises(DeclarationError, match="both an effort and a prescribed acceleration"):
         Manipulator("arm", joints, links, [0, 0], prescribed_accelerations=[0.1, None])
     with pytest.raises(DeclarationError, match="prescribed_accelerations must have length 2"):
-        Manipulator(
-            "arm", joints, links, [0, 0], efforts=[1, None], prescribed_accelerations=[0.1]
-        )
+        Manipulator("arm", joints, links, [0, 0], efforts=[1, None], prescribed_accelerations=[0.1])
     with pytest.raises(DeclarationError, match="prescribed_accelerations key 'c'"):
-        Manipulator(
-            "arm", joints, links, [0, 0], efforts=[1, None], prescribed_accelerations={"c": 1}
-        )
+        Manipulator("arm", joints, links, [0, 0], efforts=[1, None], prescribed_accelerations={"c": 1})
 
 
 GOOD_JOINTS = [Revolute(), Revolute(origin=(1, 0, 0))]

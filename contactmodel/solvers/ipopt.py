@@ -121,8 +121,20 @@ class _Callbacks:
     def hessian(self, y: np.ndarray, lagrange: np.ndarray, obj_factor: float) -> np.ndarray:
         return obj_factor * self.form.hessian_values(y)
 
-    def intermediate(self, alg_mod, iter_count, obj_value, inf_pr, inf_du, mu, d_norm,
-                     regularization_size, alpha_du, alpha_pr, ls_trials) -> bool:
+    def intermediate(
+        self,
+        alg_mod,
+        iter_count,
+        obj_value,
+        inf_pr,
+        inf_du,
+        mu,
+        d_norm,
+        regularization_size,
+        alpha_du,
+        alpha_pr,
+        ls_trials,
+    ) -> bool:
         self.iterations = int(iter_count)
         self.inf_du = float(inf_du)
         return True
@@ -154,9 +166,7 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     try:
         import cyipopt
     except ImportError as exc:
-        raise SolverError(
-            "solver 'ipopt' needs cyipopt: pip install cyipopt-wheels (or cyipopt)"
-        ) from exc
+        raise SolverError("solver 'ipopt' needs cyipopt: pip install cyipopt-wheels (or cyipopt)") from exc
     opts = options if options is not None else IpoptOptions()
     opts.validate()
     form = MNCPOpt(mcp, opts.complementarity_term)
@@ -215,6 +225,4 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
             f"Ipopt: {status_msg}; objective {a.objective:.2e}, natural residual "
             f"{a.natural_residual:.2e} > tol {opts.tol:.1e}"
         )
-    return SolverResult(
-        x=a.x, outcome=outcome, iterations=cb.iterations, message=message, extras=extras
-    )
+    return SolverResult(x=a.x, outcome=outcome, iterations=cb.iterations, message=message, extras=extras)

@@ -242,9 +242,7 @@ class MNCPOpt:
             Pzz = sp.identity(nu, format="csr")
             if nu and self.complementarity_term == "product":
                 idx = np.r_[self.u_idx, n + np.arange(nu)]
-                s = sp.csr_matrix(
-                    (np.ones(2 * nu), (np.zeros(2 * nu, dtype=int), idx)), shape=(1, self.dim)
-                )
+                s = sp.csr_matrix((np.ones(2 * nu), (np.zeros(2 * nu, dtype=int), idx)), shape=(1, self.dim))
                 C = (s.T @ s).tocsr()
                 Pxx = Pxx + C[:n, :n]
                 Pxz = Pxz + C[:n, n:]

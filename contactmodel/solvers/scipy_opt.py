@@ -118,9 +118,7 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
         kwargs["hess"] = form.hessian
     try:
         with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "error", message="Unknown solver options", category=OptimizeWarning
-            )
+            warnings.filterwarnings("error", message="Unknown solver options", category=OptimizeWarning)
             res = minimize(
                 form.objective,
                 y0,
@@ -165,5 +163,4 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
             f"{opts.method}: {msg}; objective {a.objective:.2e}, natural residual "
             f"{a.natural_residual:.2e} > tol {opts.tol:.1e}"
         )
-    return SolverResult(x=a.x, outcome=outcome, iterations=iterations, message=message,
-                        extras=extras)
+    return SolverResult(x=a.x, outcome=outcome, iterations=iterations, message=message, extras=extras)

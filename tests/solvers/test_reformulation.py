@@ -31,13 +31,15 @@ def cone_mncp(A: np.ndarray, b: np.ndarray, mu: np.ndarray) -> MCP:
     def F(x: np.ndarray) -> np.ndarray:
         c = x[cidx]
         a = A @ c + b
-        return np.concatenate([
-            a[:k],
-            mu**2 * x[cn] ** 2 - x[ct] ** 2 - x[co] ** 2,
-            mu * x[cn] * x[at] + x[ct] * x[lam],
-            mu * x[cn] * x[ao] + x[co] * x[lam],
-            x[np.r_[at, ao]] - a[k:],
-        ])
+        return np.concatenate(
+            [
+                a[:k],
+                mu**2 * x[cn] ** 2 - x[ct] ** 2 - x[co] ** 2,
+                mu * x[cn] * x[at] + x[ct] * x[lam],
+                mu * x[cn] * x[ao] + x[co] * x[lam],
+                x[np.r_[at, ao]] - a[k:],
+            ]
+        )
 
     def J(x: np.ndarray) -> sp.csr_matrix:
         D = np.zeros((n, n))
@@ -192,9 +194,7 @@ def test_objective_terms_by_hand() -> None:
     base = np.sum((F[:3] - z) ** 2) + np.sum(F[3:] ** 2)
     u = x[:3]
     assert MNCPOpt(mcp, "product").objective(y) == pytest.approx(0.5 * (base + (u @ z) ** 2))
-    assert MNCPOpt(mcp, "componentwise").objective(y) == pytest.approx(
-        0.5 * (base + np.sum((u * z) ** 2))
-    )
+    assert MNCPOpt(mcp, "componentwise").objective(y) == pytest.approx(0.5 * (base + np.sum((u * z) ** 2)))
 
 
 @pytest.mark.parametrize("term", TERMS)

@@ -42,12 +42,14 @@ def planar_friction_mncp() -> tuple[MCP, np.ndarray]:
 
     def J(x: np.ndarray) -> sp.csr_matrix:
         c_n, la, c_t, a_t = x
-        return sp.csr_matrix([
-            [A[0, 0], 0.0, A[0, 1], 0.0],
-            [2 * mu**2 * c_n, 0.0, -2 * c_t, 0.0],
-            [mu * a_t, c_t, la, mu * c_n],
-            [-A[1, 0], 0.0, -A[1, 1], 1.0],
-        ])
+        return sp.csr_matrix(
+            [
+                [A[0, 0], 0.0, A[0, 1], 0.0],
+                [2 * mu**2 * c_n, 0.0, -2 * c_t, 0.0],
+                [mu * a_t, c_t, la, mu * c_n],
+                [-A[1, 0], 0.0, -A[1, 1], 1.0],
+            ]
+        )
 
     def hess(x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
         H = np.zeros((4, 4))
