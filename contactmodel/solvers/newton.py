@@ -410,6 +410,7 @@ class _Newton:
         self.n_watchdog = 0
         self.n_restarts = 0
         self.last_step = 1.0
+        self.singular = False  # the last newton_direction met an exactly singular matrix
         self.pivot_info: dict[str, Any] = {}
         self.n_refine = 0
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
@@ -466,6 +467,7 @@ class _Newton:
         whose remaining system is small or dense, that system is taken from a dense copy of ``J``
         made once and factored by LAPACK directly: no sparse structure work per iteration.
         """
+        self.singular = False
         fixed = db == 0.0
         n = self.n
         if J is self._J and n <= _DENSE_CACHE_N:
@@ -496,6 +498,7 @@ class _Newton:
             except (RuntimeError, ValueError, sla.LinAlgError):
                 return None
         if y is None:
+            self.singular = True
             return None
         if keep is None:
             d = y
@@ -534,6 +537,7 @@ class _Newton:
         if m:
             _, _, y, info = _GESV(H, r, overwrite_a=True, overwrite_b=True)
             if info != 0:
+                self.singular = info > 0
                 return None
             d[k] = y
         big = _MAX_STEP * (1.0 + float(np.abs(rhs).max(initial=0.0)))
@@ -739,6 +743,7 @@ def _run(
     watch, watch_count = pt, 0
     merits = [pt.psi]
     prev_bound: np.ndarray | None = None
+    singular_bound: np.ndarray | None = None  # active set whose polish matrix was singular
     outcome, message = Outcome.ITERATION_LIMIT, "iteration limit reached"
     it = refine = 0
     while True:
@@ -772,10 +777,14 @@ def _run(
             opt.polish == "auto" and prev_bound is not None and np.array_equal(prev_bound, pt.at_bound)
         )
         prev_bound = pt.at_bound
+        if polish and singular_bound is not None and np.array_equal(singular_bound, pt.at_bound):
+            polish = False  # constant J, same active set: the same singular matrix again
         if polish:
             st.n_polish += 1
             ea = pt.at_bound.astype(float)
             d = st.newton_direction(J, ea, 1.0 - ea, -pt.nat)
+            if d is None and st.singular and J is st._J:
+                singular_bound = pt.at_bound
             cand = st.point(st.project(pt.x + d)) if d is not None else None
             if cand is not None and (
                 cand.res <= opt.tol or cand.psi <= ref - 2.0 * opt.armijo_sigma * pt.psi

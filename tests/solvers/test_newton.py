@@ -662,3 +662,28 @@ def test_refinement_past_tol_at_a_degenerate_root():
     assert abs(r.x[0]) < 1e-6
     plain = solve(mcp, NewtonOptions(refine_iter=0))
     assert plain.extras["refine_steps"] == 0 and abs(plain.x[0]) > abs(r.x[0])
+
+
+def test_a_singular_polish_system_is_not_factored_twice(peer_dir, monkeypatch):
+    from contactmodel.solvers.newton import _Newton
+
+    data = np.load(peer_dir / "44" / "lcp_slide_n200.npz")  # without the skip: 16 of 18 repeat
+    M, q = sp.csr_matrix(data["M"]), data["q"]
+    orig = _Newton.newton_direction
+    singular: list[bytes] = []
+    repeats = []
+
+    def spy(self, J, da, db, rhs):
+        d = orig(self, J, da, db, rhs)
+        if np.all((da == 0.0) | (da == 1.0)) and np.array_equal(db, 1.0 - da):  # a polish system
+            key = da.tobytes()
+            repeats.append(key in singular)
+            if d is None and self.singular:
+                singular.append(key)
+        return d
+
+    monkeypatch.setattr(_Newton, "newton_direction", spy)
+    r = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60))
+    assert singular, "the instance should meet a singular polish system"
+    assert not any(repeats)
+    assert r.extras["polish_steps"] == len(repeats)
