@@ -11,7 +11,7 @@ wrenches and velocity products acting on C are part of w; everything else is ``q
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyomo.environ as pe
@@ -31,7 +31,12 @@ class Pair:
     contact: str
     key: str
     index: int  # MCP index (variable and row)
-    variable: str  # the Pyomo variable's name
+    var: object = field(repr=False)  # the Pyomo variable
+
+    @property
+    def variable(self) -> str:
+        """The Pyomo variable's name (computed on use: Pyomo names are slow to build)."""
+        return self.var.name
 
 
 def pairs_of(problem: Problem, compiled=None) -> list[Pair]:
@@ -47,7 +52,7 @@ def pairs_of(problem: Problem, compiled=None) -> list[Pair]:
             continue
         for key in comp:
             var = _split(comp[key])[0]
-            out.append(Pair(name, str(key), position[id(var)], var.name))
+            out.append(Pair(name, str(key), position[id(var)], var))
     return out
 
 

@@ -112,7 +112,7 @@ class ContactMode:
     ``pairs`` maps each complementarity pair key (``contact[NAME].pairs[key]``) to its state:
     ``"var>0"`` (the law's variable positive, its expression zero), ``"expr>0"``, ``"both=0"``
     (weak complementarity: a degenerate pair), ``"equation"`` (a satisfied equation row) or
-    ``"violated"``; ``variables`` names each pair's MCP variable; ``decided_by`` lists the
+    ``"violated"``; ``decided_by`` lists the
     strictly complementary pairs the mode rests on (``normal`` first).
     ``direction`` is the unit sliding direction in (t, o); ``index`` the pyramid quadrant
     (``"+t-o"``) or the polygon direction(s) (``"d3"``, ``"d3|d4"``); ``pattern`` the sign
@@ -127,7 +127,6 @@ class ContactMode:
     index: str | None = None
     pattern: str | None = None
     pairs: dict[str, str] = field(default_factory=dict)
-    variables: dict[str, str] = field(default_factory=dict)  # pair key -> MCP variable name
     decided_by: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -167,7 +166,6 @@ def contact_modes(problem, solution, tol: float = 1e-7, compiled=None) -> dict[s
         eps = _eps(force, accel, tol)
         law = problem.laws[name]
         states: dict[str, str] = {}
-        variables = {p.key: p.variable for p in by_contact.get(name, [])}
         for p in by_contact.get(name, []):
             i = p.index
             if np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i]):
@@ -184,7 +182,6 @@ def contact_modes(problem, solution, tol: float = 1e-7, compiled=None) -> dict[s
                 states[p.key] = "violated"
         mode = _physical_mode(name, law, force, accel, asm.v[rows], name in sliding, eps)
         mode.pairs = states
-        mode.variables = variables
         _decide(mode, law, name in sliding, states)
         out[name] = mode
     return out
