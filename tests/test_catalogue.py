@@ -43,10 +43,6 @@ def test_wrong_solutions_have_nonzero_residual(case, law, form):
 KNOWN_SOLVER_FAILURES = {
     ("two_finger_grip", "Ellipsoid", "reduced", "ipopt"): "MNCPOpt stalls at a stationary point",
     ("two_finger_grip", "Ellipsoid", "sparse", "ipopt"): "MNCPOpt stalls at a stationary point",
-    # the seed's MNCP squares the forces: residual 7e-13, yet a force 4e-6 outside the cone and the
-    # box's angular acceleration 4e-6 off; CoulombCone(mu, form="soc") solves it to 1e-12
-    # (tests/test_cone_soc.py::test_catalogue_soc_matches_known_answers_and_mncp)
-    ("box_push_sliding", "CoulombCone", "sparse", "newton"): "MNCP ~sqrt(residual) conditioning",
 }
 
 

@@ -100,8 +100,10 @@ class NewtonOptions:
         damps the step into a short gradient-like move; on the seeded friction-pyramid LCPs of
         ``benchmarks/newton_pyramid.py`` (seeds 1-50, n = 50, 200, 1000) the cap 0.1 cut the
         mean iterations by 8% (median 13.5-14 -> 12 at n = 200) with about as many pivoting
-        fallbacks (9 -> 11 of 300; all solved); inf gives the uncapped rule. Box MCPs only
-        (cone blocks have their own rule) (default 0.1).
+        fallbacks (9 -> 11 of 300; all solved); inf gives the uncapped rule. Affine box MCPs only:
+        on nonlinear rows (the cone MNCP) the capped weight left degenerate answers 1e-7 off the
+        law where the uncapped one reaches them exactly (catalogue box_push_sliding), and cone
+        blocks have their own rule (default 0.1).
     regularize: when to use ``newton_reg``: ``"auto"`` (plain Newton steps until one is unusable,
         not a descent direction, or needs a step shorter than 1, or the watchdog fires, or half
         of ``stall_iter`` passes without progress; regularized from then on), ``"always"`` or
@@ -423,7 +425,8 @@ class _Newton:
         """Proximal weight of the Newton matrix at ``pt`` (0 while not regularized)."""
         if not self.regularized:
             return 0.0
-        return min(self.opt.newton_reg * float(np.abs(pt.phi).max()), self.opt.newton_reg_max)
+        eps = self.opt.newton_reg * float(np.abs(pt.phi).max())
+        return min(eps, self.opt.newton_reg_max) if self.mcp.is_linear else eps
 
     def escalate(self) -> bool:
         """Switch on the regularization for the rest of the run; True if it was off."""
