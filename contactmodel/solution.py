@@ -90,9 +90,11 @@ class Solution:
 
     def table(self) -> str:
         """A readable text table of the contact, body and joint results."""
+        law = self.checks.get("law_residual")
+        law_text = f"   law residual: {law:.3e}" if law is not None else ""
         lines = [
-            f"status: {self.status.value}   solver: {self.solver}   residual: {self.residual:.3e}   "
-            f"iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
+            f"status: {self.status.value}   solver: {self.solver}   residual: {self.residual:.3e}"
+            f"{law_text}   iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
         ]
         if self.message:
             lines.append(f"message: {self.message}")
