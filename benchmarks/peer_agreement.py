@@ -92,6 +92,24 @@ def peer_rows(cmd: list[str], timeout: float) -> list[dict]:
     return rows
 
 
+def peer_result(row: dict, q: np.ndarray) -> dict:
+    """Our record of one peer's answer: solved when it says ok and its residual is <= 1e-8 max(1, |q|)."""
+    z = np.asarray(row["z"], dtype=float) if row.get("z") is not None else None
+    res = row.get("residual")
+    ok = row.get("status") == "ok" and z is not None and res is not None
+    ok = ok and res <= 1e-8 * max(1.0, float(np.abs(q).max()))
+    return {
+        "source": "peer",
+        "status": row.get("status"),
+        "solved": ok,
+        "residual": res,
+        "z": z if ok else None,
+        "detail": row.get("reason", ""),
+        "info": row.get("info"),
+        "iterations": row.get("iterations"),
+    }
+
+
 def lcp_solutions(path: Path, data: dict, args, peers: dict[str, bool]) -> dict[str, dict]:
     """solver -> {status, solved, residual, z, ...} on one LCP instance."""
     M, q = data["M"], data["q"]
@@ -119,20 +137,7 @@ def lcp_solutions(path: Path, data: dict, args, peers: dict[str, bool]) -> dict[
         for row in peer_rows(cmd, args.timeout):
             name = row.get("solver", cmd[2])
             name = name if name.startswith(("gamspy", "lemkelcp")) else f"siconos_{name}"
-            z = np.asarray(row["z"], dtype=float) if row.get("z") is not None else None
-            res = row.get("residual")
-            ok = row.get("status") == "ok" and z is not None and res is not None
-            ok = ok and res <= 1e-8 * max(1.0, float(np.abs(q).max()))
-            out[name] = {
-                "source": "peer",
-                "status": row.get("status"),
-                "solved": ok,
-                "residual": res,
-                "z": z if ok else None,
-                "detail": row.get("reason", ""),
-                "info": row.get("info"),
-                "iterations": row.get("iterations"),
-            }
+            out[name] = peer_result(row, q)
     return out
 
 
@@ -164,19 +169,7 @@ def fc3d_solutions(path: Path, data: dict, args, peers: dict[str, bool]) -> dict
         tol = ["--tol", str(args.peer_tol)] if args.peer_tol else []
         cmd = [SYSTEM_PYTHON, str(DUMP), "siconos", str(path), "nsn_ac", "--tools", args.tools, *tol]
         for row in peer_rows(cmd, args.timeout):
-            z = np.asarray(row["z"], dtype=float) if row.get("z") is not None else None
-            res = row.get("residual")
-            ok = row.get("status") == "ok" and z is not None and res is not None
-            ok = ok and res <= 1e-8 * max(1.0, float(np.abs(q).max()))
-            out["siconos_nsn_ac"] = {
-                "source": "peer",
-                "status": row.get("status"),
-                "solved": ok,
-                "residual": res,
-                "z": z if ok else None,
-                "detail": row.get("reason", ""),
-                "iterations": row.get("iterations"),
-            }
+            out["siconos_nsn_ac"] = peer_result(row, q)
     return out
 
 
