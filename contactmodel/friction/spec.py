@@ -2,7 +2,8 @@
 
 ``cone:MU`` is ``CoulombCone(MU)`` (the seed's MNCP); ``cone:MU:soc`` picks the cone's
 second-order-cone form, ``CoulombCone(MU, form="soc")`` (solved by ``newton`` only), and
-``cone:MU:mncp`` names the default form explicitly.
+``cone:MU:mncp`` names the default form explicitly. ``ellipsoid:MU[:E_T:E_O:E_R][:opposite]``
+is ``Ellipsoid`` with ``direction="opposite"`` when the last word is given (seed 002's Table 1).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.friction.cone import CoulombCone
-from contactmodel.friction.ellipsoid import Ellipsoid
+from contactmodel.friction.ellipsoid import DIRECTIONS, Ellipsoid
 from contactmodel.friction.elliptic_torsion import EllipticTorsion
 from contactmodel.friction.frictionless import Frictionless
 from contactmodel.friction.planar import Planar
@@ -26,7 +27,7 @@ FORMS: tuple[str, ...] = (
     "polygon:MU[:K]",
     "frictionless",
     "planar:MU",
-    "ellipsoid:MU[:E_T:E_O:E_R]",
+    "ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite]",
     "elliptic-torsion:MU[:E_T:E_O:E_R]",
 )
 
@@ -51,12 +52,18 @@ def _polygon(mu: str, k: str | None = None) -> Polygonal:
 
 
 def _weighted(cls: type[FrictionLaw]) -> Callable[..., FrictionLaw]:
-    def make(mu: str, *weights: str) -> FrictionLaw:
+    def make(mu: str, *weights: str, **options) -> FrictionLaw:
         if len(weights) not in (0, 3):
             raise FrictionLawError("give all three weights E_T:E_O:E_R after MU, or none")
-        return cls(_number(mu), *(_number(w) for w in weights))
+        return cls(_number(mu), *(_number(w) for w in weights), **options)
 
     return make
+
+
+def _ellipsoid(mu: str, *rest: str) -> Ellipsoid:
+    if rest and rest[-1].lower() in DIRECTIONS:
+        return _weighted(Ellipsoid)(mu, *rest[:-1], direction=rest[-1].lower())
+    return _weighted(Ellipsoid)(mu, *rest)
 
 
 _LAWS: dict[str, tuple[Callable[..., FrictionLaw], int, int]] = {
@@ -65,7 +72,7 @@ _LAWS: dict[str, tuple[Callable[..., FrictionLaw], int, int]] = {
     "polygon": (_polygon, 1, 2),
     "frictionless": (Frictionless, 0, 0),
     "planar": (lambda mu: Planar(_number(mu)), 1, 1),
-    "ellipsoid": (_weighted(Ellipsoid), 1, 4),
+    "ellipsoid": (_ellipsoid, 1, 5),
     "elliptic-torsion": (_weighted(EllipticTorsion), 1, 4),
 }
 
