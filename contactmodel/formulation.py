@@ -29,7 +29,7 @@ from contactmodel.assembly import COMPONENTS, Assembly, MatrixAssembly, assemble
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
 from contactmodel.mcp.compile import CompiledMCP, compile_model
-from contactmodel.mcp.cones import SOCComplementarityData
+from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
 
 FORMS = ("reduced", "sparse")
@@ -138,8 +138,7 @@ def _structure(model: pe.Block) -> tuple:
         for comp in model.component_objects((Complementarity, pe.Constraint), active=True, descend_into=True)
     ]
     # cone complementarity blocks (CoulombCone(form="soc")) are rows too
-    blocks = model.component_data_objects(pe.Block, active=True, descend_into=True)
-    counts.append(sum(1 for b in blocks if isinstance(b, SOCComplementarityData)))
+    counts.append(len(cone_blocks(model)))
     return tuple(counts)
 
 

@@ -197,7 +197,7 @@ def _fill_contact_results(
     asm = problem.assembly
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = contact_modes(problem, x, tol=mode_tol, compiled=compiled)
+    found = contact_modes(problem, x, tol=mode_tol, compiled=compiled, forces=c)
     for name in problem.contact_names:
         rows = list(asm.contact_rows[name].values())
         m = found[name]

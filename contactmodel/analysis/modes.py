@@ -139,9 +139,12 @@ def _tangential(law) -> list[int]:
     return [1, 2]
 
 
-def contact_modes(problem, solution, tol: float = 1e-7, compiled=None) -> dict[str, ContactMode]:
+def contact_modes(
+    problem, solution, tol: float = 1e-7, compiled=None, forces: np.ndarray | None = None
+) -> dict[str, ContactMode]:
     """Mode of every contact of ``solution`` (a Solution of ``problem``, or its MCP point x);
-    ``compiled`` is the problem's compiled MCP when the caller has it (default: compile).
+    ``compiled`` is the problem's compiled MCP and ``forces`` the contact forces c at x when the
+    caller has them (default: compile, and read c from the model at x).
 
     Tolerances are relative to the largest force/acceleration of the contact.
     """
@@ -151,9 +154,11 @@ def contact_modes(problem, solution, tol: float = 1e-7, compiled=None) -> dict[s
     compiled = problem.compile() if compiled is None else compiled
     mcp = compiled.mcp
     F = mcp.F(x)
-    compiled.load(x)
     asm = problem.assembly
-    c = problem.force_vector()
+    if forces is None:
+        compiled.load(x)
+        forces = problem.force_vector()
+    c = np.asarray(forces, dtype=float)
     a = asm.contact_accelerations(c)
     sliding = set(asm.sliding)
     by_contact: dict[str, list] = {}

@@ -36,7 +36,7 @@ from pyomo.mpec import Complementarity
 from pyomo.repn import generate_standard_repn
 
 from contactmodel.errors import FormulationError
-from contactmodel.mcp.cones import AXES, SOCComplementarityData
+from contactmodel.mcp.cones import AXES, SOCComplementarityData, cone_blocks
 from contactmodel.mcp.types import MCP, CoulombBlocks
 
 
@@ -139,11 +139,10 @@ def compile_model(model: pe.Block) -> CompiledMCP:
             ub = min(ub, var.ub)
         pairs.append((var, lb, ub, expr))
     cone_index, cone_mu = [], []
-    for blk in model.component_data_objects(pe.Block, active=True, descend_into=True):
-        if isinstance(blk, SOCComplementarityData):
-            cone_index.append(range(len(pairs), len(pairs) + 3))
-            cone_mu.append(pe.value(blk.mu))
-            pairs.extend(_cone_rows(blk))
+    for blk in cone_blocks(model):
+        cone_index.append(range(len(pairs), len(pairs) + 3))
+        cone_mu.append(pe.value(blk.mu))
+        pairs.extend(_cone_rows(blk))
     n = len(pairs)
     position = {id(p[0]): i for i, p in enumerate(pairs)}
     if len(position) != n:

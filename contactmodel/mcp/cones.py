@@ -122,3 +122,12 @@ class SOCComplementarityData(BlockData):
         self.mu = pe.Param(initialize=float(mu), mutable=False)
         self.force = pe.Expression(axes, initialize={ax: force[ax] for ax in AXES})
         self.accel = pe.Expression(axes, initialize={ax: accel[ax] for ax in AXES})
+
+
+def cone_blocks(model: pe.Block) -> list[SOCComplementarityData]:
+    """The active cone blocks of ``model``; without walking it when none was ever declared (the
+    first :meth:`SOCComplementarityData.set` adds ``cone_axes`` to the top model)."""
+    if model.model().component("cone_axes") is None:
+        return []
+    blocks = model.component_data_objects(pe.Block, active=True, descend_into=True)
+    return [b for b in blocks if isinstance(b, SOCComplementarityData)]

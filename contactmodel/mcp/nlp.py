@@ -20,7 +20,7 @@ from pyomo.mpec import Complementarity
 
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.compile import _split
-from contactmodel.mcp.cones import SOCComplementarityData
+from contactmodel.mcp.cones import cone_blocks
 
 TERMS = ("product", "componentwise")
 
@@ -29,12 +29,12 @@ def mncp_opt(model: pe.Block, complementarity_term: str = "product") -> pe.Concr
     """A new model: the MNCPOpt reformulation of ``model`` (LCPOpt when every row is affine)."""
     if complementarity_term not in TERMS:
         raise FormulationError(f"complementarity_term must be one of {TERMS} (got {complementarity_term!r})")
-    for blk in model.component_data_objects(pe.Block, active=True, descend_into=True):
-        if isinstance(blk, SOCComplementarityData):
-            raise FormulationError(
-                f"'{blk.name}' is a second-order-cone block (CoulombCone(form='soc')): MNCPOpt has no "
-                "form for it; formulate with CoulombCone(mu) (the seed's MNCP)"
-            )
+    soc = cone_blocks(model)
+    if soc:
+        raise FormulationError(
+            f"'{soc[0].name}' is a second-order-cone block (CoulombCone(form='soc')): MNCPOpt has no "
+            "form for it; formulate with CoulombCone(mu) (the seed's MNCP)"
+        )
     new = model.clone()
     u_rows, g_rows = [], []
     for comp in list(new.component_data_objects(Complementarity, active=True, descend_into=True)):
