@@ -454,6 +454,8 @@ def test_dense_jacobian_and_empty_problem():
         ("polish", "x"),
         ("backtrack", 1.0),
         ("newton_reg_max", 0.0),
+        ("chord_steps", -1),
+        ("chord_decrease", 1.0),
     ],
 )
 def test_bad_options_raise(field, value):
@@ -626,6 +628,48 @@ def test_dense_newton_system_of_an_affine_mcp_matches_the_sparse_one(n, fixed_fr
     np.testing.assert_allclose(st.jt_dot(Jc, rhs), J.T @ rhs, atol=1e-12)
 
 
+@pytest.mark.parametrize("n, fixed_fraction", [(60, 0.5), (400, 0.0), (400, 0.7)])
+def test_a_kept_factorization_solves_the_same_system_for_any_right_hand_side(n, fixed_fraction):
+    from contactmodel.solvers.newton import _Newton
+
+    rng = np.random.default_rng(n + 1)
+    J = (sp.random(n, n, density=0.05, random_state=5) + 4.0 * sp.eye(n)).tocsr()
+    da = rng.uniform(0.1, 1.0, n)
+    db = 1.0 - da
+    db[rng.random(n) < fixed_fraction] = 0.0
+    da[db == 0.0] = 1.0
+    st = _Newton(MCP.from_lcp(J, np.zeros(n)), NewtonOptions())
+    H = np.diag(da) + np.diag(db) @ J.toarray()
+    for Jx in (st.J(np.zeros(n)), J.copy()):  # the dense path for the constant J, the sparse one
+        st.newton_direction(Jx, da, db, rng.standard_normal(n))
+        fac = st.factorization
+        for _ in range(2):
+            rhs = rng.standard_normal(n)
+            np.testing.assert_allclose(H @ fac.solve(rhs), rhs, atol=1e-10)
+
+
+@pytest.mark.skipif(not PEER_TOOL.exists(), reason="shared instance generator not present")
+def test_chord_steps_save_factorizations_on_pyramid_lcps_and_only_there():
+    spec = importlib.util.spec_from_file_location("make_peer_instances", PEER_TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    factorizations = {0: 0, 2: 0}
+    chords = 0
+    for seed, slide in itertools.product(range(6), (0.0, 0.2)):
+        data = tool.make_lcp(np.random.default_rng([seed, 9, int(slide * 100)]), 50, slide)
+        M, q = data["M"], data["q"]
+        for steps in factorizations:
+            r = solve(MCP.from_lcp(M, q), NewtonOptions(chord_steps=steps))
+            assert r.outcome is Outcome.CONVERGED, r.message
+            assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL
+            factorizations[steps] += r.extras["factorizations"]
+            chords += r.extras["chord_steps"]
+    assert chords > 0 and factorizations[2] < factorizations[0]
+    F, J = kojima_shindo()
+    nonlinear = solve(nonlinear_mcp(F, J, 4, np.zeros(4)), NewtonOptions())
+    assert nonlinear.outcome is Outcome.CONVERGED and nonlinear.extras["chord_steps"] == 0
+
+
 def test_dense_newton_system_reports_a_singular_matrix():
     from contactmodel.solvers.newton import _Newton
 
@@ -683,7 +727,7 @@ def test_a_singular_polish_system_is_not_factored_twice(peer_dir, monkeypatch):
         return d
 
     monkeypatch.setattr(_Newton, "newton_direction", spy)
-    r = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60))
+    r = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60, chord_steps=0))
     assert singular, "the instance should meet a singular polish system"
     assert not any(repeats)
     assert r.extras["polish_steps"] == len(repeats)
