@@ -529,12 +529,10 @@ class _Newton:
         self.factorization = fac = self.factor(J, da, db)
         if fac is None:
             return None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sla.LinAlgWarning)
-            try:
-                d = fac.solve(rhs)
-            except (RuntimeError, ValueError, sla.LinAlgError):
-                return None
+        try:
+            d = fac.solve(rhs)
+        except (RuntimeError, ValueError, sla.LinAlgError):
+            return None
         return d if _usable(d, rhs) else None
 
     def factor(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> _Factorization | None:
@@ -594,8 +592,12 @@ class _Newton:
         m = H.shape[0]
         if m == 0:
             return lambda r: np.zeros(0)
+        dak = da[k]
         H *= db[k][:, None]
-        H.flat[:: m + 1] += da[k]
+        H.flat[:: m + 1] += dak
+        z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
+        if z.size and not (H[z].any(axis=1).all() and H[:, z].any(axis=0).all()):
+            return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
         return _dense_lu(H)
 
     def lm_direction(

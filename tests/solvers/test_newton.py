@@ -679,6 +679,13 @@ def test_dense_newton_system_reports_a_singular_matrix():
     assert st.newton_direction(Jc, np.zeros(3), np.ones(3), np.ones(3)) is None
     one_fixed = st.newton_direction(Jc, np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0]), np.ones(3))
     np.testing.assert_allclose(one_fixed, [0.0, 1.0, 0.5])  # row 1 fixed: d1 = 1, then d0 + d1 = 1
+    empty = sp.csr_matrix(np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]))  # column 1
+    st = _Newton(MCP.from_lcp(empty, np.zeros(3)), NewtonOptions())
+    assert st.newton_direction(st.J(np.zeros(3)), np.zeros(3), np.ones(3), np.ones(3)) is None
+    assert st.singular  # found without factoring: the column has no entry
+    regularized = st.newton_direction(st.J(np.zeros(3)), np.full(3, 0.1), np.ones(3), np.ones(3))
+    H = 0.1 * np.eye(3) + empty.toarray()
+    np.testing.assert_allclose(H @ regularized, np.ones(3), atol=1e-12)
 
 
 def test_lcp_extras_count_one_jacobian_and_cpu_time():
