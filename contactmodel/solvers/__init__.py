@@ -5,6 +5,7 @@ Every solver module exposes an options dataclass and ``solve(mcp, options) -> So
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import importlib.util
@@ -98,14 +99,35 @@ def get(name: str) -> SolverInfo:
         raise SolverError(f"unknown solver '{name}'; choose one of {sorted(REGISTRY)}") from None
 
 
+_LOADED: dict[str, tuple] = {}  # name -> (module, options class), once imported
+_PRESETS: dict[Path, tuple[int, dict]] = {}  # preset file -> (its mtime in ns, its values)
+
+
 def load(name: str):
     """(module, options class) of a registered, available solver."""
+    if name in _LOADED:
+        return _LOADED[name]
     info = get(name)
     ok, why = info.available()
     if not ok:
         raise SolverError(f"solver '{name}' is not available here: {why}")
     module = importlib.import_module(info.module)
-    return module, getattr(module, info.options)
+    _LOADED[name] = module, getattr(module, info.options)
+    return _LOADED[name]
+
+
+def _preset(name: str) -> dict:
+    """The values of ``solvers_config/NAME.toml`` ({} without one), read again when it changes."""
+    path = CONFIG_DIR / f"{name}.toml"
+    try:
+        mtime = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    cached = _PRESETS.get(path)
+    if cached is None or cached[0] != mtime:
+        with path.open("rb") as fh:
+            cached = _PRESETS[path] = (mtime, tomllib.load(fh))
+    return copy.deepcopy(cached[1])
 
 
 def make_options(name: str, overrides: dict):
@@ -115,11 +137,7 @@ def make_options(name: str, overrides: dict):
     """
     _, options_cls = load(name)
     fields = {f.name for f in dataclasses.fields(options_cls)}
-    values: dict = {}
-    preset = CONFIG_DIR / f"{name}.toml"
-    if preset.is_file():
-        with preset.open("rb") as fh:
-            values.update(tomllib.load(fh))
+    values = _preset(name)
     values.update(overrides)
     unknown = sorted(set(values) - fields)
     if unknown:
