@@ -413,15 +413,15 @@ def _as_csr(J: Any, n: int) -> sp.csr_matrix:
 
 @dataclass
 class _Factorization:
-    """A factored Newton matrix ``H = diag(da) + diag(db) J`` (n, n): rows in ``fixed`` (``db = 0``)
-    are solved directly, ``block`` solves the system of the rows in ``keep`` (all rows when ``keep``
-    is None)."""
+    """A factored Newton matrix ``H = diag(da) + diag(db) J`` (n, n): the rows ``fixed`` (indices,
+    where ``db = 0``) are solved directly with their ``da_fixed``; ``block`` solves the system of the
+    rows ``keep`` (indices, with ``db_keep``; None: all rows, nothing fixed)."""
 
     J: sp.csr_matrix
-    da: np.ndarray
-    db: np.ndarray
     fixed: np.ndarray | None
     keep: np.ndarray | None
+    da_fixed: np.ndarray | None
+    db_keep: np.ndarray | None
     block: Callable[[np.ndarray], np.ndarray]
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
@@ -430,8 +430,8 @@ class _Factorization:
             return self.block(rhs)
         fixed, keep = self.fixed, self.keep
         d = np.zeros(rhs.shape[0])
-        d[fixed] = rhs[fixed] / self.da[fixed]
-        d[keep] = self.block(rhs[keep] - self.db[keep] * (self.J @ d)[keep])
+        d[fixed] = rhs[fixed] / self.da_fixed
+        d[keep] = self.block(rhs[keep] - self.db_keep * (self.J @ d)[keep])
         return d
 
 
@@ -553,42 +553,46 @@ class _Newton:
         dense = J is self._J and n <= _DENSE_CACHE_N
         dense = dense and (n - n_fixed <= _DENSE_N or J.nnz + n > _DENSE_FRACTION * n * n)
         reduce = dense or (n > _DENSE_N and n_fixed >= _REDUCE_FRACTION * n)
+        fixed_rows = keep = da_fixed = db_keep = None
         if reduce and n_fixed:
-            keep = ~fixed
-            if not da[fixed].all():
+            fixed_rows, keep = np.flatnonzero(fixed), np.flatnonzero(~fixed)
+            da_fixed, db_keep = da[fixed_rows], db[keep]
+            if not da_fixed.all():
                 return None
-        else:
-            fixed = keep = None
         self.n_factor += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
-                block = self._dense_factor(da, db, keep) if dense else self._sparse_factor(J, da, db, keep)
+                if dense:
+                    block = self._dense_factor(da, db, keep)
+                else:
+                    block = self._sparse_factor(J, da, db, None if keep is None else ~fixed)
             except (RuntimeError, ValueError, sla.LinAlgError):
                 return None
         if block is None:
             self.singular = True
             return None
-        return _Factorization(J, da, db, fixed, keep, block)
+        return _Factorization(J, fixed_rows, keep, da_fixed, db_keep, block)
 
     def _sparse_factor(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, keep: np.ndarray | None
     ) -> Callable[[np.ndarray], np.ndarray] | None:
-        """Factor of ``H[keep, keep]`` on the cached sparse pattern (LAPACK LU when small or dense)."""
+        """Factor of ``H[keep, keep]`` (``keep``: row mask, None for all) on the cached sparse
+        pattern (LAPACK LU when small or dense)."""
         return self.assemble.factor(self.assemble.values(J, da, db), keep)
 
     def _dense_factor(
         self, da: np.ndarray, db: np.ndarray, keep: np.ndarray | None
     ) -> Callable[[np.ndarray], np.ndarray] | None:
-        """Factor of ``H[keep, keep]`` for the constant ``J`` of an affine ``F``, taken from a dense
-        copy of ``J`` made once and factored by LAPACK's LU."""
+        """Factor of ``H[keep, keep]`` (``keep``: row indices, None for all) for the constant ``J``
+        of an affine ``F``, taken from a dense copy of ``J`` made once and factored by LAPACK's LU."""
         if self._Jd is None:
-            self._Jd = self._J.toarray(order="F").T
+            self._Jd = np.ascontiguousarray(self._J.toarray().T)
         if keep is None:
             H = self._Jd.T.copy(order="F")
             k = slice(None)
         else:
-            k = np.flatnonzero(keep)
+            k = keep
             H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
         m = H.shape[0]
         if m == 0:
