@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pe
 import scipy.sparse as sp
+from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.mpec import Complementarity, complements
 
@@ -75,12 +76,13 @@ class Problem:
         """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when rows were
         added, removed or (de)activated since; otherwise only mutable Params such as ``model.b``
         are re-read."""
-        signature = _structure(self.model)
-        if self._compiled is None or refresh or signature != self._signature:
-            self._compiled = compile_model(self.model)
-            self._signature = signature
-        else:
-            self._compiled.update()
+        with PauseGC():  # see formulate
+            signature = _structure(self.model)
+            if self._compiled is None or refresh or signature != self._signature:
+                self._compiled = compile_model(self.model)
+                self._signature = signature
+            else:
+                self._compiled.update()
         return self._compiled
 
     # -- numbers <-> model ---------------------------------------------------------------
@@ -197,6 +199,15 @@ def formulate(system, friction=None, form: str = "reduced") -> Problem:
     ``friction``: None (each contact's own law), one law for every contact, or a mapping
     contact name -> law overriding some contacts. ``form``: ``"reduced"`` or ``"sparse"``.
     """
+    # A model is a large graph of new objects; the cyclic garbage collector's passes over it cost
+    # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, as
+    # Pyomo's own writers do.
+    with PauseGC():
+        return _formulate(system, friction, form)
+
+
+def _formulate(system, friction, form: str) -> Problem:
+    """:func:`formulate` with the garbage collector paused."""
     if form not in FORMS:
         raise FormulationError(f"form must be one of {FORMS} (got {form!r})")
     if isinstance(system, (Assembly, MatrixAssembly)):
