@@ -134,9 +134,10 @@ class Problem:
 
 
 def _structure(model: pe.Block) -> tuple:
-    """A cheap fingerprint of the model's rows: counts of active components and their entries."""
+    """A cheap fingerprint of the model's rows: counts of active components and their entries
+    (components by identity and local name: full Pyomo names are slow to build)."""
     counts = [
-        (comp.name, len(comp), sum(1 for d in comp.values() if d.active))
+        (id(comp), comp.local_name, len(comp), sum(1 for d in comp.values() if d.active))
         for comp in model.component_objects((Complementarity, pe.Constraint), active=True, descend_into=True)
     ]
     # cone complementarity blocks (CoulombCone(form="soc")) are rows too

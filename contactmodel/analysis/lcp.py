@@ -41,8 +41,14 @@ class Pair:
 
 def pairs_of(problem: Problem, compiled=None) -> list[Pair]:
     """Every complementarity pair of the problem's compiled MCP (``compiled``, default
-    ``problem.compile()``), contact by contact."""
+    ``problem.compile()``), contact by contact; found once per compilation."""
     compiled = problem.compile() if compiled is None else compiled
+    if "pairs" not in compiled.derived:
+        compiled.derived["pairs"] = _find_pairs(problem, compiled)
+    return list(compiled.derived["pairs"])
+
+
+def _find_pairs(problem: Problem, compiled) -> list[Pair]:
     position = {id(v): i for i, v in enumerate(compiled.variables)}
     out: list[Pair] = []
     for name in problem.contact_names:

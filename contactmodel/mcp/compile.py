@@ -56,6 +56,7 @@ class CompiledMCP:
     variables: list
     rows: list[_Row] = field(repr=False)
     _q_linear: np.ndarray = field(repr=False)
+    derived: dict = field(default_factory=dict, repr=False)  # lookups built from this compilation
 
     def update(self) -> None:
         """Re-read constants from mutable Params (e.g. a new b) in place."""
