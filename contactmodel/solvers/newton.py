@@ -230,16 +230,16 @@ def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarr
     ``a + b - r = 2 a b / (a + b + r)`` where ``a + b > 0`` avoids the cancellation in the value.
     The partials ``1 - a / r`` and ``1 - b / r`` keep an absolute error of one rounding (they are
     diagonal weights of the Newton matrix) and are exactly 0 where the other argument is 0; at
-    ``a = b = 0`` they are ``1 - 1/sqrt(2)``, an element of the generalized gradient. Called within
-    ``np.errstate(all="ignore")``.
+    ``a = b = 0`` they are ``1 - 1/sqrt(2)``, an element of the generalized gradient.
     """
     r = np.hypot(a, b)
     s = a + b
     v = s - r
     np.divide(2.0 * a * b, s + r, out=v, where=s > 0)  # s + r > 0 there
-    pa = 1.0 - a / r
-    pb = 1.0 - b / r
     tiny = r == 0.0
+    rs = r + tiny  # 1 where r = 0: no division by zero
+    pa = 1.0 - a / rs
+    pb = 1.0 - b / rs
     if tiny.any():
         pa[tiny] = 1.0 - _SQRT_HALF
         pb[tiny] = 1.0 - _SQRT_HALF
