@@ -54,11 +54,13 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
+from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.base import Outcome, SolverResult
 
 _MERITS = ("fb", "penalized_fb")
 _POLISH = ("auto", "always", "never")
 _REGULARIZE = ("auto", "always", "never")
+_KERNELS = ("auto", "numba", "numpy")
 _RESTARTS = (
     {"regularize": "always", "polish": "always"},
     {"regularize": "never"},
@@ -147,6 +149,11 @@ class NewtonOptions:
         1-30; time about even) and a fifth of the median time at n = 1000 (seeds 1-10), with as
         many solved. 0 turns them off (default 2).
     chord_decrease: merit reduction factor in (0, 1) a chord step must reach (default 0.5).
+    kernels: the hot loops (the FB function with its partials and the natural residual when every
+        bound is a lower bound; the dense Newton matrix of an affine problem): ``"auto"``
+        (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
+        ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
+        :mod:`contactmodel.solvers.newton_kernels` (default "auto").
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -178,6 +185,7 @@ class NewtonOptions:
     refine_iter: int = 10
     chord_steps: int = 2
     chord_decrease: float = 0.5
+    kernels: str = "auto"
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -220,6 +228,12 @@ class NewtonOptions:
             raise SolverError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
         if not 0.0 < self.chord_decrease < 1.0:
             raise SolverError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
+        if self.kernels not in _KERNELS:
+            raise SolverError(f"NewtonOptions.kernels must be one of {_KERNELS}, got {self.kernels!r}")
+        if self.kernels == "numba" and not newton_kernels.AVAILABLE:
+            raise SolverError(
+                "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
+            )
         if self.pivot_after < 0:
             raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
@@ -475,6 +489,7 @@ class _Newton:
         self._Jd: np.ndarray | None = None  # dense J^T (C order), i.e. J in Fortran order
         self._M: sp.csr_matrix | None = None
         self._q: np.ndarray | None = None
+        self.compiled = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
         if mcp.is_linear:
             self._M = _as_csr(mcp.M, self.n)
             self._q = np.asarray(mcp.q, dtype=float).reshape(self.n)
@@ -588,18 +603,18 @@ class _Newton:
         of an affine ``F``, taken from a dense copy of ``J`` made once and factored by LAPACK's LU."""
         if self._Jd is None:
             self._Jd = np.ascontiguousarray(self._J.toarray().T)
-        if keep is None:
-            H = self._Jd.T.copy(order="F")
-            k = slice(None)
+        k = slice(None) if keep is None else keep
+        if self.compiled:
+            H = newton_kernels.dense_block(self._Jd, np.arange(self.n) if keep is None else keep, da, db)
         else:
-            k = keep
-            H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
+            # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
+            H = self._Jd.T.copy(order="F") if keep is None else self._Jd[k][:, k].T
+            H *= db[k][:, None]
+            H.flat[:: H.shape[0] + 1] += da[k]
         m = H.shape[0]
         if m == 0:
             return lambda r: np.zeros(0)
         dak = da[k]
-        H *= db[k][:, None]
-        H.flat[:: m + 1] += dak
         z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
         if z.size and not (H[z].any(axis=1).all() and H[:, z].any(axis=0).all()):
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
@@ -671,13 +686,17 @@ class _Newton:
 
         Called within ``np.errstate(all="ignore")`` (see :func:`solve`)."""
         F = self.F(x)
-        phi, da, db = self.box.fb(x, F * self.inv_scale)
+        if self.compiled and self.box.all_lo:
+            kernel = newton_kernels.fb_lower
+            phi, da, db, nat, at_bound, res = kernel(x, self.lb, F, self.inv_scale, self.box.lam)
+        else:
+            phi, da, db = self.box.fb(x, F * self.inv_scale)
+            db *= self.inv_scale
+            nat, at_bound = self.box.natural(x, F)
+            res = float(np.abs(nat).max(initial=0.0))
         psi = 0.5 * float(phi @ phi)
         if not math.isfinite(psi):  # a NaN or infinite F(x) gives a NaN or infinite Phi
             return None
-        db *= self.inv_scale
-        nat, at_bound = self.box.natural(x, F)
-        res = float(np.abs(nat).max(initial=0.0))
         return _Point(x, F, phi, da, db, psi, nat, at_bound, res)
 
 
@@ -993,4 +1012,5 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float, c0: float)
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
+        "kernels": "numba" if st.compiled else "numpy",
     }
