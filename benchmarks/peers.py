@@ -29,7 +29,8 @@ for the peers), solver_seconds (PATH's own time as GAMS reports it: the number t
 ``seconds`` of ours with), call_seconds (ours: the whole ``cm.solve(cm.LCP(M, q))`` or
 ``cm.solve(cm.formulate_from_matrices(W, q, mu))`` call, dispatcher and verification included),
 cpu_seconds (ours, when the solver reports it, e.g. newton: the process time of the solver
-call, robust to other load on the machine), solve_call_seconds (our "path": GAMSPy's
+call, robust to other load on the machine), kernels (newton: "numba" with the extra "fast"
+installed, else "numpy"), solve_call_seconds (our "path": GAMSPy's
 ``Model.solve`` alone, as the peer's seconds),
 iterations, residual. residual is computed the same way as the tools do: LCP
 ``||min(z, M z + q)||_inf``; fc3d the natural-map residual with De Saxce's modified velocity
@@ -88,6 +89,7 @@ def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
                 "seconds": sol.seconds,
                 "solver_seconds": sol.extras.get("solver_seconds"),
                 "cpu_seconds": sol.extras.get("cpu_seconds"),
+                "kernels": sol.extras.get("kernels"),
                 "call_seconds": call,
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
