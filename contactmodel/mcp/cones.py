@@ -76,7 +76,7 @@ def desaxce(a: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ah[:, 0] += mu * r
     D = np.broadcast_to(np.eye(3), (a.shape[0], 3, 3)).copy()
     nz = r > 0
-    D[nz, 0, 1:] = (mu[nz] / r[nz])[:, None] * a[nz, 1:]
+    D[nz, 0, 1:] = mu[nz][:, None] * (a[nz, 1:] / r[nz][:, None])  # |a_T / r| <= 1: no overflow
     return ah, D
 
 
