@@ -489,7 +489,7 @@ class _Newton:
         self._Jd: np.ndarray | None = None  # dense J^T (C order), i.e. J in Fortran order
         self._M: sp.csr_matrix | None = None
         self._q: np.ndarray | None = None
-        self.compiled = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
+        self.numba = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
         if mcp.is_linear:
             self._M = _as_csr(mcp.M, self.n)
             self._q = np.asarray(mcp.q, dtype=float).reshape(self.n)
@@ -604,7 +604,7 @@ class _Newton:
         if self._Jd is None:
             self._Jd = np.ascontiguousarray(self._J.toarray().T)
         k = slice(None) if keep is None else keep
-        if self.compiled:
+        if self.numba:
             H = newton_kernels.dense_block(self._Jd, np.arange(self.n) if keep is None else keep, da, db)
         else:
             # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
@@ -686,7 +686,7 @@ class _Newton:
 
         Called within ``np.errstate(all="ignore")`` (see :func:`solve`)."""
         F = self.F(x)
-        if self.compiled and self.box.all_lo:
+        if self.numba and self.box.all_lo:
             kernel = newton_kernels.fb_lower
             phi, da, db, nat, at_bound, res = kernel(x, self.lb, F, self.inv_scale, self.box.lam)
         else:
@@ -1012,5 +1012,5 @@ def _extras(st: _Newton, history: list[float], res: float, t0: float, c0: float)
         "j_evals": st.n_jeval,
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
-        "kernels": "numba" if st.compiled else "numpy",
+        "kernels": "numba" if st.numba else "numpy",
     }
