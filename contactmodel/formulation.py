@@ -88,7 +88,7 @@ class Problem:
     # -- numbers <-> model ---------------------------------------------------------------
     def force_vector(self) -> np.ndarray:
         """(m,) contact forces c at the model's current variable values."""
-        y = np.array([pe.value(v, exception=False) or 0.0 for v in self.variables])
+        y = np.array([0.0 if v.value is None else v.value for v in self.variables])
         return self.T @ y
 
     def acceleration_vector(self, c: np.ndarray | None = None) -> np.ndarray:
