@@ -603,18 +603,16 @@ class _Newton:
         of an affine ``F``, taken from a dense copy of ``J`` made once and factored by LAPACK's LU."""
         if self._Jd is None:
             self._Jd = np.ascontiguousarray(self._J.toarray().T)
-        k = slice(None) if keep is None else keep
-        if self.numba:
-            H = newton_kernels.dense_block(self._Jd, np.arange(self.n) if keep is None else keep, da, db)
-        else:
-            # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
-            H = self._Jd.T.copy(order="F") if keep is None else self._Jd[k][:, k].T
-            H *= db[k][:, None]
-            H.flat[:: H.shape[0] + 1] += da[k]
-        m = H.shape[0]
-        if m == 0:
+        k = np.arange(self.n) if keep is None else keep
+        if k.size == 0:
             return lambda r: np.zeros(0)
         dak = da[k]
+        if self.numba:
+            H = newton_kernels.dense_block(self._Jd, k, da, db)
+        else:
+            H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
+            H *= db[k][:, None]
+            H.flat[:: k.size + 1] += dak
         z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
         if z.size and not (H[z].any(axis=1).all() and H[:, z].any(axis=0).all()):
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
