@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from contactmodel.errors import StateError
+from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 
@@ -251,7 +251,10 @@ def _point_terms(body, contact: Contact, offsets: dict[int, int]):
             acc.append(np.array([C[0] @ arm.angular_bias_acceleration(k)]))
         start = offsets[id(arm)]
         return np.arange(start, start + len(arm.joints)), np.vstack(rows), np.concatenate(acc)
-    raise TypeError(f"not a contact body: {body!r}")
+    raise DeclarationError(
+        f"contact '{contact.name}': {body!r} is not a contact body; declare contacts with "
+        "System.add_contact, between a Body, system.ground or a manipulator link"
+    )
 
 
 def _classify(system: System, assembly: Assembly) -> None:
@@ -314,9 +317,6 @@ def assemble_from_matrices(
     body system is symmetric, so a non-symmetric A (relative 1e-9) is refused unless
     ``check_symmetric=False``, for problems whose A is not such a product (e.g. FCLIB W).
     """
-    from contactmodel.errors import DeclarationError
-    from contactmodel.system import Contact
-
     A = np.asarray(A.toarray() if sp.issparse(A) else A, dtype=float)
     b = np.asarray(b, dtype=float).reshape(-1)
     d = 4 if torsion else 3

@@ -30,3 +30,11 @@ class FormulationError(ContactModelError):
 
 class SolverError(ContactModelError):
     """A solver is unknown, not installed, incompatible with the problem, or given bad options."""
+
+
+class UnknownNameError(ContactModelError, KeyError):
+    """A name looked up in a collection that holds no such entry (a contact of a Solution, an
+    experiment, an instance family). Also a ``KeyError``, as mapping lookups raise."""
+
+    def __str__(self) -> str:  # the message itself, not KeyError's quoted repr of it
+        return ValueError.__str__(self)

@@ -375,8 +375,6 @@ class Manipulator:
 
     def link(self, index):
         """Link ``index`` (an int or a link name) as a contact body for ``System.add_contact``."""
-        from contactmodel.system import LinkRef
-
         return LinkRef(self, self._link_index(index))
 
     def _joint_label(self, i: int) -> str:
@@ -670,3 +668,24 @@ def scara(
         efforts=efforts,
         prescribed_accelerations=prescribed_accelerations,
     )
+
+
+@dataclass(eq=False, frozen=True)
+class LinkRef:
+    """Link ``index`` of a manipulator, usable as a contact body."""
+
+    manipulator: Manipulator
+    index: int
+
+    @property
+    def name(self) -> str:
+        link = self.manipulator.links[self.index]
+        return f"{self.manipulator.name}.{link.name or self.index}"
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, LinkRef) and other.manipulator is self.manipulator and other.index == self.index
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.manipulator), self.index))

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from contactmodel.errors import UnknownNameError
 from contactmodel.solvers.base import Status
 
 
@@ -71,7 +72,10 @@ class Solution:
         for c in self.contacts:
             if c.name == name:
                 return c
-        raise KeyError(name)
+        raise UnknownNameError(
+            f"no contact named {name!r} in this solution (contacts: {[c.name for c in self.contacts]}); "
+            "results are filled only when solution.ok"
+        )
 
     def to_json(self) -> dict:
         """The command line's JSON object (plain Python types)."""

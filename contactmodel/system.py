@@ -14,16 +14,15 @@ Conventions (SI units throughout):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from contactmodel.errors import DeclarationError
+from contactmodel.friction.base import FrictionLaw
 from contactmodel.geometry import contact_frame, rotation_matrix, vector
+from contactmodel.manipulator import LinkRef, Manipulator
 
-if TYPE_CHECKING:
-    from contactmodel.friction.base import FrictionLaw
-    from contactmodel.manipulator import Manipulator
+__all__ = ["Body", "Contact", "ContactBody", "Ground", "LinkRef", "System", "check_inertia", "check_mass"]
 
 
 def check_inertia(inertia, field_name: str) -> np.ndarray:
@@ -95,27 +94,6 @@ class Body:
     def inertia_world(self) -> np.ndarray:
         """Inertia about the centre of mass in world axes, R I R^T (kg m^2)."""
         return self.rotation @ self.inertia @ self.rotation.T
-
-
-@dataclass(eq=False, frozen=True)
-class LinkRef:
-    """Link ``index`` of a manipulator, usable as a contact body."""
-
-    manipulator: Manipulator
-    index: int
-
-    @property
-    def name(self) -> str:
-        link = self.manipulator.links[self.index]
-        return f"{self.manipulator.name}.{link.name or self.index}"
-
-    def __eq__(self, other) -> bool:
-        return (
-            isinstance(other, LinkRef) and other.manipulator is self.manipulator and other.index == self.index
-        )
-
-    def __hash__(self) -> int:
-        return hash((id(self.manipulator), self.index))
 
 
 ContactBody = Body | Ground | LinkRef
@@ -209,8 +187,6 @@ class System:
         ``efforts[i] = None`` declares joint i's effort unknown; its acceleration must then be
         given in ``prescribed_accelerations[i]`` (seed 000 §2.5).
         """
-        from contactmodel.manipulator import Manipulator
-
         self._check_new_name(name)
         arm = Manipulator(name=name, joints=joints, links=links, q=q, qdot=qdot, efforts=efforts, **kwargs)
         self.manipulators.append(arm)
@@ -259,8 +235,6 @@ class System:
             curvature=None if curvature is None else vector(curvature, dim, f"{field_}.curvature"),
         )
         if friction is not None:
-            from contactmodel.friction.base import FrictionLaw
-
             if not isinstance(friction, FrictionLaw):
                 raise DeclarationError(
                     f"{field_}.friction must be a friction law such as cm.CoulombCone(0.5) or "

@@ -20,6 +20,7 @@ from contactmodel.errors import (
     FrictionLawError,
     SolverError,
     StateError,
+    UnknownNameError,
 )
 from contactmodel.manipulator import Link, Revolute
 
@@ -354,3 +355,81 @@ def test_manipulator_wrong_q_length(system):
     ):
         system.add_manipulator("arm", joints=[Revolute()], links=[Link(1.0, np.eye(3))], q=[0.0, 0.0])
     assert system.manipulators == []
+
+
+# -- lookups, readers, generators -----------------------------------------------------------
+def test_solution_contact_unknown_name(contact_system):
+    solution = cm.solve(cm.formulate(contact_system, friction=cm.Pyramid(0.5)), solver="lemke")
+    with pytest.raises(UnknownNameError, match=expect(r"no contact named 'nope'", r"contacts: \['c'\]")):
+        solution.contact("nope")
+    with pytest.raises(KeyError):  # still a KeyError for callers that look names up like a mapping
+        solution.contact("nope")
+
+
+def test_contact_between_non_bodies(contact_system):
+    contact_system.contacts[0].body_b = "ground"  # bypassing add_contact's checks
+    with pytest.raises(
+        DeclarationError, match=expect(r"contact 'c': 'ground' is not a contact body", "add_contact")
+    ):
+        cm.assemble(contact_system)
+
+
+@pytest.mark.parametrize(
+    "text, error, field, fix",
+    [
+        pytest.param(
+            "2\n0\n2\n2\n2 2\n1 2 3\n", DeclarationError, r"line \d+: file ends", r"complete", id="short"
+        ),
+        pytest.param(
+            "2\n2\n2\n2\n", DeclarationError, r"storage 2", r"0 dense, 1 sparse block", id="storage"
+        ),
+        pytest.param(
+            "2\n0\n3\n3\n3 3\n" + "1 " * 12, DeclarationError, r"3 x 3", r"expected 2 x 2", id="size"
+        ),
+        pytest.param("x\n", DeclarationError, r"line 1: expected an integer", r"'x'", id="token"),
+    ],
+)
+def test_siconos_lcp_reader(tmp_path, text, error, field, fix):
+    from contactmodel.io.siconos_lcp import read_lcp
+
+    path = tmp_path / "bad.dat"
+    path.write_text(text)
+    with pytest.raises(error, match=expect(field, fix)):
+        read_lcp(path)
+
+
+def test_generator_requests():
+    from contactmodel.experiments import generators
+
+    with pytest.raises(DeclarationError, match=expect(r"random_boxes: size", r"positive size")):
+        generators.random_boxes(0, 0)
+    with pytest.raises(FrictionLawError, match=expect(r"unknown friction 'ice'", r"'pyramid' or 'cone'")):
+        generators.scara_problem(0, False, friction="ice")
+    with pytest.raises(UnknownNameError, match=expect(r"unknown instance family 'sand'", r"'boxes'")):
+        generators.build_problem({"family": "sand"})
+
+
+# still converted by the owner of the friction-set work (analysis/ and draw.py)
+NOT_YET = ("analysis/", "draw.py")
+
+
+def test_every_raise_names_a_package_error():
+    """No module raises a bare builtin exception (ValueError, TypeError, ...) for a caller mistake."""
+    import ast
+    import builtins
+    from pathlib import Path
+
+    root = Path(cm.__file__).parent
+    builtin_errors = {n for n in dir(builtins) if isinstance(getattr(builtins, n), type)}
+    builtin_errors -= {"NotImplementedError"}  # abstract methods
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(NOT_YET):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(exc, ast.Name) and exc.id in builtin_errors:
+                    found.append(f"{rel}:{node.lineno} raises {exc.id}")
+    assert found == []

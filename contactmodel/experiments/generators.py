@@ -42,6 +42,7 @@ from types import ModuleType
 import numpy as np
 
 import contactmodel as cm
+from contactmodel.errors import DeclarationError, FrictionLawError, UnknownNameError
 from contactmodel.friction import CoulombCone, FrictionLaw, Pyramid
 
 G = 9.81
@@ -259,8 +260,8 @@ def _spend(builder: _Builder, size: int) -> None:
             rolling = _rolling(box, group)
             used += len(group.points) * (ROLLING_ROWS if rolling else SLIDING_ROWS)
         remaining -= used
-    if remaining != 0:
-        raise AssertionError(f"random_boxes overshot the requested size by {-remaining}")
+    # propose() never spends more rows than it is offered, so the loop stops at exactly 0
+    assert remaining == 0, f"random_boxes overshot the requested size by {-remaining}"
 
 
 def _rolling(box: _Box, group: _Group) -> bool:
@@ -276,7 +277,7 @@ def _rolling(box: _Box, group: _Group) -> bool:
 def random_boxes(seed: int, size: int, mu: float = 0.5) -> cm.System:
     """A random multi-box contact problem whose pyramid LCP has exactly ``size`` rows."""
     if size < 1:
-        raise ValueError(f"size must be >= 1 (got {size})")
+        raise DeclarationError(f"random_boxes: size must be >= 1 LCP row (got {size}); give a positive size")
     builder = _Builder(seed, size)
     _spend(builder, size)
     rng = builder.rng
@@ -324,7 +325,9 @@ def _example(name: str) -> ModuleType:
     path = EXAMPLES / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"_contactmodel_example_{name}", path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
+        raise UnknownNameError(
+            f"no example {name!r} at {path}: the examples/ folder of a source checkout is needed"
+        )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -347,7 +350,7 @@ def _law(friction: str, mu: float) -> FrictionLaw:
         return Pyramid(mu)
     if friction == "cone":
         return CoulombCone(mu)
-    raise ValueError(f"unknown friction {friction!r} (pyramid or cone)")
+    raise FrictionLawError(f"unknown friction {friction!r}: use 'pyramid' or 'cone'")
 
 
 def scara_problem(seed: int, sliding: bool, friction: str = "cone") -> cm.Problem:
@@ -386,4 +389,4 @@ def build_problem(instance: dict, friction: str = "model") -> cm.Problem:
     if family == "rod_cube":
         system = rod_cube_system(instance["mu1"], instance["mu2"], instance["zeta"])
         return cm.formulate(system, friction=None if friction == "model" else _law(friction, instance["mu1"]))
-    raise ValueError(f"unknown instance family {family!r}")
+    raise UnknownNameError(f"unknown instance family {family!r}: use 'boxes', 'scara' or 'rod_cube'")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contactmodel.errors import UnknownNameError
 from contactmodel.experiments import reports
 from contactmodel.experiments.generators import MU_GRID, rod_cube_grid, table1_instances
 from contactmodel.experiments.runner import Store, Task, run
@@ -159,7 +160,7 @@ def run_experiment(
 ) -> list[dict]:
     """Run (or resume) experiment ``name`` into ``out``; write summary.json and figures; return the rows."""
     if name not in EXPERIMENTS:
-        raise KeyError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}")
+        raise UnknownNameError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}")
     experiment = EXPERIMENTS[name]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -13,13 +13,16 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyomo.environ as pe
 from pyomo.mpec import Complementarity, complements
 
 from contactmodel.errors import FrictionLawError
-from contactmodel.system import Contact
+
+if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
+    from contactmodel.system import Contact
 
 # component -> list of (coefficient, variable); a component absent from the map is zero.
 ForceMap = dict[str, list[tuple[float, object]]]

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contactmodel.errors import DeclarationError
 from contactmodel.io.siconos_lcp import read_lcp
 
 BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "lcp"
@@ -102,9 +103,9 @@ def test_handwritten_files(tmp_path: Path) -> None:
     np.testing.assert_array_equal(q, [7.0, 8.0, 1.0])
     bad = tmp_path / "t.dat"
     bad.write_text("2\n0\n2\n2\n2 2\n1 2 3\n")
-    with pytest.raises(ValueError, match="ends"):
+    with pytest.raises(DeclarationError, match="ends"):
         read_lcp(bad)
     sparse = tmp_path / "s.dat"
     sparse.write_text("2\n2\n2\n2\n")
-    with pytest.raises(ValueError, match="storage 2"):
+    with pytest.raises(DeclarationError, match="storage 2"):
         read_lcp(sparse)
