@@ -64,9 +64,9 @@ __all__ = [
     "mncp_opt",
 ]
 
-from contactmodel.analysis import all_solutions, diagnose, verify  # noqa: E402
+from contactmodel.analysis import all_solutions, decide, diagnose, verify  # noqa: E402
 from contactmodel.draw import draw, sweep_plot  # noqa: E402
 from contactmodel.solution import Solution  # noqa: E402
 from contactmodel.solve import LCP, solve  # noqa: E402
 
-__all__ += ["LCP", "Solution", "all_solutions", "diagnose", "draw", "solve", "sweep_plot", "verify"]
+__all__ += ["LCP", "Solution", "all_solutions", "decide", "diagnose", "draw", "solve", "sweep_plot", "verify"]

@@ -6,6 +6,7 @@
   mode assignment in span and face form (cddlib), seed 003's counts, :func:`plot_disc_cones`;
 - :func:`verify`: residuals per pair, friction-set membership, colinearity, seed 000 Prop. 1;
 - :func:`diagnose`: ranks, definiteness, matrix classes, existence/uniqueness conditions;
+- :func:`decide`: existence/uniqueness with certificates (Farkas ray, pattern MILP, P-matrix);
 - :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs.
 """
 
@@ -22,6 +23,7 @@ from contactmodel.analysis.cones import (
     plot_disc_cones,
     span_form,
 )
+from contactmodel.analysis.decide import Existence, decide
 from contactmodel.analysis.diagnose import Condition, Diagnosis, diagnose, schur_condition
 from contactmodel.analysis.lcp import WrenchMap, pairs_of, wrench_map
 from contactmodel.analysis.matrices import (
@@ -43,6 +45,7 @@ __all__ = [
     "Condition",
     "ContactMode",
     "Diagnosis",
+    "Existence",
     "ModeCone",
     "PatternLabel",
     "SolutionSet",
@@ -53,6 +56,7 @@ __all__ = [
     "classify",
     "contact_modes",
     "contact_patterns",
+    "decide",
     "diagnose",
     "disc_cones",
     "disc_example",

@@ -1,0 +1,593 @@
+"""Decide existence and uniqueness of a contact LCP, with evidence (``cm.decide``).
+
+For an LCP ``0 <= z _|_ w = M z + q >= 0`` (the compiled MCP of a problem with polyhedral laws
+in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existence`:
+
+* ``NO_SOLUTION`` by a **Farkas ray**: when ``{z >= 0, M z + q >= 0}`` is empty there is
+  ``y >= 0`` with ``M^T y <= 0`` and ``q . y < 0`` (for any z >= 0 with w >= 0,
+  ``0 <= y . w = (M^T y) . z + q . y < 0``, a contradiction). The ray comes from an LP and is
+  re-checked in exact rational arithmetic (every float is a dyadic rational:
+  :func:`verify_farkas`); only an exactly verified ray decides.
+* existence by a **MILP over the complementarity pattern** on the homogenized, normalized LCP
+  (:func:`pattern_milp`): find ``(z, t)`` with ``z >= 0``, ``t >= 0``, ``sum(z) + t = 1``,
+  ``w = M z + q t >= 0``, ``z_i w_i = 0``, maximizing t. The LCP's solutions z are exactly the
+  points ``(z, 1) / (1 + sum z)`` with t > 0, so the LCP is solvable iff the maximum is
+  positive, and a bound ``t <= t_bar`` proves every solution has ``||z||_1 >= 1 / t_bar - 1``.
+  The normalization makes the big-M constants derived, not guessed: ``0 <= z_i <= 1`` and, w
+  being linear on the simplex, ``w_i <= W_i = max(q_i, max_j M_ij)``; so ``z_i <= b_i`` and
+  ``w_i <= W_i (1 - b_i)`` with a binary b_i state ``z_i w_i = 0`` exactly. The rows are
+  equilibrated first (a positive row scaling keeps every solution). The MILP's pattern is
+  re-solved by an LP in the original units and the point verified (relative natural residual
+  <= ``tol``); a MILP optimum with no verified point is reported, never taken as a solution.
+* **uniqueness** by a proof: the symmetric part of M positive definite (a Cholesky factor with
+  a margin) or M a P-matrix (every principal minor positive, Tsatsomeros-Li recursion, for
+  ``n <= p_matrix_max``): then the LCP has exactly one solution for every q. Otherwise by the
+  same MILP with a second solution forced away from the first z1: the extra binaries choose
+  one coordinate i and a side with ``z_i >= (z1_i + delta) t`` or ``z_i <= (z1_i - delta) t``
+  (bounds again from the simplex). Maximum t = 0 means no second solution at
+  ``||z - z1||_inf >= delta`` (``UNIQUE``, "unique up to delta"); a positive one gives a second
+  verified solution (``MULTIPLE``) with its distance to the first in forces and in motion
+  (contact accelerations; w for a bare LCP). Two solutions z1, z2 span a **continuum** (the
+  whole segment solves) iff ``z1 . w2 + z2 . w1 = 0``: ``(l z1 + (1-l) z2) . (l w1 + (1-l) w2)
+  = l (1-l) (z1 . w2 + z2 . w1)``.
+* ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
+  certificate), never silently.
+
+MILP verdicts rest on HiGHS (``scipy.optimize.milp``) and its tolerances (feasibility 1e-7,
+integrality 1e-6); they are marked ``exact=False`` in the evidence. Round laws (CoulombCone,
+Ellipsoid) at rolling contacts make the compiled MCP nonlinear: :func:`decide` then tries to
+solve it (a verified solution decides existence) and otherwise reports ``UNDECIDED`` with the
+reason.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+from contactmodel.errors import SolverError
+from contactmodel.formulation import Problem
+from contactmodel.mcp.types import MCP
+
+#: relative natural-map residual accepted for a verified solution (the dispatcher's TOL)
+TOL = 1e-8
+
+
+class Status(enum.Enum):
+    """The verdict of :func:`decide`."""
+
+    SOLVED = "solved"  # a verified solution; uniqueness not decided
+    NO_SOLUTION = "no-solution"
+    UNIQUE = "unique"
+    MULTIPLE = "multiple"
+    UNDECIDED = "undecided"
+
+
+@dataclass
+class Existence:
+    """The result of :func:`decide`.
+
+    ``solutions``: verified points in the MCP's variable order (one for SOLVED/UNIQUE, two or
+    more for MULTIPLE); ``evidence``: the certificate, e.g. ``{"farkas_y": y, ...}``,
+    ``{"proof": "P-matrix"}``, ``{"milp_t_bound": ...}``, ``{"force_distance": ...}``;
+    ``exact`` is True when the deciding certificate was verified in exact arithmetic (or is a
+    structural proof); ``tried`` lists each step with its outcome; ``seconds`` the wall time.
+    """
+
+    status: Status
+    n: int
+    solutions: list[np.ndarray] = field(default_factory=list)
+    evidence: dict = field(default_factory=dict)
+    exact: bool = False
+    tried: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def decided(self) -> bool:
+        return self.status is not Status.UNDECIDED
+
+    def summary(self) -> str:
+        """A few lines: the verdict, the evidence's scalars, what was tried."""
+        lines = [f"decide: {self.status.value} (n = {self.n}, {self.seconds:.2f} s, exact={self.exact})"]
+        for key, value in self.evidence.items():
+            if isinstance(value, np.ndarray):
+                value = f"array of {value.size} (max |.| = {np.abs(value).max(initial=0.0):.3g})"
+            lines.append(f"  {key}: {value}")
+        lines += [f"  tried: {step}" for step in self.tried]
+        return "\n".join(lines)
+
+
+# -- the LCP data --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Target:
+    """What is decided: the MCP, the problem behind it (or None) and, for an LCP, (M, q)."""
+
+    mcp: MCP
+    problem: Problem | None
+    M: sp.csr_matrix | None
+    q: np.ndarray | None
+
+
+def _target(problem) -> _Target:
+    if isinstance(problem, Problem):
+        mcp = problem.compile().mcp
+        owner = problem
+    elif isinstance(problem, MCP):
+        mcp, owner = problem, None
+    else:
+        raise SolverError(
+            f"decide needs a contactmodel Problem or MCP such as cm.LCP(M, q) (got {type(problem).__name__})"
+        )
+    if mcp.is_lcp:
+        return _Target(mcp, owner, sp.csr_matrix(mcp.M, dtype=float), np.asarray(mcp.q, dtype=float).copy())
+    return _Target(mcp, owner, None, None)
+
+
+# -- verification ---------------------------------------------------------------------------------
+
+
+def lcp_residual(M, q: np.ndarray, z: np.ndarray) -> float:
+    """||min(z, M z + q)||_inf / max(1, ||q||_inf): the dispatcher's relative natural residual."""
+    w = M @ z + q
+    return float(np.abs(np.minimum(z, w)).max(initial=0.0)) / max(1.0, float(np.abs(q).max(initial=0.0)))
+
+
+def verify_farkas(M, q: np.ndarray, y: np.ndarray) -> tuple[bool, Fraction, Fraction]:
+    """Exact check of a Farkas ray: (ok, max_j (M^T y)_j, q . y) in rational arithmetic.
+
+    ``ok`` is True iff ``y >= 0``, ``M^T y <= 0`` and ``q . y < 0`` hold exactly for the given
+    floats (each float converted to the rational it denotes), which proves
+    ``{z >= 0, M z + q >= 0}`` empty and so the LCP unsolvable.
+    """
+    M = sp.csr_matrix(M)
+    y = np.asarray(y, dtype=float)
+    if np.any(y < 0) or not np.all(np.isfinite(y)):
+        return False, Fraction(0), Fraction(0)
+    s: dict[int, Fraction] = {}
+    qy = Fraction(0)
+    for i in np.flatnonzero(y):
+        yi = Fraction(float(y[i]))
+        qy += yi * Fraction(float(q[i]))
+        lo, hi = M.indptr[i], M.indptr[i + 1]
+        for j, mij in zip(M.indices[lo:hi], M.data[lo:hi]):
+            s[int(j)] = s.get(int(j), Fraction(0)) + yi * Fraction(float(mij))
+    worst = max(s.values(), default=Fraction(0))
+    worst = max(worst, Fraction(0)) if len(s) < M.shape[1] else worst
+    return bool(worst <= 0 and qy < 0), worst, qy
+
+
+def farkas_ray(M, q: np.ndarray) -> np.ndarray | None:
+    """A Farkas ray y (see :func:`verify_farkas`) from an LP, or None when the LP finds none.
+
+    Tries ``M^T y <= -eps |M|^T y`` for eps = 0, 1e-9, 1e-6 (a relative margin absorbs the
+    LP's rounding) with ``sum y = 1``, minimizing ``q . y``; returns the first y that verifies
+    exactly, else the last LP point (unverified) or None.
+    """
+    M = sp.csr_matrix(M)
+    n = q.size
+    last = None
+    absM = abs(M)
+    for eps in (0.0, 1e-9, 1e-6):
+        A = (M.T + eps * absM.T).tocsr()
+        res = linprog(
+            q,
+            A_ub=A,
+            b_ub=np.zeros(M.shape[1]),
+            A_eq=np.ones((1, n)),
+            b_eq=[1.0],
+            bounds=(0, None),
+            method="highs",
+        )
+        if res.status != 0 or res.fun >= 0:
+            continue
+        y = np.maximum(res.x, 0.0)
+        last = y
+        if verify_farkas(M, q, y)[0]:
+            return y
+    return last
+
+
+def _scaled(M: sp.csr_matrix, q: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Rows scaled to max(|M_i.|, |q_i|) = 1 (a positive row scaling keeps every solution)."""
+    big = np.maximum(abs(M).max(axis=1).toarray().ravel(), np.abs(q))
+    d = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 1.0)
+    return sp.csr_matrix(sp.diags(d) @ M), d * q
+
+
+# -- the pattern MILP ----------------------------------------------------------------------------
+
+
+@dataclass
+class MilpResult:
+    """Outcome of :func:`pattern_milp`: ``t`` the best t found (None: none), ``t_bound`` the
+    proven upper bound on t (HiGHS dual bound), ``z`` the normalized z, ``pattern`` (n,) bool
+    (True where w_i = 0 is imposed), ``status`` HiGHS's message, ``optimal``."""
+
+    t: float | None
+    t_bound: float
+    z: np.ndarray | None
+    pattern: np.ndarray | None
+    status: str
+    optimal: bool
+    infeasible: bool
+    seconds: float
+
+
+def pattern_milp(
+    M, q: np.ndarray, away: list[np.ndarray] = (), delta: float = 0.0, time_limit: float = 60.0
+) -> MilpResult:
+    """max t over the normalized complementarity pattern (module docstring); with ``away`` a
+    list of known solutions z_k (each (n,)), only points with ``||z/t - z_k||_inf >= delta`` for
+    every k count."""
+    M = sp.csr_matrix(M)
+    n = q.size
+    W = np.maximum(q, M.max(axis=1).toarray().ravel()).clip(min=0.0)
+    I = sp.identity(n, format="csr")
+    col = sp.csr_matrix(q.reshape(-1, 1))
+    rows = [
+        sp.hstack([sp.csr_matrix(np.ones((1, n))), sp.csr_matrix([[1.0]]), sp.csr_matrix((1, n))]),
+        sp.hstack([M, col, sp.csr_matrix((n, n))]),
+        sp.hstack([I, sp.csr_matrix((n, 1)), -I]),
+        sp.hstack([M, col, sp.diags(W)]),
+    ]
+    lo = [np.ones(1), np.zeros(n), np.full(n, -np.inf), np.full(n, -np.inf)]
+    hi = [np.ones(1), np.full(n, np.inf), np.zeros(n), W]
+    # per known solution z1: binaries u+ (n) and u- (i with z1_i >= delta), one of them set:
+    #   z_i - (z1_i + delta) t - (z1_i + delta) u+_i >= -(z1_i + delta)   (u+_i = 1: z_i >= (z1_i + delta) t)
+    #   (z1_i - delta) t - z_i - u-_i >= -1                                (u-_i = 1: z_i <= (z1_i - delta) t)
+    # (when u = 0 each holds on the whole simplex). The distance rows are divided by sqrt(delta)
+    # so that HiGHS's absolute tolerance (1e-7) stays below the separation delta t they enforce.
+    r = 1.0 / np.sqrt(max(delta, 1e-12))
+    sizes = [n + int(np.sum(np.asarray(z1) >= delta)) for z1 in away]
+    nvar = 2 * n + 1 + sum(sizes)
+    extra: list[sp.csr_matrix] = []
+    start = 2 * n + 1
+    for z1, k in zip(away, sizes):
+        z1 = np.asarray(z1, dtype=float)
+        minus = np.flatnonzero(z1 >= delta)
+        Sel = sp.csr_matrix((np.ones(minus.size), (np.arange(minus.size), minus)), shape=(minus.size, n))
+        up = sp.hstack(
+            [
+                I,
+                sp.csr_matrix(-(z1 + delta).reshape(-1, 1)),
+                sp.csr_matrix((n, start - n - 1)),
+                sp.diags(-(z1 + delta)),
+                sp.csr_matrix((n, nvar - start - n)),
+            ]
+        )
+        down = sp.hstack(
+            [
+                -Sel,
+                sp.csr_matrix((z1[minus] - delta).reshape(-1, 1)),
+                sp.csr_matrix((minus.size, start - 1)),
+                -sp.identity(minus.size),
+                sp.csr_matrix((minus.size, nvar - start - k)),
+            ]
+        )
+        one = np.zeros((1, nvar))
+        one[0, start : start + k] = 1.0
+        extra += [r * up, r * down, sp.csr_matrix(one)]
+        lo += [-r * (z1 + delta), -r * np.ones(minus.size), np.ones(1)]
+        hi += [np.full(n, np.inf), np.full(minus.size, np.inf), np.full(1, np.inf)]
+        start += k
+    A = sp.vstack(
+        [sp.hstack([row, sp.csr_matrix((row.shape[0], nvar - row.shape[1]))]) for row in rows] + extra
+    ).tocsr()
+    c = np.zeros(nvar)
+    c[n] = -1.0
+    integrality = np.zeros(nvar)
+    integrality[n + 1 :] = 1
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = milp(
+            c,
+            integrality=integrality,
+            bounds=Bounds(np.zeros(nvar), np.ones(nvar)),
+            constraints=LinearConstraint(A, np.concatenate(lo), np.concatenate(hi)),
+            options={"time_limit": float(time_limit), "mip_rel_gap": 1e-9},
+        )
+    seconds = time.perf_counter() - t0
+    infeasible = res.status == 2
+    bound = getattr(res, "mip_dual_bound", None)
+    t_bound = (
+        0.0 if infeasible else (1.0 if bound is None or not np.isfinite(bound) else max(0.0, -float(bound)))
+    )
+    if res.x is None:
+        return MilpResult(None, t_bound, None, None, res.message, res.status == 0, infeasible, seconds)
+    x = res.x
+    return MilpResult(
+        float(x[n]),
+        max(t_bound, float(x[n])),
+        x[:n],
+        x[n + 1 : 2 * n + 1] > 0.5,
+        res.message,
+        res.status == 0,
+        infeasible,
+        seconds,
+    )
+
+
+def _pattern_point(M: sp.csr_matrix, q: np.ndarray, pattern: np.ndarray) -> np.ndarray | None:
+    """A point of the LCP with w_i = 0 where ``pattern`` and z_i = 0 elsewhere (an LP), or None."""
+    n = q.size
+    on = np.flatnonzero(pattern)
+    bounds = [(0, None) if pattern[i] else (0, 0) for i in range(n)]
+    res = linprog(
+        np.ones(n),
+        A_ub=-M,
+        b_ub=q,
+        A_eq=M[on] if on.size else None,
+        b_eq=-q[on] if on.size else None,
+        bounds=bounds,
+        method="highs",
+    )
+    return res.x if res.status == 0 else None
+
+
+# -- distances between solutions --------------------------------------------------------------------
+
+
+def _forces_and_motion(target: _Target, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(forces, motion) at x: contact forces and contact accelerations for a problem, (z, w) for
+    a bare LCP/MCP."""
+    if target.problem is None:
+        return x.copy(), target.mcp.F(x)
+    problem = target.problem
+    problem.compile().load(x)
+    c = problem.force_vector()
+    return c, problem.assembly.contact_accelerations(c)
+
+
+def _compare(target: _Target, x1: np.ndarray, x2: np.ndarray) -> dict:
+    c1, a1 = _forces_and_motion(target, x1)
+    c2, a2 = _forces_and_motion(target, x2)
+    out = {
+        "force_distance": float(np.abs(c1 - c2).max(initial=0.0)),
+        "motion_distance": float(np.abs(a1 - a2).max(initial=0.0)),
+    }
+    if target.M is not None:
+        w1, w2 = target.M @ x1 + target.q, target.M @ x2 + target.q
+        cross = float(x1 @ np.maximum(w2, 0) + x2 @ np.maximum(w1, 0))
+        scale = max(1.0, float(np.abs(x1).max() + np.abs(x2).max())) * max(
+            1.0, float(np.abs(target.q).max(initial=0.0))
+        )
+        out["cross_complementarity"] = cross
+        out["continuum"] = bool(cross <= 10 * TOL * scale)
+    return out
+
+
+# -- uniqueness proofs ------------------------------------------------------------------------------
+
+
+def _uniqueness_proof(M: sp.csr_matrix, p_matrix_max: int) -> str | None:
+    """'positive definite symmetric part' / 'P-matrix (...)' when M is one, else None."""
+    from contactmodel.analysis.matrices import is_p_matrix
+
+    n = M.shape[0]
+    if n == 0:
+        return "empty"
+    if n <= 3000:
+        D = M.toarray()
+        S = 0.5 * (D + D.T)
+        margin = 1e-10 * max(1.0, float(np.abs(S).max()))
+        try:
+            np.linalg.cholesky(S - margin * np.eye(n))
+            return (
+                "positive definite symmetric part (Cholesky of (M + M^T)/2 - 1e-10 ||M|| I): M is a P-matrix"
+            )
+        except np.linalg.LinAlgError:
+            pass
+        if n <= p_matrix_max:
+            verdict = is_p_matrix(D)
+            if verdict.value and verdict.exact:
+                return f"P-matrix ({verdict.method})"
+    return None
+
+
+# -- decide --------------------------------------------------------------------------------------
+
+
+def _try_solvers(target: _Target, tol: float, tried: list[str]) -> np.ndarray | None:
+    """A verified solution from the project's solvers (lemke for an LCP, then newton), or None."""
+    from contactmodel.solve import solve
+
+    subject = target.problem if target.problem is not None else target.mcp
+    for name in ("lemke", "newton") if target.M is not None else ("newton",):
+        try:
+            sol = solve(subject, solver=name, accept_tol=tol)
+        except Exception as exc:  # a solver missing or refusing is a step tried, not a verdict
+            tried.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        tried.append(f"{name}: {sol.status.value} (residual {sol.residual:.1e})")
+        if sol.ok and sol.residual <= tol and sol.x is not None:
+            return np.asarray(sol.x, dtype=float)
+    return None
+
+
+def decide(
+    problem,
+    *,
+    time_limit: float = 60.0,
+    delta: float = 1e-4,
+    tol: float = TOL,
+    uniqueness: bool = True,
+    p_matrix_max: int = 12,
+    max_solutions: int = 3,
+) -> Existence:
+    """Decide whether ``problem`` (a contact :class:`Problem` or an :class:`MCP` such as
+    ``cm.LCP(M, q)``) has a solution, and whether it is unique (see the module docstring).
+
+    ``time_limit`` (s) bounds each MILP; ``delta`` the relative distance
+    (``delta * max(1, ||z1||_inf)`` in the inf-norm of z) at which a second solution counts;
+    ``tol`` the relative natural residual of a verified solution; ``uniqueness=False`` stops
+    at the first verified solution (``SOLVED``); ``p_matrix_max`` the largest n for the
+    principal-minor P-matrix test; ``max_solutions`` how many solutions to find before
+    ``MULTIPLE`` is returned (with ``complete=True`` in the evidence when a MILP then proved
+    there are no more at distance >= delta from them all).
+    """
+    t0 = time.perf_counter()
+    target = _target(problem)
+    n = target.mcp.n
+    tried: list[str] = []
+
+    def done(status: Status, solutions=(), exact: bool = False, **evidence) -> Existence:
+        return Existence(
+            status, n, [np.asarray(s) for s in solutions], evidence, exact, tried, time.perf_counter() - t0
+        )
+
+    if target.M is None:
+        z = _try_solvers(target, tol, tried)
+        reason = "round friction laws (or free variables) make the MCP nonlinear: no exact decision"
+        if z is not None:
+            return done(Status.SOLVED, [z], reason_uniqueness_undecided=reason)
+        return done(Status.UNDECIDED, reason=reason)
+
+    M, q = target.M, target.q
+    # 1. feasibility of {z >= 0, M z + q >= 0}; a Farkas ray when empty
+    feas = linprog(np.zeros(n), A_ub=-M, b_ub=q, bounds=(0, None), method="highs")
+    if feas.status == 2:
+        y = farkas_ray(M, q)
+        if y is not None:
+            ok, worst, qy = verify_farkas(M, q, y)
+            tried.append(
+                f"Farkas ray: exact check {'passed' if ok else 'failed'} "
+                f"(max M^T y = {float(worst):.3g}, q.y = {float(qy):.3g})"
+            )
+            if ok:
+                return done(
+                    Status.NO_SOLUTION,
+                    exact=True,
+                    certificate="Farkas ray: y >= 0, M^T y <= 0, q.y < 0 (exact)",
+                    farkas_y=y,
+                    q_dot_y=float(qy),
+                    max_MTy=float(worst),
+                )
+        else:
+            tried.append("LP infeasible but no Farkas ray found")
+    else:
+        tried.append(f"LP feasibility: {'feasible' if feas.status == 0 else feas.message}")
+
+    # 2. a solution: the project's solvers, else the pattern MILP
+    Ms, qs = _scaled(M, q)
+    z1 = _try_solvers(target, tol, tried) if feas.status != 2 else None
+    if z1 is None:
+        res = pattern_milp(Ms, qs, time_limit=time_limit)
+        tried.append(f"pattern MILP: {res.status} ({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}")
+        if res.infeasible:
+            return done(
+                Status.NO_SOLUTION,
+                certificate="pattern MILP infeasible (HiGHS): no solution and no homogeneous solution",
+                milp_t_bound=0.0,
+                milp_seconds=res.seconds,
+            )
+        if res.pattern is not None and res.t is not None and res.t > 0:
+            z = _pattern_point(M, q, res.pattern)
+            if z is None and res.z is not None:
+                z = res.z / res.t
+            if z is not None and lcp_residual(M, q, z) <= tol:
+                z1 = z
+            else:
+                tried.append("the MILP's pattern gave no verified point")
+        if z1 is None:
+            bound = res.t_bound
+            if res.optimal and (res.t is None or res.t <= 1e-9):
+                norm = float("inf") if bound <= 0 else 1.0 / bound - 1.0
+                return done(
+                    Status.NO_SOLUTION,
+                    certificate=(
+                        "pattern MILP optimum t = 0 (HiGHS, not re-verified exactly): every solution z "
+                        "has ||z||_1 >= 1/t_bound - 1 (min_solution_norm)"
+                    ),
+                    milp_t_bound=bound,
+                    min_solution_norm=norm,
+                    milp_seconds=res.seconds,
+                )
+            return done(
+                Status.UNDECIDED,
+                reason="pattern MILP stopped without a verified solution or a proof",
+                milp_t=res.t,
+                milp_t_bound=bound,
+                milp_seconds=res.seconds,
+            )
+    if not uniqueness:
+        return done(Status.SOLVED, [z1])
+
+    # 3. uniqueness
+    proof = _uniqueness_proof(M, p_matrix_max)
+    if proof is not None:
+        tried.append(f"uniqueness: {proof}")
+        return done(Status.UNIQUE, [z1], exact=True, proof=proof)
+    # 4. more solutions: each MILP asks for one at distance >= d from all found so far
+    alpha = max(1.0, float(np.abs(z1).sum()))
+    d = delta * max(1.0, float(np.abs(z1).max()))
+    found = [z1]
+    while True:
+        res = pattern_milp(
+            Ms, qs / alpha, away=[z / alpha for z in found], delta=d / alpha, time_limit=time_limit
+        )
+        tried.append(
+            f"MILP for a solution at ||z - z_k||_inf >= {d:.3g} from the {len(found)} found: {res.status} "
+            f"({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}"
+        )
+        z2 = None
+        if res.pattern is not None and res.t is not None and res.t > 0:
+            for z in (_pattern_point(M, q, res.pattern), None if res.z is None else res.z / res.t * alpha):
+                if (
+                    z is not None
+                    and lcp_residual(M, q, z) <= tol
+                    and min(np.abs(z - f).max() for f in found) >= 0.5 * d
+                ):
+                    z2 = z
+                    break
+            if z2 is None:
+                tried.append("the MILP's point did not verify")
+        if z2 is not None:
+            found.append(z2)
+            if len(found) < max_solutions:
+                continue
+            break
+        if res.infeasible or (res.optimal and (res.t is None or res.t <= 1e-9)):
+            bound = 0.0 if res.infeasible else res.t_bound
+            norm = float("inf") if bound <= 0 else alpha * (1.0 / bound - 1.0)
+            complete = (
+                f"MILP optimum t = 0 (HiGHS): no solution z with ||z - z_k||_inf >= {d:.3g} "
+                f"for every one found "
+                f"and ||z||_1 < {norm:.3g}"
+            )
+            if len(found) == 1:
+                return done(
+                    Status.UNIQUE,
+                    found,
+                    proof=f"unique up to {d:.3g}: {complete}",
+                    delta=d,
+                    min_other_solution_norm=norm,
+                )
+            return done(
+                Status.MULTIPLE,
+                found,
+                complete=True,
+                count=len(found),
+                proof=complete,
+                **_compare(target, found[0], found[1]),
+            )
+        if len(found) == 1:
+            return done(
+                Status.SOLVED,
+                found,
+                reason_uniqueness_undecided="second-solution MILP stopped without a decision",
+                milp_t_bound=res.t_bound,
+            )
+        break
+    return done(
+        Status.MULTIPLE, found, complete=False, count=len(found), **_compare(target, found[0], found[1])
+    )

@@ -1,0 +1,206 @@
+"""cm.decide on hand-checked cases; every certificate is re-checked here independently."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+import contactmodel as cm
+from contactmodel.analysis.decide import Existence, Status, decide, pattern_milp, verify_farkas
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(f"_decide_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _lcp(problem) -> tuple[np.ndarray, np.ndarray]:
+    mcp = problem.compile().mcp if isinstance(problem, cm.Problem) else problem
+    assert mcp.is_lcp
+    return mcp.M.toarray(), np.asarray(mcp.q, dtype=float)
+
+
+def _is_solution(M: np.ndarray, q: np.ndarray, z: np.ndarray, tol: float = 1e-8) -> bool:
+    w = M @ z + q
+    scale = max(1.0, np.abs(q).max())
+    return bool(z.min() >= -tol * scale and w.min() >= -tol * scale and np.abs(z * w).max() <= tol * scale**2)
+
+
+def _all_basic_solutions(M: np.ndarray, q: np.ndarray) -> list[np.ndarray]:
+    """Every complementary basic solution by brute force over the 2^n bases (small n only)."""
+    n = q.size
+    out: list[np.ndarray] = []
+    for basis in itertools.product((False, True), repeat=n):
+        idx = np.flatnonzero(basis)
+        z = np.zeros(n)
+        if idx.size:
+            try:
+                z[idx] = np.linalg.solve(M[np.ix_(idx, idx)], -q[idx])
+            except np.linalg.LinAlgError:
+                continue
+        if _is_solution(M, q, z) and not any(np.abs(z - f).max() < 1e-9 for f in out):
+            out.append(z)
+    return out
+
+
+def _solvable(M: np.ndarray, q: np.ndarray) -> bool:
+    """True iff some complementarity pattern's LP (z_i = 0 or w_i = 0 for each i) is feasible."""
+    n = q.size
+    for pattern in itertools.product((False, True), repeat=n):
+        on = np.flatnonzero(pattern)
+        bounds = [(0, None) if p else (0, 0) for p in pattern]
+        eq = {"A_eq": M[on], "b_eq": -q[on]} if on.size else {}
+        if linprog(np.zeros(n), A_ub=-M, b_ub=q, bounds=bounds, method="highs", **eq).status == 0:
+            return True
+    return False
+
+
+def test_painleve_past_critical_mu_has_a_farkas_certificate() -> None:
+    painleve = _example("painleve")
+    mu = 2.0
+    assert mu > painleve.critical_mu()
+    problem = cm.formulate(painleve.build(mu))
+    result = cm.decide(problem)
+    assert isinstance(result, Existence)
+    assert result.status is Status.NO_SOLUTION and result.exact
+    M, q = _lcp(problem)
+    y = result.evidence["farkas_y"]
+    # independent exact check: y >= 0, M^T y <= 0, q . y < 0 with every float as its rational
+    Mf = [[Fraction(float(v)) for v in row] for row in M]
+    yf = [Fraction(float(v)) for v in y]
+    assert all(v >= 0 for v in yf)
+    assert all(sum(Mf[i][j] * yf[i] for i in range(len(yf))) <= 0 for j in range(len(yf)))
+    assert sum(Fraction(float(q[i])) * yf[i] for i in range(len(yf))) < 0
+    assert not _solvable(M, q)
+
+
+def test_painleve_below_critical_mu_is_unique() -> None:
+    painleve = _example("painleve")
+    problem = cm.formulate(painleve.build(1.0))
+    result = decide(problem)
+    assert result.status is Status.UNIQUE and result.exact
+    M, q = _lcp(problem)
+    (z,) = result.solutions
+    assert _is_solution(M, q, z)
+    # the formula of examples/painleve.py: c_n = g / A_nn_tilde
+    problem.compile().load(z)
+    assert problem.force_vector()[0] == pytest.approx(painleve.G / painleve.a_nn_tilde(1.0), rel=1e-6)
+
+
+def test_p_matrix_not_positive_definite_is_unique() -> None:
+    M = np.array([[1.0, -3.0], [0.0, 1.0]])  # minors 1, 1, det 1; (M + M^T)/2 is indefinite
+    q = np.array([-1.0, -1.0])
+    assert np.linalg.eigvalsh(0.5 * (M + M.T)).min() < 0
+    result = decide(cm.LCP(M, q))
+    assert result.status is Status.UNIQUE and result.exact
+    assert "P-matrix" in result.evidence["proof"]
+    np.testing.assert_allclose(result.solutions[0], [4.0, 1.0], atol=1e-12)  # z2 = 1, z1 = 3 z2 + 1
+    assert [np.linalg.det(M[np.ix_(s, s)]) > 0 for s in ([0], [1], [0, 1])] == [True] * 3
+
+
+def test_spinning_painleve_rod_has_exactly_two_isolated_solutions() -> None:
+    painleve = _example("painleve")
+    problem = cm.formulate(painleve.build(2.0, omega=6.0))
+    result = decide(problem)
+    assert result.status is Status.MULTIPLE
+    assert result.evidence["count"] == 2 and result.evidence["complete"]
+    assert not result.evidence["continuum"]
+    M, q = _lcp(problem)
+    every = _all_basic_solutions(M, q)
+    assert len(every) == 2
+    for z in result.solutions:
+        assert _is_solution(M, q, z)
+        assert min(np.abs(z - e).max() for e in every) < 1e-8
+    # lift-off (c_n = 0) and staying down (c_n = -b_n / A_nn_tilde): forces differ by the latter
+    b_n = float(cm.assemble(painleve.build(2.0, omega=6.0)).b[0])
+    c_n = -b_n / painleve.a_nn_tilde(2.0)  # the sliding friction is mu c_n = 2 c_n
+    assert result.evidence["force_distance"] == pytest.approx(2.0 * c_n, rel=1e-6)
+    assert result.evidence["motion_distance"] > 0
+
+
+def test_two_by_two_lcp_with_three_solutions() -> None:
+    M, q = np.array([[-1.0, 2.0], [2.0, -1.0]]), np.array([1.0, 1.0])
+    result = decide(cm.LCP(M, q), max_solutions=5)
+    assert result.status is Status.MULTIPLE and result.evidence["complete"]
+    assert result.evidence["count"] == 3 == len(_all_basic_solutions(M, q))
+
+
+def _resting_box() -> cm.Problem:
+    system = cm.System(gravity=(0.0, 0.0, -9.81))
+    box = system.add_body(
+        "box", mass=2.0, inertia=cm.inertia.box(2.0, (0.4, 0.4, 0.4)), position=(0.0, 0.0, 0.2)
+    )
+    for i, (x, y) in enumerate([(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2)]):
+        system.add_contact(
+            box,
+            system.ground,
+            point=(x, y, 0.0),
+            normal=(0.0, 0.0, 1.0),
+            friction=cm.Pyramid(0.5),
+            name=f"c{i}",
+        )
+    return cm.formulate(system)
+
+
+def test_statically_indeterminate_box_is_a_continuum_with_one_motion() -> None:
+    problem = _resting_box()
+    result = decide(problem)
+    assert result.status is Status.MULTIPLE
+    assert result.evidence["continuum"]
+    assert result.evidence["force_distance"] > 1e-3
+    assert result.evidence["motion_distance"] < 1e-9
+    M, q = _lcp(problem)
+    z1, z2 = result.solutions[:2]
+    for lam in (0.0, 0.3, 0.5, 1.0):  # the whole segment solves
+        assert _is_solution(M, q, lam * z1 + (1 - lam) * z2)
+    for z in (z1, z2):  # the box carries its weight: sum of normal forces = m g
+        problem.compile().load(z)
+        c = problem.force_vector()
+        rows = [problem.assembly.row(f"c{i}", "n") for i in range(4)]
+        assert c[rows].sum() == pytest.approx(2.0 * 9.81, rel=1e-8)
+
+
+def test_feasible_but_unsolvable_lcp_is_decided_by_the_milp() -> None:
+    # w1 = -2 z1 + z2 - 2, w2 = z2: z = (0, 2) is feasible, but z2 w2 = z2^2 = 0 forces z2 = 0
+    # and then w1 = -2 z1 - 2 < 0: no solution
+    M = np.array([[-2.0, 1.0], [0.0, 1.0]])
+    q = np.array([-2.0, 0.0])
+    assert _is_solution(M, q, np.array([0.0, 2.0]), tol=np.inf) and not _solvable(M, q)
+    result = decide(cm.LCP(M, q))
+    assert result.status is Status.NO_SOLUTION and not result.exact
+    assert result.evidence["milp_t_bound"] <= 1e-6
+
+
+def test_verify_farkas_rejects_a_wrong_ray() -> None:
+    M, q = np.array([[1.0]]), np.array([-1.0])
+    ok, worst, qy = verify_farkas(M, q, np.array([1.0]))
+    assert not ok and worst == 1 and qy == -1
+
+
+def test_milp_bounds_are_derived_from_the_simplex() -> None:
+    # every MILP point lies in the simplex sum z + t = 1 whatever M's scale
+    M, q = np.array([[1e6, -2.0], [3.0, 1e-6]]), np.array([-5.0, 1.0])
+    res = pattern_milp(M, q)
+    assert res.optimal and res.t is not None and res.t > 0
+    assert res.z.sum() + res.t == pytest.approx(1.0)
+    assert _is_solution(M, q, res.z / res.t, tol=1e-6)
+
+
+def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
+    painleve = _example("painleve")
+    system = painleve.build(0.5, speed=0.0)  # rolling: the cone's MCP is nonlinear
+    problem = cm.formulate(system)
+    assert not problem.compile().mcp.is_lcp
+    result = decide(problem)
+    assert result.status in (Status.SOLVED, Status.UNDECIDED)
+    assert result.tried
