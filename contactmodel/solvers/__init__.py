@@ -9,6 +9,7 @@ import copy
 import dataclasses
 import importlib
 import importlib.util
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +90,8 @@ REGISTRY: dict[str, SolverInfo] = {
     )
 }
 
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "solvers_config"
+CONFIG_DIR = Path(__file__).resolve().parent / "presets"  # shipped presets (package data)
+USER_CONFIG_ENV = "CONTACTMODEL_PRESETS"  # names a directory whose NAME.toml override the shipped ones
 
 
 def get(name: str) -> SolverInfo:
@@ -116,22 +118,40 @@ def load(name: str):
     return _LOADED[name]
 
 
-def _preset(name: str) -> dict:
-    """The values of ``solvers_config/NAME.toml`` ({} without one), read again when it changes."""
-    path = CONFIG_DIR / f"{name}.toml"
-    try:
-        mtime = path.stat().st_mtime_ns
-    except OSError:
-        return {}
+def preset_files(name: str) -> list[Path]:
+    """The preset files of solver ``name`` that exist, lowest precedence first: the shipped
+    ``CONFIG_DIR/NAME.toml``, then ``NAME.toml`` in the directory named by ``$CONTACTMODEL_PRESETS``."""
+    dirs = [CONFIG_DIR]
+    user = os.environ.get(USER_CONFIG_ENV)
+    if user:
+        dirs.append(Path(user).expanduser())
+    return [d / f"{name}.toml" for d in dirs if (d / f"{name}.toml").is_file()]
+
+
+def _read_preset(path: Path) -> dict:
+    """The values of one preset file, read again when its modification time changes."""
+    mtime = path.stat().st_mtime_ns
     cached = _PRESETS.get(path)
     if cached is None or cached[0] != mtime:
-        with path.open("rb") as fh:
-            cached = _PRESETS[path] = (mtime, tomllib.load(fh))
+        try:
+            with path.open("rb") as fh:
+                cached = _PRESETS[path] = (mtime, tomllib.load(fh))
+        except tomllib.TOMLDecodeError as exc:
+            raise SolverError(f"preset file {path} is not valid TOML ({exc}); fix or remove it") from None
     return copy.deepcopy(cached[1])
 
 
+def _preset(name: str) -> dict:
+    """The merged values of the preset files of ``name`` ({} without any); see :func:`preset_files`."""
+    values: dict = {}
+    for path in preset_files(name):
+        values.update(_read_preset(path))
+    return values
+
+
 def make_options(name: str, overrides: dict):
-    """Options of solver ``name``: defaults, then ``solvers_config/NAME.toml``, then ``overrides``.
+    """Options of solver ``name``: class defaults, then its preset files (:func:`preset_files`), then
+    ``overrides``.
 
     A ``native`` table in the file or the overrides is passed through to the underlying code.
     """
@@ -142,6 +162,7 @@ def make_options(name: str, overrides: dict):
     unknown = sorted(set(values) - fields)
     if unknown:
         raise SolverError(
-            f"unknown option(s) {unknown} for solver '{name}'; its options are {sorted(fields)}"
+            f"unknown option(s) {unknown} for solver '{name}' (from keyword arguments or "
+            f"{[str(p) for p in preset_files(name)]}); its options are {sorted(fields)}"
         )
     return options_cls(**values)
