@@ -23,7 +23,7 @@ Output is deterministic: fixed view, no timestamps (see :func:`save`).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,17 +37,8 @@ from matplotlib.patches import Polygon
 from scipy.ndimage import distance_transform_edt
 
 from contactmodel.formulation import Problem
-from contactmodel.friction import (
-    CoulombCone,
-    Ellipsoid,
-    EllipticTorsion,
-    FrictionLaw,
-    Frictionless,
-    Planar,
-    Polygonal,
-    PolyhedralLimitSurface,
-    Pyramid,
-)
+from contactmodel.friction import FrictionLaw
+from contactmodel.friction.sets import Outline
 from contactmodel.shapes import Box, Cylinder, Sphere, box_from_inertia
 from contactmodel.solution import Solution
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
@@ -77,109 +68,13 @@ _TINY = 1e-12
 NOISE = 1e-8
 
 
-@dataclass
-class FrictionSet:
-    """A law's friction set at unit normal force, in the contact's (t, o) plane.
-
-    ``outline`` (k, 2): the boundary (c_t, c_o) in N at c_n = 1 N, in order, not repeated at
-    the end; ``vertices``: its corner count (0 for a smooth curve); ``torsion``: the limit of
-    |c_r| at c_n = 1 N (N m) when the law bounds the torsional moment, else None.
-    """
-
-    outline: np.ndarray
-    vertices: int
-    torsion: float | None = None
-    label: str = ""
-
-
-FRICTION_SETS: dict[type, Callable[[Any], FrictionSet]] = {}
-
-
-def register_friction_set(cls: type) -> Callable:
-    """Decorator: ``fn(law) -> FrictionSet`` draws laws of class ``cls`` (and subclasses)."""
-
-    def decorate(fn: Callable[[Any], FrictionSet]) -> Callable[[Any], FrictionSet]:
-        FRICTION_SETS[cls] = fn
-        return fn
-
-    return decorate
-
-
-def friction_set(law: FrictionLaw | None) -> FrictionSet | None:
-    """The registered friction set of ``law`` at unit normal force, or None."""
-    if law is None:
+def friction_set(law: FrictionLaw | None) -> Outline | None:
+    """The outline of ``law``'s friction set at unit normal force
+    (:meth:`~contactmodel.friction.sets.FrictionSet.outline`), or None when there is no law or
+    the law does not describe its set (it is then drawn as its class name)."""
+    if law is None or not law.describes_set:
         return None
-    for cls in type(law).__mro__:
-        if cls in FRICTION_SETS:
-            return FRICTION_SETS[cls](law)
-    return None
-
-
-def _circle(rx: float, ry: float, count: int = 64) -> np.ndarray:
-    th = 2 * np.pi * np.arange(count) / count
-    return np.column_stack([rx * np.cos(th), ry * np.sin(th)])
-
-
-@register_friction_set(CoulombCone)
-def _cone_set(law: CoulombCone) -> FrictionSet:
-    return FrictionSet(_circle(law.mu, law.mu), 0, None, f"cone mu={law.mu:g}")
-
-
-@register_friction_set(Pyramid)
-def _pyramid_set(law: Pyramid) -> FrictionSet:
-    m = law.mu
-    return FrictionSet(np.array([[m, m], [-m, m], [-m, -m], [m, -m]]), 4, None, f"pyramid mu={m:g}")
-
-
-@register_friction_set(Polygonal)
-def _polygon_set(law: Polygonal) -> FrictionSet:
-    return FrictionSet(law.mu * law.directions, law.k, None, f"{law.k}-gon mu={law.mu:g}")
-
-
-@register_friction_set(Ellipsoid)
-def _ellipsoid_set(law: Ellipsoid) -> FrictionSet:
-    mu = law.mu
-    label = f"ellipsoid mu={mu:g} e=({law.e_t:g}, {law.e_o:g}, {law.e_r:g})"
-    return FrictionSet(_circle(mu * law.e_t, mu * law.e_o), 0, mu * law.e_r, label)
-
-
-@register_friction_set(EllipticTorsion)
-def _elliptic_torsion_set(law: EllipticTorsion) -> FrictionSet:
-    mu = law.mu
-    label = f"ellipse+torsion mu={mu:g} e=({law.e_t:g}, {law.e_o:g}, {law.e_r:g})"
-    return FrictionSet(_circle(mu * law.e_t, mu * law.e_o), 0, mu * law.e_r, label)
-
-
-@register_friction_set(PolyhedralLimitSurface)
-def _polyhedral_set(law: PolyhedralLimitSurface) -> FrictionSet:
-    from scipy.spatial import HalfspaceIntersection
-
-    G, mu = law.G, law.mu
-    torsion = None
-    if G.shape[1] == 3:
-        up, down = G[:, 2] > _TINY, G[:, 2] < -_TINY
-        torsion = float(min(np.min(mu / G[up, 2], initial=np.inf), np.min(-mu / G[down, 2], initial=np.inf)))
-    G2 = G[np.linalg.norm(G[:, :2], axis=1) > _TINY, :2]
-    if mu <= 0:
-        return FrictionSet(np.zeros((1, 2)), 1, torsion, f"polyhedral mu={mu:g}")
-    pts = HalfspaceIntersection(np.column_stack([G2, -mu * np.ones(len(G2))]), np.zeros(2)).intersections
-    pts = pts[np.argsort(np.arctan2(pts[:, 1], pts[:, 0]))]
-    unique = [pts[0]]
-    for p in pts[1:]:
-        if min(np.linalg.norm(p - q) for q in unique) > 1e-9 * mu:
-            unique.append(p)
-    outline = np.array(unique)
-    return FrictionSet(outline, len(outline), torsion, f"polyhedral ({len(G)} faces) mu={mu:g}")
-
-
-@register_friction_set(Planar)
-def _planar_set(law: Planar) -> FrictionSet:
-    return FrictionSet(np.array([[law.mu, 0.0], [-law.mu, 0.0]]), 2, None, f"planar mu={law.mu:g}")
-
-
-@register_friction_set(Frictionless)
-def _frictionless_set(law: Frictionless) -> FrictionSet:
-    return FrictionSet(np.zeros((1, 2)), 1, None, "frictionless")
+    return law.friction_set().outline()
 
 
 @dataclass
@@ -203,7 +98,7 @@ class DrawnSet:
     """The friction set drawn at one contact: the set and the outline's artist."""
 
     contact: str
-    set: FrictionSet
+    set: Outline
     artist: Any
 
 
@@ -518,7 +413,8 @@ def draw(
     torsional moments, body accelerations and modes are drawn). ``friction``: law(s) to draw
     instead of the contacts' own (one law, or contact name -> law), as in ``formulate``.
     ``view``: ``"3d"``, ``"planar"`` or ``"2d"`` (projection onto the plane of every contact's n and t),
-    or None: planar when every law is :class:`Planar` and the contacts' n, t share a plane.
+    or None: planar when every law bounds the friction along t only (e.g. :class:`Planar`) and
+    the contacts' n, t share a plane.
     ``scale``: m per N for force arrows, or a mapping with keys ``force`` (m/N),
     ``acceleration`` (m per m/s^2), ``velocity`` (m per m/s), ``friction`` (cone height, m, for
     1 N of normal force); unset ones fit the scene. ``ax``: draw into this axes (3D unless
@@ -530,7 +426,10 @@ def draw(
     system, laws, solution = _resolve(target, solution, friction)
     flat, plane_normal = _plane(system)
     if view is None:
-        all_planar = bool(laws) and all(isinstance(law, Planar) for law in laws.values())
+        all_planar = bool(laws) and all(
+            law is not None and law.describes_set and law.friction_set().components == "t"
+            for law in laws.values()
+        )
         planar = flat and all_planar
     elif view in ("planar", "2d"):
         planar = True

@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+MODES = ("separate", "roll", "slide", "approach")
+
+
+@dataclass(frozen=True)
+class PatternLabel:
+    """What a sign pattern of one contact means.
+
+    ``mode`` is one of MODES; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
+    ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
+    ways along one axis while rolling along the other) - such a pattern is always infeasible;
+    ``degenerate`` marks the boundary cases of seed 003 (single-axis pyramid slides,
+    two-direction polygonal slides, and ``"slide (no friction force)"``, feasible only at
+    mu = 0).
+    """
+
+    mode: str
+    label: str
+    degenerate: bool = False
+    consistent: bool = True
 
 
 def classify(force, accel, velocity, sliding: bool, tol: float) -> tuple[str, list[float] | None]:

@@ -263,25 +263,23 @@ def test_cli_draw(tmp_path: Path, capsys) -> None:
 def test_registry_and_user_axes() -> None:
     from matplotlib.figure import Figure
 
-    from contactmodel.draw import FRICTION_SETS, FrictionSet, friction_set, register_friction_set
+    from contactmodel.draw import friction_set
+    from contactmodel.friction.sets import FrictionSet, PolytopePart
 
     class Sticky(cm.Pyramid):
         pass
 
     assert friction_set(Sticky(0.3)).vertices == 4
 
-    @register_friction_set(Sticky)
-    def _sticky(law):
-        return FrictionSet(np.array([[law.mu, 0.0], [0.0, law.mu], [-law.mu, 0.0]]), 3)
+    class Triangle(cm.Pyramid):
+        def friction_set(self) -> FrictionSet:
+            return FrictionSet([PolytopePart("to", [[-1.0, 0.0], [0.0, -1.0], [1.0, 1.0]], self.mu)], "tri")
 
-    try:
-        assert friction_set(Sticky(0.3)).vertices == 3
-        fig = Figure(figsize=SIZE, dpi=DPI)
-        left = fig.add_subplot(1, 2, 1, projection="3d")
-        right = fig.add_subplot(1, 2, 2)
-        draw(one_contact(Sticky(0.3)), ax=left)
-        draw(one_contact(cm.Planar(0.3)), ax=right)
-        assert right.name != "3d" and left.name == "3d"
-        assert {a.gid for a in arrows(fig)} >= {"frame-n:c", "frame-t:c", "frame-o:c"}
-    finally:
-        del FRICTION_SETS[Sticky]
+    assert friction_set(Triangle(0.3)).vertices == 3
+    fig = Figure(figsize=SIZE, dpi=DPI)
+    left = fig.add_subplot(1, 2, 1, projection="3d")
+    right = fig.add_subplot(1, 2, 2)
+    draw(one_contact(Triangle(0.3)), ax=left)
+    draw(one_contact(cm.Planar(0.3)), ax=right)
+    assert right.name != "3d" and left.name == "3d"
+    assert {a.gid for a in arrows(fig)} >= {"frame-n:c", "frame-t:c", "frame-o:c"}

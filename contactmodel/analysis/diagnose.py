@@ -28,16 +28,6 @@ from scipy.optimize import linprog
 from contactmodel.analysis import matrices as mx
 from contactmodel.assembly import Assembly
 from contactmodel.formulation import Problem
-from contactmodel.friction import (
-    CoulombCone,
-    Ellipsoid,
-    EllipticTorsion,
-    Frictionless,
-    Planar,
-    Polygonal,
-    PolyhedralLimitSurface,
-    Pyramid,
-)
 
 
 @dataclass
@@ -133,62 +123,6 @@ class Diagnosis:
         return "; ".join(out) + "."
 
 
-def _friction_rows(law, dim: int, outer: bool, k: int = 16) -> list[np.ndarray]:
-    """Rows r with r . f <= 0 (f = (n, t, o[, r]) of one contact) describing a polyhedral version
-    of the law's friction set; round sets: circumscribed (``outer``) or inscribed k-gons."""
-    rows: list[np.ndarray] = [-np.eye(dim)[0]]
-
-    def row(cn: float, comps: dict[int, float]) -> np.ndarray:
-        r = np.zeros(dim)
-        r[0] = -cn
-        for i, v in comps.items():
-            r[i] = v
-        return r
-
-    th = 2 * np.pi * np.arange(k) / k
-    shrink = 1.0 if outer else np.cos(np.pi / k)
-    if isinstance(law, Frictionless):
-        rows += [row(0, {i: s}) for i in range(1, dim) for s in (1, -1)]
-    elif isinstance(law, Planar):
-        rows += [row(law.mu, {1: s}) for s in (1, -1)] + [row(0, {2: s}) for s in (1, -1)]
-    elif isinstance(law, Pyramid):
-        rows += [row(law.mu, {i: s}) for i in (1, 2) for s in (1, -1)]
-    elif isinstance(law, Polygonal):
-        D = law.directions
-        nrm = D + np.roll(D, -1, axis=0)
-        nrm /= np.linalg.norm(nrm, axis=1, keepdims=True)
-        rows += [row(law.mu * np.cos(np.pi / law.k), {1: u[0], 2: u[1]}) for u in nrm]
-    elif isinstance(law, (CoulombCone, EllipticTorsion)):
-        e = (law.e_t, law.e_o) if isinstance(law, EllipticTorsion) else (1.0, 1.0)
-        rows += [row(law.mu * shrink, {1: np.cos(a) / e[0], 2: np.sin(a) / e[1]}) for a in th]
-        if isinstance(law, EllipticTorsion):
-            rows += [row(law.e_r * law.mu, {3: s}) for s in (1, -1)]
-    elif isinstance(law, Ellipsoid):
-        e = np.array([law.e_t, law.e_o, law.e_r])
-        pts = _sphere_points(k)
-        shrink = 1.0 if outer else 0.8
-        rows += [row(law.mu * shrink, {1: u[0] / e[0], 2: u[1] / e[1], 3: u[2] / e[2]}) for u in pts]
-    elif isinstance(law, PolyhedralLimitSurface):
-        d = law.G.shape[1]
-        rows += [row(law.mu, {1 + j: g[j] for j in range(d)}) for g in law.G]
-    else:
-        raise TypeError(f"no friction set for {type(law).__name__}")
-    if dim == 4 and not isinstance(law, (Ellipsoid, EllipticTorsion, PolyhedralLimitSurface, Frictionless)):
-        rows += [row(0, {3: s}) for s in (1, -1)]
-    if isinstance(law, PolyhedralLimitSurface) and law.G.shape[1] == 2 and dim == 4:
-        rows += [row(0, {3: s}) for s in (1, -1)]
-    return rows
-
-
-def _sphere_points(k: int) -> np.ndarray:
-    """About 2k^2/pi roughly uniform unit vectors (Fibonacci sphere), dense enough for k = 16."""
-    n = max(20, int(2 * k * k / np.pi))
-    i = np.arange(n) + 0.5
-    phi = np.arccos(1 - 2 * i / n)
-    th = np.pi * (1 + 5**0.5) * i
-    return np.column_stack([np.cos(th) * np.sin(phi), np.sin(th) * np.sin(phi), np.cos(phi)])
-
-
 def _min_b_on_null_cone(problem: Problem, outer: bool) -> tuple[float | None, str]:
     """min b^T c over {c in F (polyhedral version), A c = 0, sum c_n = 1}; None if infeasible."""
     asm = problem.assembly
@@ -203,7 +137,7 @@ def _min_b_on_null_cone(problem: Problem, outer: bool) -> tuple[float | None, st
     rows = []
     for name, law in problem.laws.items():
         idx = list(asm.contact_rows[name].values())
-        for r in _friction_rows(law, len(idx), outer):
+        for r in law.friction_set().rows(len(idx), outer):
             full = np.zeros(m)
             full[idx] = r
             rows.append(full)
@@ -226,11 +160,8 @@ def _min_b_on_null_cone(problem: Problem, outer: bool) -> tuple[float | None, st
     return float(res.fun), f"null space of dimension {N.shape[1]}"
 
 
-_ROUND = (CoulombCone, Ellipsoid, EllipticTorsion)
-
-
 def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
-    round_laws = any(isinstance(law, _ROUND) for law in problem.laws.values())
+    round_laws = any(law.friction_set().round for law in problem.laws.values())
     value, detail = _min_b_on_null_cone(problem, outer=True)
     if value is None:
         holds: bool | None = True

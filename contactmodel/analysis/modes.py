@@ -22,10 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contactmodel.friction import Frictionless, Planar, Polygonal, Pyramid
-from contactmodel.modes import classify
+from contactmodel.modes import MODES, PatternLabel, classify
 
-MODES = ("separate", "roll", "slide", "approach")
 __all__ = ["MODES", "ContactMode", "PatternLabel", "classify", "contact_modes", "pattern_label"]
 
 
@@ -35,73 +33,10 @@ def _eps(force, accel, tol: float) -> float:
     )
 
 
-# -- sign patterns of the polyhedral laws ----------------------------------------------------
-@dataclass(frozen=True)
-class PatternLabel:
-    """What a sign pattern of one contact means.
-
-    ``mode`` is one of MODES; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
-    ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
-    ways along one axis while rolling along the other) - such a pattern is always infeasible;
-    ``degenerate`` marks the boundary cases of seed 003 (single-axis pyramid slides,
-    two-direction polygonal slides, and ``"slide (no friction force)"``, feasible only at
-    mu = 0).
-    """
-
-    mode: str
-    label: str
-    degenerate: bool = False
-    consistent: bool = True
-
-
-def _axis_state(plus: str, minus: str) -> str:
-    """Sliding sign along an interval axis from its (plus_, minus_) pattern bits."""
-    return {("1", "0"): "0", ("0", "0"): "+", ("1", "1"): "-", ("0", "1"): "?"}[(plus, minus)]
-
-
 def pattern_label(law, sliding: bool, keys: list[str], bits: str) -> PatternLabel:
-    """Name the sign pattern ``bits`` (one ``"1"``/``"0"`` per pair in ``keys``) of a contact."""
-    b = dict(zip(keys, bits))
-    if sliding or isinstance(law, Frictionless):
-        if b["normal"] == "0":
-            return PatternLabel("separate", "separate")
-        return PatternLabel("slide", "slide") if sliding else PatternLabel("roll", "maintain")
-    if isinstance(law, (Pyramid, Planar)):
-        axes = [k[len("plus_") :] for k in keys if k.startswith("plus_")]
-        states = {a: _axis_state(b[f"plus_{a}"], b[f"minus_{a}"]) for a in axes}
-        if b["normal"] == "0":
-            ok = all(b[f"plus_{a}"] == "0" and b[f"minus_{a}"] == "1" for a in axes)
-            return PatternLabel("separate", "separate" if ok else f"separate?{bits}", not ok, ok)
-        if all(s == "?" for s in states.values()):
-            return PatternLabel("slide", "slide (no friction force)", True)
-        if any(s == "?" for s in states.values()):
-            return PatternLabel("slide", f"slide?{bits}", True, False)
-        moving = [a for a in axes if states[a] != "0"]
-        if not moving:
-            return PatternLabel("roll", "roll")
-        label = "slide " + "".join(f"{states[a]}{a}" for a in moving)
-        degenerate = isinstance(law, Pyramid) and len(moving) < len(axes)
-        return PatternLabel("slide", label, degenerate)
-    if isinstance(law, Polygonal):
-        k = law.k
-        beta = [b[f"direction_{i}"] == "1" for i in range(k)]
-        lam = b["limit"] == "1"
-        if b["normal"] == "0":
-            ok = lam and not any(beta)
-            return PatternLabel("separate", "separate" if ok else f"separate?{bits}", not ok, ok)
-        support = [i for i in range(k) if beta[i]]
-        if not lam:
-            ok = all(beta)
-            return PatternLabel("roll", "roll" if ok else f"roll?{bits}", not ok, True)
-        if not support:
-            return PatternLabel("slide", "slide (no friction force)", True)
-        if len(support) == 1:
-            return PatternLabel("slide", f"slide d{support[0]}")
-        if len(support) == 2 and (support[1] - support[0]) % k in (1, k - 1):
-            i, j = support if support[1] - support[0] == 1 else support[::-1]
-            return PatternLabel("slide", f"slide d{i}|d{j}", True)
-        return PatternLabel("slide", f"slide?{bits}", True, True)
-    raise TypeError(f"{type(law).__name__} has no sign patterns (not an LCP law)")
+    """Name the sign pattern ``bits`` (one ``"1"``/``"0"`` per pair in ``keys``) of a contact
+    (:meth:`~contactmodel.friction.sets.FrictionSet.pattern_label` of the law's set)."""
+    return law.friction_set().pattern_label(sliding, keys, bits)
 
 
 # -- modes of a solved point -------------------------------------------------------------------
@@ -129,14 +64,6 @@ class ContactMode:
     pairs: dict[str, str] = field(default_factory=dict)
     decided_by: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def _tangential(law) -> list[int]:
-    if isinstance(law, Frictionless):
-        return [1, 2]
-    if isinstance(law, Planar):
-        return [1]
-    return [1, 2]
 
 
 def contact_modes(
@@ -169,7 +96,7 @@ def contact_modes(
         rows = list(asm.contact_rows[name].values())
         force, accel = c[rows], a[rows]
         eps = _eps(force, accel, tol)
-        law = problem.laws[name]
+        fset = problem.laws[name].friction_set()
         states: dict[str, str] = {}
         for p in by_contact.get(name, []):
             i = p.index
@@ -185,16 +112,16 @@ def contact_modes(
                 states[p.key] = "both=0"
             else:
                 states[p.key] = "violated"
-        mode = _physical_mode(name, law, force, accel, asm.v[rows], name in sliding, eps)
+        mode = _physical_mode(name, fset, force, accel, asm.v[rows], name in sliding, eps)
         mode.pairs = states
-        _decide(mode, law, name in sliding, states)
+        _decide(mode, fset, name in sliding, states)
         out[name] = mode
     return out
 
 
-def _physical_mode(name, law, force, accel, velocity, sliding: bool, eps: float) -> ContactMode:
+def _physical_mode(name, fset, force, accel, velocity, sliding: bool, eps: float) -> ContactMode:
     cn, an = force[0], accel[0]
-    tang = _tangential(law)
+    tang = fset.tangential
     aT = accel[tang]
     if cn <= eps and an > eps:
         return ContactMode(name, "separate", "separate")
@@ -211,23 +138,12 @@ def _physical_mode(name, law, force, accel, velocity, sliding: bool, eps: float)
         full[: len(tang)] = aT
         direction = (full / np.linalg.norm(full)).tolist()
         m = ContactMode(name, "slide", "slide", direction=direction)
-        if isinstance(law, (Pyramid, Planar)):
-            signs = ["+" if s > eps else "-" if s < -eps else "0" for s in aT]
-            axes = "to"[: len(tang)]
-            m.index = "".join(f"{s}{ax}" for s, ax in zip(signs, axes) if s != "0")
+        named = fset.slide_index(aT, eps)
+        if named is not None:
+            m.index, notes = named
             m.label = f"slide {m.index}"
-            if isinstance(law, Pyramid) and "0" in signs:
-                m.degenerate = True
-                m.notes.append("slides along one pyramid axis: force on a face, between two quadrants")
-        elif isinstance(law, Polygonal):
-            proj = law.directions @ full
-            lo = proj.min()
-            idx = [i for i in range(law.k) if proj[i] <= lo + 1e-6 * np.abs(proj).max()]
-            m.index = "|".join(f"d{i}" for i in idx)
-            m.label = f"slide {m.index}"
-            if len(idx) > 1:
-                m.degenerate = True
-                m.notes.append("slides between two friction directions")
+            m.degenerate = m.degenerate or bool(notes)
+            m.notes += notes
         if cn <= eps:
             m.degenerate = True
             m.notes.append("zero normal force with zero normal acceleration (grazing)")
@@ -240,7 +156,7 @@ def _physical_mode(name, law, force, accel, velocity, sliding: bool, eps: float)
     return m
 
 
-def _decide(mode: ContactMode, law, sliding: bool, states: dict[str, str]) -> None:
+def _decide(mode: ContactMode, fset, sliding: bool, states: dict[str, str]) -> None:
     normal = states.get("normal")
     mode.decided_by = ["normal"] if normal else []
     if normal == "both=0":
@@ -252,19 +168,18 @@ def _decide(mode: ContactMode, law, sliding: bool, states: dict[str, str]) -> No
         if s == "violated":
             mode.notes.append(f"pair '{key}' violated")
     weak = [k for k, s in states.items() if s == "both=0" and k != "normal"]
-    if isinstance(law, Polygonal):
-        spare = [k for k in weak if k.startswith("direction_")]
-        if spare and mode.mode == "roll":
-            mode.notes.append(f"friction force uses fewer directions ({spare} have beta = 0)")
-        weak = [k for k in weak if k == "limit"]
+    spare = fset.spare_pairs(weak)
+    if spare and mode.mode == "roll":
+        mode.notes.append(f"friction force uses fewer directions ({spare} have beta = 0)")
+    weak = [k for k in weak if k not in spare]
     if weak and mode.mode == "roll":
         mode.notes.append(f"friction at the boundary of its set (weak pairs {weak}): impending slip")
         mode.degenerate = True
-    if sliding or not isinstance(law, (Pyramid, Planar, Polygonal, Frictionless)):
+    if sliding or not fset.lcp:
         return
     code = {"var>0": "1", "expr>0": "0", "both=0": "*"}
     mode.pattern = "".join(code.get(s, "!") for s in states.values())
     if set(mode.pattern) <= {"0", "1"}:
-        lab = pattern_label(law, sliding, list(states), mode.pattern)
+        lab = fset.pattern_label(sliding, list(states), mode.pattern)
         if lab.label != mode.label and not (lab.label == "maintain" and mode.mode in ("roll", "slide")):
             mode.notes.append(f"sign pattern {mode.pattern} reads '{lab.label}'")

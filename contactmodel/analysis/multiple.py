@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contactmodel.formulation import Problem
-from contactmodel.friction import CoulombCone, Ellipsoid, EllipticTorsion, Pyramid
 from contactmodel.mcp.types import MCP
 from contactmodel.solution import Solution
 
@@ -141,10 +140,7 @@ def _surrogate_points(problem: Problem, max_n: int, count: int) -> list[np.ndarr
     from contactmodel.solve import solve
     from contactmodel.solvers.enumerate import all_solutions as enum_all
 
-    laws = {
-        n: Pyramid(law.mu) if isinstance(law, (CoulombCone, Ellipsoid, EllipticTorsion)) else law
-        for n, law in problem.laws.items()
-    }
+    laws = {n: law.friction_set().lcp_law or law for n, law in problem.laws.items()}
     try:
         surrogate = problem.reformulate(friction=laws, form="reduced")
         mcp = surrogate.compile().mcp

@@ -11,16 +11,7 @@ import numpy as np
 from contactmodel.analysis.lcp import pairs_of
 from contactmodel.analysis.modes import ContactMode, contact_modes
 from contactmodel.formulation import Problem
-from contactmodel.friction import (
-    CoulombCone,
-    Ellipsoid,
-    EllipticTorsion,
-    Frictionless,
-    Planar,
-    Polygonal,
-    PolyhedralLimitSurface,
-    Pyramid,
-)
+from contactmodel.friction import CoulombCone
 from contactmodel.mcp.types import natural_residual
 
 
@@ -141,35 +132,9 @@ class VerificationReport:
 
 
 def friction_excess(law, force: np.ndarray, eps: float = 0.0) -> float:
-    """How far the contact force (n, t, o[, r]) lies outside ``law``'s friction set (<= 0: inside)."""
-    f = np.asarray(force, dtype=float)
-    cn = f[0]
-    ct = f[1:3]
-    out = -cn
-    if isinstance(law, Frictionless):
-        return max(out, float(np.abs(f[1:]).max(initial=0.0)))
-    mu = law.mu
-    if isinstance(law, Planar):
-        return max(out, abs(ct[0]) - mu * cn, abs(ct[1]))
-    if isinstance(law, Pyramid):
-        return max(out, float(np.abs(ct).max()) - mu * cn)
-    if isinstance(law, Polygonal):
-        D = law.directions
-        normals = D + np.roll(D, -1, axis=0)
-        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
-        return max(out, float((normals @ ct).max() - mu * cn * np.cos(np.pi / law.k)))
-    if isinstance(law, CoulombCone):
-        return max(out, float(np.linalg.norm(ct)) - mu * cn)
-    if isinstance(law, Ellipsoid):
-        w = np.array([law.e_t, law.e_o, law.e_r])
-        return max(out, float(np.linalg.norm(f[1:4] / w)) - mu * cn)
-    if isinstance(law, EllipticTorsion):
-        ell = float(np.hypot(ct[0] / law.e_t, ct[1] / law.e_o)) - mu * cn
-        return max(out, ell, abs(f[3]) - law.e_r * mu * cn)
-    if isinstance(law, PolyhedralLimitSurface):
-        d = law.G.shape[1]
-        return max(out, float((law.G @ f[1 : 1 + d]).max() - mu * cn))
-    raise TypeError(f"no friction set known for {type(law).__name__}")
+    """How far the contact force (n, t, o[, r]) lies outside ``law``'s friction set (<= 0: inside)
+    (:meth:`~contactmodel.friction.sets.FrictionSet.excess`)."""
+    return law.friction_set().excess(force)
 
 
 def _angle(u: np.ndarray, v: np.ndarray) -> float:
@@ -235,17 +200,19 @@ def _proposition1(problem: Problem, c: np.ndarray, eps: float) -> Proposition1 |
     from contactmodel.solve import relative_residual
 
     asm = problem.assembly
-    pyr = [n for n, law in problem.laws.items() if isinstance(law, Pyramid) and n not in asm.sliding]
+    cone_mu = {n: law.friction_set().relaxes_cone for n, law in problem.laws.items() if n not in asm.sliding}
+    round_laws = {n: CoulombCone(mu) for n, mu in cone_mu.items() if mu is not None}
+    pyr = list(round_laws)
     if not pyr:
         return None
     inside = {}
     for name in pyr:
         rows = list(asm.contact_rows[name].values())
         f = c[rows]
-        inside[name] = bool(np.linalg.norm(f[1:3]) <= problem.laws[name].mu * f[0] + eps)
+        inside[name] = bool(np.linalg.norm(f[1:3]) <= round_laws[name].mu * f[0] + eps)
     if not all(inside.values()):
         return Proposition1(pyr, inside, False, None, None)
-    cone = problem.reformulate(friction={**problem.laws, **{n: CoulombCone(problem.laws[n].mu) for n in pyr}})
+    cone = problem.reformulate(friction={**problem.laws, **round_laws})
     cone.load_forces(c)
     compiled = cone.compile(refresh=True)
     residual = relative_residual(compiled.mcp, compiled.values())

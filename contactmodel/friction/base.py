@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ import pyomo.environ as pe
 from pyomo.mpec import Complementarity, complements
 
 from contactmodel.errors import FrictionLawError
+from contactmodel.friction.sets import FrictionSet, SetPart
 
 if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
     from contactmodel.system import Contact
@@ -90,10 +90,26 @@ class FrictionLaw(ABC):
         """Values of this law's variables (by local name, e.g. ``"beta[2]"``) at a physical
         point: ``force`` and ``accel`` are (n, t, o[, r]) in the contact frame."""
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        """The friction parts this law decides at ``ctx`` (none where the sliding velocity fixes the
-        friction, or where the law has no friction); see :meth:`law_residual`."""
-        return []
+    def friction_set(self) -> FrictionSet:
+        """The law's friction set (one object: projection, membership, polyhedral rows, outline,
+        mode names); see :class:`~contactmodel.friction.sets.FrictionSet`."""
+        raise FrictionLawError(
+            f"{type(self).__name__} does not describe its friction set: define "
+            f"{type(self).__name__}.friction_set() returning a contactmodel.friction.sets.FrictionSet"
+        )
+
+    @property
+    def describes_set(self) -> bool:
+        """The law defines :meth:`friction_set` (the analysis and pictures need it)."""
+        return type(self).friction_set is not FrictionLaw.friction_set
+
+    def friction_sets(self, ctx: ContactContext) -> list[SetPart]:
+        """The parts of the friction set this law decides at ``ctx`` (none where the sliding
+        velocity fixes the friction, or where the law has no friction); see :meth:`law_residual`.
+        A law that does not define :meth:`friction_set` checks only its normal pair."""
+        if not self.describes_set:
+            return []
+        return [p for p in self.friction_set().parts if not ctx.sliding(p.components)]
 
     def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
         """How far a physical point is from this law, whatever the formulation (absolute, inf-norm).
@@ -117,17 +133,6 @@ class FrictionLaw(ABC):
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
-
-
-@dataclass
-class FrictionSet:
-    """One friction part of a law at a contact: its components (e.g. ``"to"``), the Euclidean
-    projection ``project(c_n, y)`` onto the friction set at normal force ``c_n``, and the weights
-    ``k`` of the acceleration in the maximum-work problem ``min f . (k a)`` (1 for most laws)."""
-
-    components: str
-    project: Callable[[float, np.ndarray], np.ndarray]
-    accel_weights: np.ndarray | float = 1.0
 
 
 # -- small builders shared by the laws ------------------------------------------------------

@@ -38,7 +38,6 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -46,7 +45,7 @@ from contactmodel.friction.base import (
     normal_pair,
     sliding_map,
 )
-from contactmodel.friction.sets import project_ellipsoid
+from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import SOCComplementarity
 
 #: the two statements of the law at a rolling contact
@@ -114,10 +113,12 @@ class CoulombCone(FrictionLaw):
             equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
             equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding("to"):
-            return []
-        return [FrictionSet("to", lambda cn, y: project_ellipsoid(y, np.full(2, self.mu * cn)))]
+    def friction_set(self) -> FrictionSet:
+        from contactmodel.friction.pyramid import Pyramid
+
+        return FrictionSet(
+            [EllipsoidPart("to", self.mu, 1.0)], f"cone mu={self.mu:g}", lcp_law=Pyramid(self.mu)
+        )
 
     def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
         """At a rolling contact, the FCLIB natural map ``|c - P_K(c - a_hat)|`` with De Saxce's

@@ -32,7 +32,6 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -40,7 +39,7 @@ from contactmodel.friction.base import (
     normal_pair,
     sliding_map,
 )
-from contactmodel.friction.sets import project_ellipsoid
+from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 
 #: accepted values of ``Ellipsoid(direction=...)``
 DIRECTIONS = ("max-work", "opposite")
@@ -146,12 +145,13 @@ class Ellipsoid(FrictionLaw):
         if not ctx.sliding("tor"):
             add_ellipse(blk, "tor", self.weights, self.mu, self.direction_weights)
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding("tor"):
-            return []
+    def friction_set(self) -> FrictionSet:
+        from contactmodel.friction.pyramid import Pyramid
+
         e = np.array([self.e_t, self.e_o, self.e_r])
         k = np.array([self.direction_weights[a] for a in "tor"]) / e**2  # "opposite": a / e^2
-        return [FrictionSet("tor", lambda cn, y: project_ellipsoid(y, self.mu * cn * e), k)]
+        label = f"ellipsoid mu={self.mu:g} e=({self.e_t:g}, {self.e_o:g}, {self.e_r:g})"
+        return FrictionSet([EllipsoidPart("tor", self.mu, e, k)], label, lcp_law=Pyramid(self.mu))
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

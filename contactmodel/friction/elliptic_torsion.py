@@ -15,15 +15,14 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     normal_force,
     normal_pair,
     sliding_map,
 )
 from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
-from contactmodel.friction.pyramid import add_interval_axes, add_interval_pairs, lift_interval_axes
-from contactmodel.friction.sets import project_box, project_ellipsoid
+from contactmodel.friction.pyramid import Pyramid, add_interval_axes, add_interval_pairs, lift_interval_axes
+from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
 
 
 class EllipticTorsion(FrictionLaw):
@@ -67,14 +66,10 @@ class EllipticTorsion(FrictionLaw):
         if not ctx.sliding("r"):
             add_interval_pairs(blk, "r", self._torsion)
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        parts = []
-        if not ctx.sliding("to"):
-            e = np.array([self.e_t, self.e_o])
-            parts.append(FrictionSet("to", lambda cn, y: project_ellipsoid(y, self.mu * cn * e)))
-        if not ctx.sliding("r"):
-            parts.append(FrictionSet("r", lambda cn, y: project_box(y, np.full(1, self.e_r * self.mu * cn))))
-        return parts
+    def friction_set(self) -> FrictionSet:
+        parts = [EllipsoidPart("to", self.mu, (self.e_t, self.e_o)), BoxPart("r", self.e_r * self.mu)]
+        label = f"ellipse+torsion mu={self.mu:g} e=({self.e_t:g}, {self.e_o:g}, {self.e_r:g})"
+        return FrictionSet(parts, label, lcp_law=Pyramid(self.mu))
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

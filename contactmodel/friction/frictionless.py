@@ -11,6 +11,7 @@ from contactmodel.friction.base import (
     normal_force,
     normal_pair,
 )
+from contactmodel.friction.sets import FrictionSet
 
 
 class Frictionless(FrictionLaw):
@@ -21,6 +22,9 @@ class Frictionless(FrictionLaw):
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
         normal_pair(blk)
+
+    def friction_set(self) -> FrictionSet:
+        return FrictionSet([], "frictionless")
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         return {"c_n": float(force[0])}

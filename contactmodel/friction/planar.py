@@ -12,14 +12,13 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     normal_force,
     normal_pair,
     sliding_map,
 )
 from contactmodel.friction.pyramid import add_interval_axes, add_interval_pairs, lift_interval_axes
-from contactmodel.friction.sets import project_box
+from contactmodel.friction.sets import BoxPart, FrictionSet
 
 
 class Planar(FrictionLaw):
@@ -41,10 +40,8 @@ class Planar(FrictionLaw):
         if not ctx.sliding("t"):
             add_interval_pairs(blk, "t", {"t": self.mu})
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding("t"):
-            return []
-        return [FrictionSet("t", lambda cn, y: project_box(y, np.full(1, self.mu * cn)))]
+    def friction_set(self) -> FrictionSet:
+        return FrictionSet([BoxPart("t", self.mu)], f"planar mu={self.mu:g}")
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

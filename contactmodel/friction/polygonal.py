@@ -19,14 +19,13 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     nonneg_pair,
     normal_force,
     normal_pair,
     sliding_map,
 )
-from contactmodel.friction.sets import project_polygon
+from contactmodel.friction.sets import FrictionSet, PolygonPart
 
 
 class Polygonal(FrictionLaw):
@@ -82,10 +81,8 @@ class Polygonal(FrictionLaw):
         beta[[i, j]] = np.linalg.solve(np.column_stack([D[i], D[j]]), friction)
         return np.maximum(beta, 0.0)
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding("to"):
-            return []
-        return [FrictionSet("to", lambda cn, y: project_polygon(y, self.mu * cn * self.directions))]
+    def friction_set(self) -> FrictionSet:
+        return FrictionSet([PolygonPart(self.mu, self.directions)], f"{self.k}-gon mu={self.mu:g}")
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

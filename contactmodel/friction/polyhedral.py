@@ -19,14 +19,13 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     equation,
     nonneg_pair,
     normal_force,
     normal_pair,
 )
-from contactmodel.friction.sets import project_polytope
+from contactmodel.friction.sets import FrictionSet, PolytopePart
 
 
 class PolyhedralLimitSurface(FrictionLaw):
@@ -116,11 +115,9 @@ class PolyhedralLimitSurface(FrictionLaw):
             )
             nonneg_pair(blk, f"face_{i}", blk.nu[i], face)
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding(self.axes):
-            return []
-        ones = np.ones(len(self.G))
-        return [FrictionSet(self.axes, lambda cn, y: project_polytope(y, self.G, self.mu * cn * ones))]
+    def friction_set(self) -> FrictionSet:
+        label = f"polyhedral ({len(self.G)} faces) mu={self.mu:g}"
+        return FrictionSet([PolytopePart(self.axes, self.G, self.mu)], label)
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

@@ -17,14 +17,13 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
-    FrictionSet,
     check_coefficient,
     nonneg_pair,
     normal_force,
     normal_pair,
     sliding_map,
 )
-from contactmodel.friction.sets import project_box
+from contactmodel.friction.sets import BoxPart, FrictionSet
 
 
 def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
@@ -74,10 +73,8 @@ class Pyramid(FrictionLaw):
         if not ctx.sliding("to"):
             add_interval_pairs(blk, "to", {"t": self.mu, "o": self.mu})
 
-    def friction_sets(self, ctx: ContactContext) -> list[FrictionSet]:
-        if ctx.sliding("to"):
-            return []
-        return [FrictionSet("to", lambda cn, y: project_box(y, np.full(2, self.mu * cn)))]
+    def friction_set(self) -> FrictionSet:
+        return FrictionSet([BoxPart("to", self.mu)], f"pyramid mu={self.mu:g}", relaxes_cone=self.mu)
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
         values = {"c_n": float(force[0])}

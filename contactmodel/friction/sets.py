@@ -1,15 +1,20 @@
-"""Euclidean projections onto the friction sets of the laws (used by the law residual).
+"""Friction sets of the laws: projections, membership, polyhedral rows, outlines, mode names.
 
-Each function projects the point(s) ``y`` onto a convex set scaled by a nonnegative radius; the
+Each ``project_*`` function projects the point(s) ``y`` onto a convex set scaled by a nonnegative radius; the
 sets are given at unit normal force and scaled by ``mu c_n`` by the caller.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 from scipy.optimize import brentq
+
+from contactmodel.errors import FrictionLawError
+from contactmodel.modes import PatternLabel
 
 
 def project_box(y: np.ndarray, half_widths: np.ndarray) -> np.ndarray:
@@ -85,3 +90,403 @@ def project_polytope(y: np.ndarray, G: np.ndarray, h: np.ndarray) -> np.ndarray:
             if d < best_d and np.all(G @ p <= h + tol):
                 best, best_d = p, d
     return best
+
+
+# -- the friction set of a law: one object owning projection, membership, rows and outline -----
+AXES = "ntor"
+
+#: rows r (over (n, t, o[, r]) of one contact) with r . f <= 0: a polyhedral version of a set
+Rows = list[np.ndarray]
+
+
+class SetPart(ABC):
+    """One factor of a friction set over some of (t, o, r), scaled by the normal force c_n.
+
+    A law's friction set is the product of its parts (components not in any part are zero).
+    ``accel_weights`` are the weights ``k`` of the acceleration in the maximum-work problem
+    ``min f . (k a)`` over this part (1 for maximum work over the set itself).
+    ``lcp``: the law states this part as an LCP whose sign patterns :meth:`pattern_label` names.
+    """
+
+    components: str
+    accel_weights: np.ndarray | float = 1.0
+    lcp: bool = False
+    round: bool = False
+
+    @abstractmethod
+    def project(self, cn: float, y: np.ndarray) -> np.ndarray:
+        """Euclidean projection of ``y`` (over ``components``) onto the part at normal force ``cn``."""
+
+    @abstractmethod
+    def excess(self, cn: float, f: np.ndarray) -> float:
+        """How far ``f`` lies outside the part at ``cn`` (<= 0: inside), in the law's own units."""
+
+    @abstractmethod
+    def halfspaces(self, outer: bool, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(G, h): the polyhedral version {G f <= h c_n} of the part; a round part is replaced by
+        a circumscribed (``outer``) or inscribed polytope with about ``k`` faces per circle."""
+
+    def section(self) -> tuple[np.ndarray, int] | None:
+        """The part's (t, o) section at c_n = 1 (other components zero): (points (p, 2) in order,
+        corner count, 0 for a smooth curve), or None when the part has no t or o component."""
+        return None
+
+    def torsion(self) -> float | None:
+        """The limit of |c_r| at c_n = 1 (t = o = 0) when the part bounds c_r, else None."""
+        return None
+
+    def pattern_label(self, bits: dict[str, str], pattern: str) -> PatternLabel:
+        """Name the sign pattern of this part's LCP pairs at a touching contact (``lcp`` parts)."""
+        raise FrictionLawError(f"{type(self).__name__} has no sign patterns: it is not stated as an LCP")
+
+    def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
+        """For a sliding acceleration ``aT`` (t[, o]): the index naming the slide (``"+t-o"``,
+        ``"d3"``) and notes on degeneracy (non-empty: degenerate); None when not named."""
+        return None
+
+    def spare_pairs(self, weak: list[str]) -> list[str]:
+        """Of the weakly complementary pairs ``weak`` at a rolling contact, the ones that only mean
+        the friction uses fewer generators (not impending slip)."""
+        return []
+
+
+def _padded(values: np.ndarray, axes: str) -> np.ndarray:
+    """A (p, len(axes)) section laid out in (t, o) columns."""
+    out = np.zeros((len(values), 2))
+    for col, a in enumerate(axes):
+        if a in "to":
+            out[:, "to".index(a)] = values[:, col]
+    return out
+
+
+class BoxPart(SetPart):
+    """|f_i| <= w_i c_n over ``components`` (pyramid, planar, torsional interval); the law states
+    it with the interval pairs ``plus_a`` / ``minus_a`` of each axis a."""
+
+    lcp = True
+
+    def __init__(self, components: str, half_widths) -> None:
+        self.components = components
+        self.w = np.broadcast_to(np.asarray(half_widths, dtype=float), (len(components),)).copy()
+
+    def project(self, cn: float, y: np.ndarray) -> np.ndarray:
+        return project_box(y, self.w * cn)
+
+    def excess(self, cn: float, f: np.ndarray) -> float:
+        return float(np.max(np.abs(f) - self.w * cn))
+
+    def halfspaces(self, outer: bool, k: int) -> tuple[np.ndarray, np.ndarray]:
+        d = len(self.components)
+        eye = np.eye(d)
+        return np.vstack([s * eye[i] for i in range(d) for s in (1, -1)]), np.repeat(self.w, 2)
+
+    def section(self) -> tuple[np.ndarray, int] | None:
+        axes = "".join(a for a in self.components if a in "to")
+        if not axes:
+            return None
+        w = self.w[[self.components.index(a) for a in axes]]
+        if len(axes) == 1:
+            return _padded(np.array([[w[0]], [-w[0]]]), axes), 2
+        corners = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]]) * w
+        return _padded(corners, axes), 4
+
+    def torsion(self) -> float | None:
+        return float(self.w[self.components.index("r")]) if "r" in self.components else None
+
+    def pattern_label(self, bits: dict[str, str], pattern: str) -> PatternLabel:
+        axes = self.components
+        states = {a: _AXIS_STATE[(bits[f"plus_{a}"], bits[f"minus_{a}"])] for a in axes}
+        if bits["normal"] == "0":
+            ok = all(bits[f"plus_{a}"] == "0" and bits[f"minus_{a}"] == "1" for a in axes)
+            return PatternLabel("separate", "separate" if ok else f"separate?{pattern}", not ok, ok)
+        if all(s == "?" for s in states.values()):
+            return PatternLabel("slide", "slide (no friction force)", True)
+        if any(s == "?" for s in states.values()):
+            return PatternLabel("slide", f"slide?{pattern}", True, False)
+        moving = [a for a in axes if states[a] != "0"]
+        if not moving:
+            return PatternLabel("roll", "roll")
+        label = "slide " + "".join(f"{states[a]}{a}" for a in moving)
+        return PatternLabel("slide", label, len(moving) < len(axes))
+
+    def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
+        signs = ["+" if s > eps else "-" if s < -eps else "0" for s in aT]
+        index = "".join(f"{s}{ax}" for s, ax in zip(signs, self.components) if s != "0")
+        notes = (
+            ["slides along one pyramid axis: force on a face, between two quadrants"] if "0" in signs else []
+        )
+        return index, notes
+
+
+#: sliding sign along an interval axis from its (plus_, minus_) pattern bits
+_AXIS_STATE = {("1", "0"): "0", ("0", "0"): "+", ("1", "1"): "-", ("0", "1"): "?"}
+
+
+class EllipsoidPart(SetPart):
+    """sum (f_i / e_i)^2 <= (mu c_n)^2 over ``components`` (cone, ellipsoid, ellipse)."""
+
+    round = True
+
+    def __init__(self, components: str, mu: float, e, accel_weights: np.ndarray | float = 1.0) -> None:
+        self.components = components
+        self.mu = float(mu)
+        self.e = np.broadcast_to(np.asarray(e, dtype=float), (len(components),)).copy()
+        self.accel_weights = accel_weights
+
+    def project(self, cn: float, y: np.ndarray) -> np.ndarray:
+        return project_ellipsoid(y, self.mu * cn * self.e)
+
+    def excess(self, cn: float, f: np.ndarray) -> float:
+        return float(np.linalg.norm(f / self.e)) - self.mu * cn
+
+    def halfspaces(self, outer: bool, k: int) -> tuple[np.ndarray, np.ndarray]:
+        d = len(self.components)
+        if d == 1:
+            return np.array([[1.0], [-1.0]]) / self.e, np.full(2, self.mu)
+        if d == 2:
+            th = 2 * np.pi * np.arange(k) / k
+            u = np.column_stack([np.cos(th), np.sin(th)])
+            shrink = 1.0 if outer else np.cos(np.pi / k)
+        else:
+            u = _sphere_points(k)
+            shrink = 1.0 if outer else 0.8
+        return u / self.e, np.full(len(u), self.mu * shrink)
+
+    def section(self) -> tuple[np.ndarray, int] | None:
+        if "t" not in self.components or "o" not in self.components:
+            return None
+        th = 2 * np.pi * np.arange(64) / 64
+        r = self.mu * self.e[[self.components.index("t"), self.components.index("o")]]
+        return np.column_stack([r[0] * np.cos(th), r[1] * np.sin(th)]), 0
+
+    def torsion(self) -> float | None:
+        return float(self.mu * self.e[self.components.index("r")]) if "r" in self.components else None
+
+
+def _sphere_points(k: int) -> np.ndarray:
+    """About 2k^2/pi roughly uniform unit vectors (Fibonacci sphere), dense enough for k = 16."""
+    n = max(20, int(2 * k * k / np.pi))
+    i = np.arange(n) + 0.5
+    phi = np.arccos(1 - 2 * i / n)
+    th = np.pi * (1 + 5**0.5) * i
+    return np.column_stack([np.cos(th) * np.sin(phi), np.sin(th) * np.sin(phi), np.cos(phi)])
+
+
+class PolytopePart(SetPart):
+    """{f : G f <= h c_n} over ``components`` (bounded, containing the origin), in face form."""
+
+    def __init__(self, components: str, G, h) -> None:
+        self.components = components
+        self.G = np.asarray(G, dtype=float)
+        self.h = np.broadcast_to(np.asarray(h, dtype=float), (len(self.G),)).copy()
+
+    def project(self, cn: float, y: np.ndarray) -> np.ndarray:
+        return project_polytope(y, self.G, self.h * cn)
+
+    def excess(self, cn: float, f: np.ndarray) -> float:
+        return float(np.max(self.G @ f - self.h * cn))
+
+    def halfspaces(self, outer: bool, k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.G, self.h
+
+    def section(self) -> tuple[np.ndarray, int] | None:
+        from scipy.spatial import HalfspaceIntersection
+
+        cols = [self.components.index(a) for a in "to" if a in self.components]
+        if len(cols) < 2:
+            return None
+        G2 = self.G[:, cols]
+        keep = np.linalg.norm(G2, axis=1) > _TINY
+        if np.max(self.h, initial=0.0) <= 0:
+            return np.zeros((1, 2)), 1
+        pts = HalfspaceIntersection(np.column_stack([G2[keep], -self.h[keep]]), np.zeros(2)).intersections
+        pts = pts[np.argsort(np.arctan2(pts[:, 1], pts[:, 0]))]
+        unique = [pts[0]]
+        scale = float(np.max(self.h))
+        for p in pts[1:]:
+            if min(np.linalg.norm(p - q) for q in unique) > 1e-9 * scale:
+                unique.append(p)
+        return np.array(unique), len(unique)
+
+    def torsion(self) -> float | None:
+        if "r" not in self.components:
+            return None
+        g = self.G[:, self.components.index("r")]
+        up, down = g > _TINY, g < -_TINY
+        return float(
+            min(np.min(self.h[up] / g[up], initial=np.inf), np.min(-self.h[down] / g[down], initial=np.inf))
+        )
+
+
+_TINY = 1e-12
+
+
+class PolygonPart(PolytopePart):
+    """The polygon with vertices ``mu c_n d_i`` in (t, o) (unit directions d_i, counter-clockwise,
+    regular), stated by the law as the LCP of ``beta_i`` (pairs ``direction_i``) and ``lambda``
+    (pair ``limit``)."""
+
+    lcp = True
+
+    def __init__(self, mu: float, directions: np.ndarray) -> None:
+        D = np.asarray(directions, dtype=float)
+        normals = D + np.roll(D, -1, axis=0)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        super().__init__("to", normals, mu * np.cos(np.pi / len(D)))
+        self.mu = float(mu)
+        self.directions = D
+
+    def project(self, cn: float, y: np.ndarray) -> np.ndarray:
+        return project_polygon(y, self.mu * cn * self.directions)
+
+    def section(self) -> tuple[np.ndarray, int] | None:
+        return self.mu * self.directions, len(self.directions)
+
+    def pattern_label(self, bits: dict[str, str], pattern: str) -> PatternLabel:
+        k = len(self.directions)
+        beta = [bits[f"direction_{i}"] == "1" for i in range(k)]
+        lam = bits["limit"] == "1"
+        if bits["normal"] == "0":
+            ok = lam and not any(beta)
+            return PatternLabel("separate", "separate" if ok else f"separate?{pattern}", not ok, ok)
+        support = [i for i in range(k) if beta[i]]
+        if not lam:
+            ok = all(beta)
+            return PatternLabel("roll", "roll" if ok else f"roll?{pattern}", not ok, True)
+        if not support:
+            return PatternLabel("slide", "slide (no friction force)", True)
+        if len(support) == 1:
+            return PatternLabel("slide", f"slide d{support[0]}")
+        if len(support) == 2 and (support[1] - support[0]) % k in (1, k - 1):
+            i, j = support if support[1] - support[0] == 1 else support[::-1]
+            return PatternLabel("slide", f"slide d{i}|d{j}", True)
+        return PatternLabel("slide", f"slide?{pattern}", True, True)
+
+    def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
+        proj = self.directions @ aT
+        lo = proj.min()
+        idx = [i for i in range(len(proj)) if proj[i] <= lo + 1e-6 * np.abs(proj).max()]
+        notes = ["slides between two friction directions"] if len(idx) > 1 else []
+        return "|".join(f"d{i}" for i in idx), notes
+
+    def spare_pairs(self, weak: list[str]) -> list[str]:
+        return [k for k in weak if k.startswith("direction_")]
+
+
+@dataclass
+class Outline:
+    """A friction set at unit normal force, in the contact's (t, o) plane, for drawing.
+
+    ``outline`` (k, 2): the boundary (c_t, c_o) in N at c_n = 1 N, in order, not repeated at
+    the end; ``vertices``: its corner count (0 for a smooth curve); ``torsion``: the limit of
+    |c_r| at c_n = 1 N (N m) when the law bounds the torsional moment, else None.
+    """
+
+    outline: np.ndarray
+    vertices: int
+    torsion: float | None = None
+    label: str = ""
+
+
+class FrictionSet:
+    """The friction set of a law: the product of its ``parts`` (components in no part are zero).
+
+    Owns everything about the set: projection (per part, for the law residual), membership
+    (:meth:`excess`), polyhedral rows (:meth:`rows`, for mode cones and existence LPs), the
+    outline to draw (:meth:`outline`), the LCP surrogate of the law (``lcp_law``, used to seed
+    ``all_solutions``; None: the law itself), the friction coefficient of the Coulomb cone the set
+    circumscribes when seed 000's Proposition 1 applies to it (``relaxes_cone``: a solution whose
+    forces lie in that cone solves the cone model), and, for LCP laws, the names of sign patterns
+    and slides.
+    """
+
+    def __init__(
+        self,
+        parts: list[SetPart],
+        label: str,
+        lcp_law: object | None = None,
+        relaxes_cone: float | None = None,
+    ) -> None:
+        self.parts = parts
+        self.label = label
+        self.lcp_law = lcp_law
+        self.relaxes_cone = relaxes_cone
+
+    @property
+    def components(self) -> str:
+        """The friction components the set bounds (others are zero), in (t, o, r) order."""
+        own = "".join(p.components for p in self.parts)
+        return "".join(a for a in "tor" if a in own)
+
+    @property
+    def lcp(self) -> bool:
+        """Every part is stated as an LCP (the law has sign patterns)."""
+        return all(p.lcp for p in self.parts)
+
+    @property
+    def round(self) -> bool:
+        """Some part is curved: its polyhedral rows only approximate it."""
+        return any(p.round for p in self.parts)
+
+    @property
+    def tangential(self) -> list[int]:
+        """Indices in (n, t, o[, r]) of the tangential components the law's friction may use."""
+        return [1] if "o" not in self.components and "t" in self.components else [1, 2]
+
+    def excess(self, force: np.ndarray) -> float:
+        """How far the contact force (n, t, o[, r]) lies outside the set (<= 0: inside), N."""
+        f = np.asarray(force, dtype=float)
+        cn = float(f[0])
+        out = -cn
+        for part in self.parts:
+            out = max(out, part.excess(cn, f[[AXES.index(a) for a in part.components]]))
+        rest = [i for i in range(1, len(f)) if AXES[i] not in self.components]
+        return max(out, float(np.abs(f[rest]).max())) if rest else out
+
+    def rows(self, dim: int, outer: bool, k: int = 16) -> Rows:
+        """Rows r with r . f <= 0 (f = (n, t, o[, r]) of one contact, ``dim`` 3 or 4) describing a
+        polyhedral version of the set; round parts circumscribed (``outer``) or inscribed."""
+        rows: Rows = [-np.eye(dim)[0]]
+        for part in self.parts:
+            G, h = part.halfspaces(outer, k)
+            idx = [AXES.index(a) for a in part.components]
+            for g, hi in zip(G, h):
+                r = np.zeros(dim)
+                r[0] = -hi
+                r[idx] = g
+                rows.append(r)
+        for i in range(1, dim):
+            if AXES[i] not in self.components:
+                rows += [s * np.eye(dim)[i] for s in (1, -1)]
+        return rows
+
+    def outline(self) -> Outline:
+        """The set at c_n = 1 N in the (t, o) plane and its torsional limit, for drawing."""
+        sections = [s for s in (p.section() for p in self.parts) if s is not None]
+        points, vertices = sections[0] if sections else (np.zeros((1, 2)), 1)
+        torsion = next((t for t in (p.torsion() for p in self.parts) if t is not None), None)
+        return Outline(points, vertices, torsion, self.label)
+
+    def pattern_label(self, sliding: bool, keys: list[str], bits: str) -> PatternLabel:
+        """Name the sign pattern ``bits`` (one ``"1"``/``"0"`` per pair in ``keys``) of a contact."""
+        b = dict(zip(keys, bits))
+        if sliding or not self.parts:
+            if b["normal"] == "0":
+                return PatternLabel("separate", "separate")
+            return PatternLabel("slide", "slide") if sliding else PatternLabel("roll", "maintain")
+        if len(self.parts) != 1 or not self.lcp:
+            raise FrictionLawError(
+                f"{self.label} has no sign patterns: only laws stated as an LCP (pyramid, planar, "
+                "polygon, frictionless) have them; use a polyhedral law for mode cones"
+            )
+        return self.parts[0].pattern_label(b, bits)
+
+    def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
+        """The name of a slide with tangential acceleration ``aT`` (see :meth:`SetPart.slide_index`)."""
+        if len(self.parts) != 1 or not self.lcp:
+            return None
+        return self.parts[0].slide_index(aT, eps)
+
+    def spare_pairs(self, weak: list[str]) -> list[str]:
+        """Weak pairs at a rolling contact that do not mean impending slip."""
+        return [k for p in self.parts for k in p.spare_pairs(weak)]

@@ -1,0 +1,115 @@
+"""Each law's friction set is one object: its membership, projection, polyhedral rows and outline
+agree with each other, and a law that does not describe its set gets a clear error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contactmodel as cm
+from contactmodel.analysis.verify import friction_excess
+from contactmodel.draw import friction_set as drawn_set
+from contactmodel.errors import ContactModelError, FrictionLawError
+from contactmodel.friction.base import ContactContext, FrictionLaw, normal_force, normal_pair
+
+HEXAGON = [[np.cos(a), np.sin(a)] for a in np.arange(6) * np.pi / 3]
+LAWS = [
+    cm.CoulombCone(0.5),
+    cm.Pyramid(0.4),
+    cm.Polygonal(0.5, k=6),
+    cm.Polygonal(0.3, k=5, offset=0.2),
+    cm.Planar(0.6),
+    cm.Frictionless(),
+    cm.Ellipsoid(0.5, 1.0, 0.5, 0.2),
+    cm.EllipticTorsion(0.5, 0.6, 1.0, 0.2),
+    cm.PolyhedralLimitSurface(HEXAGON, 0.5),
+    cm.PolyhedralLimitSurface([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 4], [0, 0, -4]], 0.5),
+]
+
+
+def _points(law, count: int = 300) -> np.ndarray:
+    """Random contact forces (n, t, o, r) with c_n = 1 and zero components the law does not bound."""
+    rng = np.random.default_rng(7)
+    f = rng.uniform(-0.8, 0.8, size=(count, 4))
+    f[:, 0] = 1.0
+    for i, axis in enumerate("tor", start=1):
+        if axis not in law.friction_set().components:
+            f[:, i] = 0.0
+    return f
+
+
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_membership_agrees_with_projection(law) -> None:
+    """f is in the set (excess <= 0) iff each part's projection leaves it where it is."""
+    fset = law.friction_set()
+    for f in _points(law):
+        fixed = all(
+            np.allclose(
+                part.project(1.0, f[["ntor".index(a) for a in part.components]]),
+                f[["ntor".index(a) for a in part.components]],
+                atol=1e-12,
+            )
+            for part in fset.parts
+        )
+        excess = fset.excess(f)
+        if abs(excess) > 1e-9:
+            assert fixed == (excess < 0), (f, excess)
+
+
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_inner_rows_inside_set_inside_outer_rows(law) -> None:
+    fset = law.friction_set()
+    inner = np.array(fset.rows(4, outer=False))
+    outer = np.array(fset.rows(4, outer=True))
+    for f in _points(law):
+        if np.all(inner @ f <= -1e-9):
+            assert fset.excess(f) <= 1e-9
+        if fset.excess(f) <= -1e-9:
+            assert np.all(outer @ f <= 1e-9)
+
+
+def test_hand_values() -> None:
+    """Excess by hand: the 4-gon |t| + |o| <= mu c_n rotated by 45 degrees is the pyramid's inner
+    square; the planar law bounds t by mu c_n and forbids o."""
+    square = cm.Polygonal(1.0, k=4)  # vertices (1, 0), (0, 1), ...: faces t + o <= 1 etc.
+    assert friction_excess(square, [1.0, 0.5, 0.5, 0.0]) == pytest.approx(0.0, abs=1e-12)
+    assert friction_excess(square, [1.0, 1.0, 1.0, 0.0]) == pytest.approx(np.sqrt(2) - 1 / np.sqrt(2))
+    assert friction_excess(cm.Planar(0.5), [2.0, 0.5, 0.25]) == pytest.approx(0.25)
+    assert friction_excess(cm.CoulombCone(0.5), [2.0, 0.6, 0.8]) == pytest.approx(0.0)
+    outline = cm.Pyramid(0.5).friction_set().outline()
+    assert outline.vertices == 4 and np.abs(outline.outline).max() == 0.5 and outline.torsion is None
+    assert cm.EllipticTorsion(0.5, 1.0, 1.0, 0.2).friction_set().outline().torsion == pytest.approx(0.1)
+
+
+class Bare(FrictionLaw):
+    """A law that states only its normal pair and does not describe a friction set."""
+
+    def build(self, blk, ctx: ContactContext):
+        return {"n": [(1.0, normal_force(blk))]}
+
+    def add_conditions(self, blk, ctx: ContactContext) -> None:
+        normal_pair(blk)
+
+    def lift(self, ctx, force, accel):
+        return {"c_n": float(force[0])}
+
+
+def test_unknown_law_gets_a_clear_error() -> None:
+    law = Bare()
+    with pytest.raises(FrictionLawError, match=r"Bare\.friction_set\(\)"):
+        friction_excess(law, [1.0, 0.0, 0.0])
+    with pytest.raises(ContactModelError, match="Bare"):
+        law.friction_set()
+    assert drawn_set(law) is None  # drawn by its class name instead
+
+
+def test_sign_patterns_only_for_lcp_laws() -> None:
+    fset = cm.CoulombCone(0.5).friction_set()
+    with pytest.raises(FrictionLawError, match="no sign patterns"):
+        fset.pattern_label(False, ["normal", "cone"], "11")
+    label = (
+        cm.Pyramid(0.5)
+        .friction_set()
+        .pattern_label(False, ["normal", "plus_t", "minus_t", "plus_o", "minus_o"], "10010")
+    )
+    assert (label.mode, label.label, label.degenerate) == ("slide", "slide +t", True)
