@@ -13,8 +13,10 @@ unknown effort, seed 000 §2.5) are eliminated, so with F = the free coordinates
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,13 +24,75 @@ from scipy.sparse.csgraph import connected_components
 
 from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
+from contactmodel.solution import BodyResult, JointResult
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 
 COMPONENTS = ("n", "t", "o", "r")
 
 
 @dataclass
-class Assembly:
+class Motion:
+    """The generalized motion that contact forces c produce (empty for a problem given by A, b).
+
+    ``nu_dot`` (nq,) generalized accelerations; ``efforts`` (nq,) the generalized forces the
+    prescribed coordinates need (0 elsewhere); ``bodies`` and ``joints`` the same per body
+    (world frame, centre of mass) and per joint (with its declared or computed effort).
+    """
+
+    nu_dot: np.ndarray
+    efforts: np.ndarray
+    bodies: list[BodyResult] = field(default_factory=list)
+    joints: list[JointResult] = field(default_factory=list)
+
+
+class ContactAssembly(ABC):
+    """What every assembly offers the formulation and the dispatcher: the m contact rows
+    (n, t, o[, r] per contact) of a = A c + b, and the motion forces c produce.
+
+    ``rows[k] = (contact name, component)`` names row k of v, b, A; ``contact_rows[name]`` maps a
+    component to its row. ``v`` (m,) relative contact velocities; ``A_sparse`` (m, m); ``b`` (m,).
+    ``rolling`` / ``sliding`` hold contact names. ``has_dynamics``: M, G and f are known, so the
+    sparse form and body/joint results exist.
+    """
+
+    system: System
+    rows: list[tuple[str, str]]
+    contact_rows: dict[str, dict[str, int]]
+    rolling: list[str]
+    sliding: list[str]
+    v: np.ndarray
+    A_sparse: sp.csr_matrix
+    b: np.ndarray
+    has_dynamics: ClassVar[bool]
+
+    @property
+    def A(self) -> np.ndarray:
+        """(m, m) dense A."""
+        return self.A_sparse.toarray()
+
+    @property
+    def m(self) -> int:
+        """Number of contact rows."""
+        return len(self.rows)
+
+    def indices(self, contact: str) -> list[int]:
+        """The rows of one contact, in (n, t, o[, r]) order."""
+        return list(self.contact_rows[contact].values())
+
+    def row(self, contact: str, component: str) -> int:
+        return self.contact_rows[contact][component]
+
+    @abstractmethod
+    def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(m,) relative contact accelerations a produced by contact forces c (m,)."""
+
+    @abstractmethod
+    def motion(self, c: np.ndarray) -> Motion:
+        """The generalized motion produced by contact forces c (m,)."""
+
+
+@dataclass
+class Assembly(ContactAssembly):
     """The contact problem's numbers (see module docstring); shapes in the field docs.
 
     ``rows[k] = (contact name, component)`` names row k of G, v, b, A (m rows).
@@ -50,6 +114,7 @@ class Assembly:
     nu_dot_prescribed: np.ndarray  # (nq,) given accelerations (0 where free)
     rolling: list[str] = field(default_factory=list)
     sliding: list[str] = field(default_factory=list)
+    has_dynamics: ClassVar[bool] = True
 
     @property
     def v(self) -> np.ndarray:
@@ -72,11 +137,6 @@ class Assembly:
         GF = self.G[:, self.free]
         A = (GF @ self._M_free_inverse @ GF.T).tocsr()
         return ((A + A.T) * 0.5).tocsr()
-
-    @property
-    def A(self) -> np.ndarray:
-        """(m, m) dense A (see module docstring)."""
-        return self.A_sparse.toarray()
 
     @cached_property
     def b(self) -> np.ndarray:
@@ -103,8 +163,24 @@ class Assembly:
         residual = self.M @ nu_dot - self.G.T @ c - self.f
         return np.where(self.prescribed, residual, 0.0)
 
-    def row(self, contact: str, component: str) -> int:
-        return self.contact_rows[contact][component]
+    def motion(self, c: np.ndarray) -> Motion:
+        """nu_dot and efforts for forces c (m,), with one result per body and per joint: the
+        joint's declared effort, or the computed one where it was declared unknown."""
+        nu_dot = self.accelerations(c)
+        efforts = self.efforts(c, nu_dot)
+        bodies = [
+            BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())
+            for i, body in enumerate(self.system.bodies)
+        ]
+        joints = []
+        offset = 6 * len(self.system.bodies)
+        for arm in self.system.manipulators:
+            for k, declared in enumerate(arm.efforts):
+                i = offset + k
+                effort = efforts[i] if declared is None else float(declared)
+                joints.append(JointResult(self.coordinates[i], float(nu_dot[i]), float(effort)))
+            offset += len(arm.joints)
+        return Motion(nu_dot, efforts, bodies, joints)
 
 
 def _block_inverse(M: sp.csc_matrix) -> sp.csr_matrix:
@@ -276,11 +352,10 @@ def _classify(system: System, assembly: Assembly) -> None:
 
 
 @dataclass
-class MatrixAssembly:
-    """A contact problem given directly by A (m x m) and b (m,), with no bodies behind it.
-
-    Offers the part of :class:`Assembly`'s interface that the reduced formulation needs; rows are
-    (n, t, o[, r]) per contact in ``rows`` order.
+class MatrixAssembly(ContactAssembly):
+    """A contact problem given directly by A (m x m) and b (m,), with no bodies behind it: only
+    the reduced form, and no body or joint results. Rows are (n, t, o[, r]) per contact in
+    ``rows`` order.
     """
 
     system: System
@@ -291,13 +366,15 @@ class MatrixAssembly:
     contact_rows: dict[str, dict[str, int]]
     rolling: list[str] = field(default_factory=list)
     sliding: list[str] = field(default_factory=list)
-
-    @property
-    def A(self) -> np.ndarray:
-        return self.A_sparse.toarray()
+    has_dynamics: ClassVar[bool] = False
 
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(m,) a = A c + b."""
         return self.A_sparse @ c + self.b
+
+    def motion(self, c: np.ndarray) -> Motion:
+        """No generalized coordinates behind A and b: an empty motion."""
+        return Motion(np.zeros(0), np.zeros(0))
 
 
 def assemble_from_matrices(

@@ -2,12 +2,17 @@
 
 The model has one Block per contact, ``model.contact[name]``, built by that contact's
 friction law, holding the forces (``c_n``, ``c_t``, ...), the law's own variables and pairs,
-and the contact's relative accelerations ``accel[n|t|o|r]``. Two forms:
+and the contact's relative accelerations ``accel[n|t|o|r]``. Two forms (:class:`Form`), each a
+:class:`FormModel` that writes those accelerations and reads its own variables back:
 
-- ``"reduced"``: accelerations eliminated, a = A c + b with ``model.b`` a mutable Param
-  (seed 000 (21)-(35); the pyramid model is exactly the LCP (32)-(35)).
-- ``"sparse"``: generalized accelerations ``model.nu_dot`` kept as free variables, each matched
+- ``Form.REDUCED``: accelerations eliminated, a = A c + b with ``model.b`` a mutable Param
+  (Trinkle, Pang, Sudarsky and Lo, "On dynamic multi-rigid-body contact problems with Coulomb
+  friction", 1997, (21)-(35); the pyramid model is exactly the LCP (32)-(35)).
+- ``Form.SPARSE``: generalized accelerations ``model.nu_dot`` kept as free variables, each matched
   with its Newton-Euler row M nu_dot - G^T c - f = 0 (``model.f`` mutable); A is never formed.
+
+:meth:`Problem.interpret` maps a solver's point x back to forces, accelerations and the motion of
+the bodies and joints (:class:`PhysicalPoint`).
 
 Only complementarity forms accepted by Pyomo's ``mpec.nl`` transformation are used:
 ``0 <= x _|_ expr >= 0`` and ``expr == 0 _|_ x free``.
@@ -16,8 +21,10 @@ Only complementarity forms accepted by Pyomo's ``mpec.nl`` transformation are us
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 import pyomo.environ as pe
@@ -26,14 +33,62 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.mpec import Complementarity, complements
 
-from contactmodel.assembly import COMPONENTS, Assembly, MatrixAssembly, assemble, assemble_from_matrices
+from contactmodel.assembly import (
+    COMPONENTS,
+    Assembly,
+    ContactAssembly,
+    Motion,
+    assemble,
+    assemble_from_matrices,
+)
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
 
-FORMS = ("reduced", "sparse")
+
+class Form(StrEnum):
+    """How the contact accelerations enter the model (see the module docstring). A member equals
+    its string value, so ``form="sparse"`` is accepted wherever a Form is."""
+
+    REDUCED = "reduced"
+    SPARSE = "sparse"
+
+    @classmethod
+    def parse(cls, value: Form | str) -> Form:
+        """The Form named by ``value`` (a Form or its string), or a FormulationError."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise FormulationError(f"form must be one of {FORMS} (got {value!r})") from None
+
+
+FORMS = tuple(f.value for f in Form)
+
+
+@dataclass
+class PhysicalPoint:
+    """The physical values at a solver's point x of a contact :class:`Problem`.
+
+    ``forces`` (m,) contact forces c on body_a and ``accelerations`` (m,) relative contact
+    accelerations a, both in assembly row order (n, t, o[, r] per contact, contact frames; N and
+    m/s^2, N m and rad/s^2 for r); ``motion`` the bodies' and joints' accelerations and efforts;
+    ``checks`` the physical residuals (absolute): ``normal_complementarity`` = max |min(c_n, a_n)|
+    and, in the sparse form, ``newton_euler`` = max |M nu_dot - G^T c - f - efforts| with nu_dot
+    the model's own variables.
+    """
+
+    forces: np.ndarray
+    accelerations: np.ndarray
+    motion: Motion
+    checks: dict[str, float]
+    rows: dict[str, list[int]] = field(repr=False)
+
+    def contact(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(force, acceleration) of one contact, each (n, t, o[, r])."""
+        rows = self.rows[name]
+        return self.forces[rows], self.accelerations[rows]
 
 
 @dataclass
@@ -44,9 +99,9 @@ class Problem:
     ``T`` (m x len(variables)) maps their values to the contact force vector c (assembly rows).
     """
 
-    assembly: Assembly
+    assembly: ContactAssembly
     model: pe.ConcreteModel
-    form: str
+    form: Form
     laws: dict[str, FrictionLaw]
     contexts: dict[str, ContactContext]
     variables: list
@@ -65,7 +120,7 @@ class Problem:
     def block(self, contact: str) -> pe.Block:
         return self.model.contact[contact]
 
-    def reformulate(self, friction=None, form: str | None = None) -> Problem:
+    def reformulate(self, friction=None, form: Form | str | None = None) -> Problem:
         """The same assembly with other laws and/or form (no re-assembly); by default the
         current laws and form are kept."""
         if friction is None:
@@ -86,6 +141,32 @@ class Problem:
         return self._compiled
 
     # -- numbers <-> model ---------------------------------------------------------------
+    def interpret(self, x: np.ndarray, compiled: CompiledMCP | None = None) -> PhysicalPoint:
+        """The physical values at a point x (n,) of the compiled MCP (default: this problem's last
+        compilation), in its variable order; the point is also written into the model."""
+        if compiled is None:
+            compiled = self._compiled if self._compiled is not None else self.compile()
+        compiled.load(x)
+        c = self.force_vector()
+        a = self.assembly.contact_accelerations(c)
+        motion = self.assembly.motion(c)
+        rows = {name: self.assembly.indices(name) for name in self.contact_names}
+        normal = [r[0] for r in rows.values()]
+        checks = {
+            "normal_complementarity": float(np.max(np.abs(np.minimum(c[normal], a[normal])), initial=0.0))
+        }
+        checks.update(_FORM_MODELS[self.form].checks(self, c, motion))
+        return PhysicalPoint(c, a, motion, checks, rows)
+
+    def law_residual(self, c: np.ndarray, a: np.ndarray) -> float:
+        """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`
+        at forces ``c`` and accelerations ``a`` (m,) (assembly rows), absolute."""
+        worst = 0.0
+        for name, law in self.laws.items():
+            idx = self.assembly.indices(name)
+            worst = max(worst, law.law_residual(self.contexts[name], c[idx], a[idx]))
+        return worst
+
     def force_vector(self) -> np.ndarray:
         """(m,) contact forces c at the model's current variable values."""
         y = np.array([0.0 if v.value is None else v.value for v in self.variables])
@@ -106,19 +187,15 @@ class Problem:
         asm = self.assembly
         a = asm.contact_accelerations(c)
         for name, law in self.laws.items():
-            rows = list(asm.contact_rows[name].values())
+            rows = asm.indices(name)
             values = law.lift(self.contexts[name], c[rows], a[rows])
             blk = self.block(name)
             for local, val in values.items():
                 _component(blk, local).set_value(val, skip_validation=True)
-        if self.form == "sparse":
-            nu_dot = asm.accelerations(c)
-            for i, coord in enumerate(asm.coordinates):
-                if asm.free[i]:
-                    self.model.nu_dot[coord].set_value(float(nu_dot[i]))
+        _FORM_MODELS[self.form].load(self, c)
 
     def _as_vector(self, c) -> np.ndarray:
-        m = len(self.assembly.rows)
+        m = self.assembly.m
         if isinstance(c, Mapping):
             vec = np.zeros(m)
             for name, value in c.items():
@@ -157,7 +234,7 @@ def _component(blk: pe.Block, local: str):
     return comp[int(index)] if index.lstrip("-").isdigit() else comp[index]
 
 
-def _resolve_laws(assembly: Assembly, friction) -> dict[str, FrictionLaw]:
+def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]:
     laws: dict[str, FrictionLaw] = {}
     overrides = friction if isinstance(friction, Mapping) else {}
     known = {c.name for c in assembly.system.contacts}
@@ -182,7 +259,8 @@ def _resolve_laws(assembly: Assembly, friction) -> dict[str, FrictionLaw]:
                 f"contact '{contact.name}': friction must be a friction law such as cm.Pyramid(0.5) "
                 f"(got {law!r})"
             )
-        law.check_contact(contact)
+        if law is not contact.friction:  # a declared law was checked by System.add_contact
+            law.check_contact(contact)
         laws[contact.name] = law
     return laws
 
@@ -194,26 +272,25 @@ def _linear(coefs: np.ndarray, variables: list, constant=None):
     return LinearExpression(terms) if terms else 0.0
 
 
-def formulate(system, friction=None, form: str = "reduced") -> Problem:
-    """Build the complementarity model of ``system`` (a System, or an Assembly to reuse).
+def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem:
+    """Build the complementarity model of ``system`` (a System, or an assembly to reuse).
 
     ``friction``: None (each contact's own law), one law for every contact, or a mapping
-    contact name -> law overriding some contacts. ``form``: ``"reduced"`` or ``"sparse"``.
+    contact name -> law overriding some contacts. ``form``: a :class:`Form` or its name,
+    ``"reduced"`` or ``"sparse"``.
     """
     # A model is a large graph of new objects; the cyclic garbage collector's passes over it cost
     # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, as
     # Pyomo's own writers do.
     with PauseGC():
-        return _formulate(system, friction, form)
+        return _formulate(system, friction, Form.parse(form))
 
 
-def _formulate(system, friction, form: str) -> Problem:
+def _formulate(system, friction, form: Form) -> Problem:
     """:func:`formulate` with the garbage collector paused."""
-    if form not in FORMS:
-        raise FormulationError(f"form must be one of {FORMS} (got {form!r})")
-    if isinstance(system, (Assembly, MatrixAssembly)):
+    if isinstance(system, ContactAssembly):
         assembly = system
-        if isinstance(system, MatrixAssembly) and form != "reduced":
+        if not assembly.has_dynamics and form is not Form.REDUCED:
             raise FormulationError(
                 "a problem given by matrices A, b has only the reduced form; use form='reduced'"
             )
@@ -225,8 +302,7 @@ def _formulate(system, friction, form: str) -> Problem:
     sysm = assembly.system
     v = assembly.v
     contexts = {
-        c.name: ContactContext(c, v[list(assembly.contact_rows[c.name].values())], sysm.rolling_tol)
-        for c in sysm.contacts
+        c.name: ContactContext(c, v[assembly.indices(c.name)], sysm.rolling_tol) for c in sysm.contacts
     }
 
     model = pe.ConcreteModel(name="contact_problem")
@@ -250,13 +326,9 @@ def _formulate(system, friction, form: str) -> Problem:
                 ti.append(rows[comp])
                 tj.append(index[id(var)])
                 tv.append(coef)
-    m = len(assembly.rows)
-    T = sp.csr_matrix((tv, (ti, tj)), shape=(m, len(variables)))
+    T = sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
 
-    if form == "reduced":
-        accel = _reduced_accelerations(model, assembly, T, variables)
-    else:
-        accel = _sparse_accelerations(model, assembly, T, variables)
+    accel = _FORM_MODELS[form].accelerations(model, assembly, T, variables)
 
     for name in names:
         rows = assembly.contact_rows[name]
@@ -323,46 +395,101 @@ def formulate_from_matrices(
     return formulate(assembly, friction=friction, form="reduced")
 
 
-def _reduced_accelerations(model, assembly: Assembly, T: sp.csr_matrix, variables: list) -> list:
-    m = len(assembly.rows)
-    model.b = pe.Param(range(m), mutable=True, initialize=dict(enumerate(assembly.b)))
-    K = (assembly.A_sparse @ T).tocsr()
-    K.eliminate_zeros()
-    exprs = []
-    for r in range(m):
-        lo, hi = K.indptr[r], K.indptr[r + 1]
-        exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], model.b[r]))
-    return exprs
+class FormModel(ABC):
+    """What a :class:`Form` does: write the m contact accelerations into the model as expressions
+    of the laws' force variables, set its own variables from forces, and check them."""
+
+    @abstractmethod
+    def accelerations(
+        self, model: pe.ConcreteModel, assembly: ContactAssembly, T: sp.csr_matrix, variables: list
+    ) -> list:
+        """(m,) Pyomo expressions of a, given c = T y over the laws' ``variables`` y."""
+
+    @abstractmethod
+    def load(self, problem: Problem, c: np.ndarray) -> None:
+        """Set the form's own model variables from contact forces c (m,)."""
+
+    @abstractmethod
+    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
+        """The form's own residuals at the model's current values (absolute)."""
 
 
-def _sparse_accelerations(model, assembly: Assembly, T: sp.csr_matrix, variables: list) -> list:
-    asm = assembly
-    free = np.flatnonzero(asm.free)
-    coords = asm.coordinates
-    model.nu_dot = pe.Var([coords[i] for i in free], initialize=0.0)
-    nd = [model.nu_dot[coords[i]] for i in free]
-    P = asm.prescribed
-    # constant of each Newton-Euler row: -(f - M_FP nu_dot_P); of each contact row: G_P nu_dot_P + G_dot nu
-    ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
-    model.f = pe.Param(range(len(free)), mutable=True, initialize=dict(enumerate(ne_const)))
-    bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
-    model.bias = pe.Param(range(len(asm.rows)), mutable=True, initialize=dict(enumerate(bias)))
+class ReducedForm(FormModel):
+    """a = A c + b, with ``model.b`` (m,) a mutable Param."""
 
-    MF = asm.M[free][:, free].tocsr()
-    GtT = (-(asm.G[:, free].T) @ T).tocsr()
-    model.newton_euler = Complementarity(range(len(free)))
-    for k in range(len(free)):
-        lo, hi = MF.indptr[k], MF.indptr[k + 1]
-        glo, ghi = GtT.indptr[k], GtT.indptr[k + 1]
-        expr = _linear(
-            np.concatenate([MF.data[lo:hi], GtT.data[glo:ghi]]),
-            [nd[j] for j in MF.indices[lo:hi]] + [variables[j] for j in GtT.indices[glo:ghi]],
-            model.f[k],
+    def accelerations(self, model, assembly, T, variables) -> list:
+        model.b = pe.Param(range(assembly.m), mutable=True, initialize=dict(enumerate(assembly.b)))
+        K = (assembly.A_sparse @ T).tocsr()
+        K.eliminate_zeros()
+        exprs = []
+        for r in range(assembly.m):
+            lo, hi = K.indptr[r], K.indptr[r + 1]
+            exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], model.b[r]))
+        return exprs
+
+    def load(self, problem: Problem, c: np.ndarray) -> None:
+        """No variables of its own: accelerations are expressions of the forces."""
+
+    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
+        return {}
+
+
+class SparseForm(FormModel):
+    """a = G_F nu_dot_F + bias with ``model.nu_dot`` free, each matched with its Newton-Euler row
+    M_FF nu_dot_F - G_F^T c + (M_FP nu_dot_P - f_F) = 0; ``model.f`` and ``model.bias`` mutable."""
+
+    def accelerations(self, model, assembly: Assembly, T, variables) -> list:
+        asm = assembly
+        free = np.flatnonzero(asm.free)
+        coords = asm.coordinates
+        model.nu_dot = pe.Var([coords[i] for i in free], initialize=0.0)
+        nd = [model.nu_dot[coords[i]] for i in free]
+        P = asm.prescribed
+        # constant of each Newton-Euler row: -(f - M_FP nu_dot_P);
+        # of each contact row: G_P nu_dot_P + G_dot nu
+        ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
+        model.f = pe.Param(range(len(free)), mutable=True, initialize=dict(enumerate(ne_const)))
+        bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
+        model.bias = pe.Param(range(asm.m), mutable=True, initialize=dict(enumerate(bias)))
+
+        MF = asm.M[free][:, free].tocsr()
+        GtT = (-(asm.G[:, free].T) @ T).tocsr()
+        model.newton_euler = Complementarity(range(len(free)))
+        for k in range(len(free)):
+            lo, hi = MF.indptr[k], MF.indptr[k + 1]
+            glo, ghi = GtT.indptr[k], GtT.indptr[k + 1]
+            expr = _linear(
+                np.concatenate([MF.data[lo:hi], GtT.data[glo:ghi]]),
+                [nd[j] for j in MF.indices[lo:hi]] + [variables[j] for j in GtT.indices[glo:ghi]],
+                model.f[k],
+            )
+            model.newton_euler[k] = complements(expr == 0, nd[k])
+        GF = asm.G[:, free].tocsr()
+        exprs = []
+        for r in range(asm.m):
+            lo, hi = GF.indptr[r], GF.indptr[r + 1]
+            exprs.append(_linear(GF.data[lo:hi], [nd[j] for j in GF.indices[lo:hi]], model.bias[r]))
+        return exprs
+
+    def load(self, problem: Problem, c: np.ndarray) -> None:
+        """nu_dot from the dynamics at forces c."""
+        asm = problem.assembly
+        nu_dot = asm.accelerations(c)
+        for i, coord in enumerate(asm.coordinates):
+            if asm.free[i]:
+                problem.model.nu_dot[coord].set_value(float(nu_dot[i]))
+
+    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
+        """``newton_euler``: the Newton-Euler residual at the model's own nu_dot."""
+        asm = problem.assembly
+        model_nu_dot = np.array(
+            [
+                problem.model.nu_dot[coord].value if asm.free[i] else asm.nu_dot_prescribed[i]
+                for i, coord in enumerate(asm.coordinates)
+            ]
         )
-        model.newton_euler[k] = complements(expr == 0, nd[k])
-    GF = asm.G[:, free].tocsr()
-    exprs = []
-    for r in range(len(asm.rows)):
-        lo, hi = GF.indptr[r], GF.indptr[r + 1]
-        exprs.append(_linear(GF.data[lo:hi], [nd[j] for j in GF.indices[lo:hi]], model.bias[r]))
-    return exprs
+        ne = asm.M @ model_nu_dot - asm.G.T @ c - asm.f - motion.efforts
+        return {"newton_euler": float(np.max(np.abs(ne), initial=0.0))}
+
+
+_FORM_MODELS: dict[Form, FormModel] = {Form.REDUCED: ReducedForm(), Form.SPARSE: SparseForm()}

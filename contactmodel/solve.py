@@ -14,12 +14,11 @@ from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers
 from contactmodel.analysis.modes import contact_modes
-from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
-from contactmodel.formulation import Problem
+from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
-from contactmodel.solution import BodyResult, ContactResult, JointResult, Solution
+from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 
 #: relative natural-map residual for Status.SOLVED, and the looser bound for SOLVED_INACCURATE
@@ -56,12 +55,7 @@ def relative_residual(mcp: MCP, x: np.ndarray) -> float:
 def law_residual(problem: Problem, c: np.ndarray, a: np.ndarray) -> float:
     """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`
     at forces ``c`` and accelerations ``a`` (assembly rows), absolute."""
-    rows = problem.assembly.contact_rows
-    worst = 0.0
-    for name, law in problem.laws.items():
-        idx = list(rows[name].values())
-        worst = max(worst, law.law_residual(problem.contexts[name], c[idx], a[idx]))
-    return worst
+    return problem.law_residual(c, a)
 
 
 def _status(result: SolverResult, residual: float, tol: float) -> Status:
@@ -96,15 +90,30 @@ def solve(
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    compiled, mcp = _compile(problem)
+    timings["compile"] = time.perf_counter() - t0
+    module = _load_solver(solver, mcp)
+    opts = solvers.make_options(solver, options)
+    if x0 is not None:
+        mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
+    result, seconds = _run(solver, module, mcp, opts, blas_threads)
+    timings["solve"] = seconds
+    target = compiled if compiled is not None else mcp
+    return assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+
+
+def _compile(problem) -> tuple[CompiledMCP | None, MCP]:
+    """(compiled model or None, the MCP to solve) of a contact Problem or a bare MCP."""
     if isinstance(problem, Problem):
         compiled = problem.compile()
-        mcp = compiled.mcp
-    elif isinstance(problem, MCP):
-        compiled, mcp = None, problem
-    else:
-        raise SolverError(f"solve needs a contactmodel Problem or MCP (got {type(problem).__name__})")
-    timings["compile"] = time.perf_counter() - t0
+        return compiled, compiled.mcp
+    if isinstance(problem, MCP):
+        return None, problem
+    raise SolverError(f"solve needs a contactmodel Problem or MCP (got {type(problem).__name__})")
 
+
+def _load_solver(solver: str, mcp: MCP):
+    """The solver's module, once the solver is known to handle this kind of MCP."""
     info = solvers.get(solver)
     if mcp.cones is not None and not info.cones:
         able = [name for name, i in solvers.REGISTRY.items() if i.cones]
@@ -119,18 +128,15 @@ def solve(
             "(Pyramid, Polygonal, Planar) with form='reduced'"
         )
     module, _ = solvers.load(solver)
-    opts = solvers.make_options(solver, options)
-    if x0 is not None:
-        mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
+    return module
 
+
+def _run(solver: str, module, mcp: MCP, opts, blas_threads: int | None) -> tuple[SolverResult, float]:
+    """The solver's raw result and its wall time (s), with BLAS capped to ``blas_threads``."""
     with _blas_controller(solver).limit(limits=blas_threads, user_api="blas"):
         t1 = time.perf_counter()
         result: SolverResult = module.solve(mcp, opts)
-        seconds = time.perf_counter() - t1
-    timings["solve"] = seconds
-
-    target = compiled if compiled is not None else mcp
-    return assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+        return result, time.perf_counter() - t1
 
 
 def assess(
@@ -148,18 +154,16 @@ def assess(
     is decided on the larger of the two; contact, body and joint results for accepted answers.
     ``target`` is the compiled model of ``problem`` (a contact problem) or a bare MCP."""
     timings = {} if timings is None else timings
-    compiled = target if isinstance(problem, Problem) else None
-    mcp = compiled.mcp if compiled is not None else target
+    contact_problem = isinstance(problem, Problem)
+    mcp = target.mcp if contact_problem else target
     x = None if result.x is None else np.asarray(result.x, dtype=float)
     residual = relative_residual(mcp, x) if x is not None else float("inf")
     checks: dict[str, float] = {}
     message = result.message
-    c = a = None
-    if compiled is not None and x is not None and np.all(np.isfinite(x)):
-        compiled.load(x)
-        c = problem.force_vector()
-        a = problem.assembly.contact_accelerations(c)
-        checks["law_residual"] = law_residual(problem, c, a) / residual_scale(mcp)
+    point = None
+    if contact_problem and x is not None and np.all(np.isfinite(x)):
+        point = problem.interpret(x, target)
+        checks["law_residual"] = problem.law_residual(point.forces, point.accelerations) / residual_scale(mcp)
         if checks["law_residual"] > max(residual, accept_tol):
             message += (
                 f"; the contact laws hold only to {checks['law_residual']:.1e} (relative) although the "
@@ -178,66 +182,36 @@ def assess(
         timings=timings,
         extras=dict(result.extras),
     )
-    if compiled is not None and solution.ok:
+    if point is not None and solution.ok:
         t2 = time.perf_counter()
-        _fill_contact_results(problem, compiled, x, c, a, solution, accept_tol)
+        _fill_contact_results(problem, target, point, solution, accept_tol)
         timings["verify"] = time.perf_counter() - t2
     return solution
 
 
 def _fill_contact_results(
-    problem: Problem,
-    compiled: CompiledMCP,
-    x: np.ndarray,
-    c: np.ndarray,
-    a: np.ndarray,
-    solution: Solution,
-    tol: float,
+    problem: Problem, compiled: CompiledMCP, point: PhysicalPoint, solution: Solution, tol: float
 ) -> None:
-    asm = problem.assembly
+    """Contact modes, forces and accelerations, body and joint results and the physical checks
+    of an accepted answer."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = contact_modes(problem, x, tol=mode_tol, compiled=compiled, forces=c)
+    found = contact_modes(problem, solution.x, tol=mode_tol, compiled=compiled, forces=point.forces)
     for name in problem.contact_names:
-        rows = list(asm.contact_rows[name].values())
+        force, accel = point.contact(name)
         m = found[name]
         solution.contacts.append(
             ContactResult(
                 name,
                 m.mode,
-                c[rows].tolist(),
-                a[rows].tolist(),
+                force.tolist(),
+                accel.tolist(),
                 m.direction,
                 m.label,
                 m.degenerate,
                 list(m.decided_by),
             )
         )
-    normal_rows = [asm.contact_rows[n]["n"] for n in problem.contact_names]
-    cn, an = c[normal_rows], a[normal_rows]
-    solution.checks["normal_complementarity"] = float(np.max(np.abs(np.minimum(cn, an)), initial=0.0))
-    if not isinstance(asm, Assembly):
-        return
-    nu_dot = asm.accelerations(c)
-    for i, body in enumerate(asm.system.bodies):
-        solution.bodies.append(
-            BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())
-        )
-    efforts = asm.efforts(c, nu_dot)
-    offset = 6 * len(asm.system.bodies)
-    for arm in asm.system.manipulators:
-        for k in range(len(arm.joints)):
-            i = offset + k
-            declared = arm.efforts[k]
-            effort = efforts[i] if declared is None else float(declared)
-            solution.joints.append(JointResult(asm.coordinates[i], float(nu_dot[i]), float(effort)))
-        offset += len(arm.joints)
-    if problem.form == "sparse":
-        model_nu_dot = np.array(
-            [
-                problem.model.nu_dot[coord].value if asm.free[i] else asm.nu_dot_prescribed[i]
-                for i, coord in enumerate(asm.coordinates)
-            ]
-        )
-        ne = asm.M @ model_nu_dot - asm.G.T @ c - asm.f - efforts
-        solution.checks["newton_euler"] = float(np.max(np.abs(ne), initial=0.0))
+    solution.bodies.extend(point.motion.bodies)
+    solution.joints.extend(point.motion.joints)
+    solution.checks.update(point.checks)

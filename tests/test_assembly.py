@@ -214,3 +214,82 @@ def test_unknown_effort_with_prescribed_acceleration():
     assert solution.contact("top").force[0] == pytest.approx(1.0 * (a + g))
     assert solution.bodies[0].linear_acceleration[2] == pytest.approx(a)
     assert solution.joints[0].effort == pytest.approx((m + 1.0) * (a + g))
+
+
+# -- the assembly interface, the forms and Problem.interpret -----------------------------------
+def test_both_assemblies_declare_the_contact_assembly_interface():
+    from contactmodel.assembly import ContactAssembly, MatrixAssembly
+
+    asm = cm.assemble(sliding_and_rolling_pair())
+    matrices = cm.formulate_from_matrices(asm.A, asm.b, mu=0.4, names=list(asm.contact_rows)).assembly
+    assert isinstance(asm, ContactAssembly) and isinstance(matrices, MatrixAssembly)
+    assert isinstance(matrices, ContactAssembly)
+    assert asm.has_dynamics and not matrices.has_dynamics
+    c = np.random.default_rng(1).uniform(0, 1, asm.m)
+    for a in (asm, matrices):
+        assert a.m == len(a.rows) == 6
+        assert a.indices("S") == [a.row("S", comp) for comp in ("n", "t", "o")]
+    # the same A and b: the same accelerations from either
+    np.testing.assert_allclose(matrices.contact_accelerations(c), asm.contact_accelerations(c), atol=1e-12)
+    empty = matrices.motion(c)
+    assert empty.nu_dot.size == 0 and empty.bodies == [] and empty.joints == []
+    motion = asm.motion(c)
+    np.testing.assert_allclose(asm.G @ motion.nu_dot + asm.gdot_nu, asm.contact_accelerations(c), atol=1e-12)
+    for i, body in enumerate(motion.bodies):
+        assert body.name == asm.system.bodies[i].name
+        np.testing.assert_array_equal(body.linear_acceleration, motion.nu_dot[6 * i : 6 * i + 3])
+        np.testing.assert_array_equal(body.angular_acceleration, motion.nu_dot[6 * i + 3 : 6 * i + 6])
+
+
+def test_forms_are_an_enum_and_their_names_still_work():
+    from contactmodel.formulation import FORMS, Form
+
+    system = sliding_and_rolling_pair()
+    sparse = cm.formulate(system, friction=cm.Pyramid(0.4), form="sparse")
+    assert sparse.form is Form.SPARSE and sparse.form == "sparse"
+    assert sparse.reformulate(form=Form.REDUCED).form is Form.REDUCED
+    assert FORMS == ("reduced", "sparse")
+    with pytest.raises(cm.FormulationError, match=r"form must be one of \('reduced', 'sparse'\)"):
+        cm.formulate(system, friction=cm.Pyramid(0.4), form="dense")
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+def test_interpret_maps_the_solvers_point_to_physics(form):
+    problem = cm.formulate(sliding_and_rolling_pair(), friction=cm.Pyramid(0.4), form=form)
+    solution = cm.solve(problem, solver="newton")
+    assert solution.status is cm.Status.SOLVED
+    point = problem.interpret(solution.x)
+    asm = problem.assembly
+    np.testing.assert_allclose(point.accelerations, asm.contact_accelerations(point.forces), atol=1e-12)
+    for contact in solution.contacts:
+        force, accel = point.contact(contact.name)
+        np.testing.assert_array_equal(force, contact.force)
+        np.testing.assert_array_equal(accel, contact.acceleration)
+    assert [b.name for b in point.motion.bodies] == [b.name for b in solution.bodies]
+    assert point.checks == {k: v for k, v in solution.checks.items() if k != "law_residual"}
+    assert point.checks["normal_complementarity"] < 1e-8
+    assert ("newton_euler" in point.checks) == (form == "sparse")
+    if form == "sparse":
+        assert point.checks["newton_euler"] < 1e-8
+        # a point off the Newton-Euler rows shows in the check: nu_dot is the model's own variable
+        x = solution.x.copy()
+        x[list(problem.compile().mcp.names).index("nu_dot['slab.vz']")] += 1.0
+        assert problem.interpret(x).checks["newton_euler"] == pytest.approx(asm.M[2, 2], rel=1e-8)
+
+
+def test_a_declared_law_is_checked_once():
+    calls = []
+
+    class Counting(cm.Pyramid):
+        def check_contact(self, contact):
+            calls.append(contact.name)
+            super().check_contact(contact)
+
+    system = sliding_and_rolling_pair()
+    law = Counting(0.4)
+    system.add_contact(
+        system.body("block"), system.ground, point=(0, 0, 0), normal=(0, 0, 1), friction=law, name="D"
+    )
+    assert calls == ["D"]
+    cm.formulate(system, friction={"S": law, "R": law})
+    assert calls == ["D", "S", "R"]  # the overrides, checked at formulation; "D" not again
