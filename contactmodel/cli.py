@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         help="search for every solution (enumeration for small LCPs, multistart otherwise)",
     )
     solve.add_argument(
+        "--decide", action="store_true", help="decide existence/uniqueness, print the evidence"
+    )
+    solve.add_argument(
         "--tol",
         type=_tolerance,
         default=TOL,
@@ -179,6 +182,10 @@ def _solve(args: argparse.Namespace) -> int:
         problem = model.reformulate(friction=friction, form=args.form) if changed else model
     else:
         problem = cm.formulate(model, friction=friction, form=args.form)
+    if args.decide:
+        verdict = cm.decide(problem, tol=args.tol)
+        print(json.dumps(verdict.to_json()) if args.json else verdict.summary())
+        return EXIT_SOLVED if verdict.solutions else EXIT_NOT_SOLVED
     if args.all_solutions:
         found = cm.all_solutions(problem, tol=args.tol)
         print(json.dumps(found.to_json()) if args.json else found.summary())

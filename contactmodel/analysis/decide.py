@@ -93,6 +93,22 @@ class Existence:
     def decided(self) -> bool:
         return self.status is not Status.UNDECIDED
 
+    def to_json(self) -> dict:
+        """A JSON-ready dict: status, n, exact, seconds, solutions, evidence (arrays as lists), tried."""
+
+        def plain(v):
+            return v.tolist() if isinstance(v, np.ndarray) else v
+
+        return {
+            "status": self.status.value,
+            "n": self.n,
+            "exact": self.exact,
+            "seconds": self.seconds,
+            "solutions": [s.tolist() for s in self.solutions],
+            "evidence": {k: plain(v) for k, v in self.evidence.items()},
+            "tried": list(self.tried),
+        }
+
     def summary(self) -> str:
         """A few lines: the verdict, the evidence's scalars, what was tried."""
         lines = [f"decide: {self.status.value} (n = {self.n}, {self.seconds:.2f} s, exact={self.exact})"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -204,3 +205,15 @@ def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
     result = decide(problem)
     assert result.status in (Status.SOLVED, Status.UNDECIDED)
     assert result.tried
+
+
+def test_cli_decide_prints_the_verdict(capsys) -> None:
+    from contactmodel.cli import main
+
+    painleve = str(EXAMPLES / "painleve.py")
+    assert main(["solve", painleve, "--friction", "cone:2.0", "--decide"]) == 1
+    out = capsys.readouterr().out
+    assert "no-solution" in out and "Farkas" in out
+    assert main(["solve", painleve, "--decide", "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["status"] == "unique" and len(verdict["solutions"]) == 1
