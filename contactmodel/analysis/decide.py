@@ -22,10 +22,14 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
 * **uniqueness** by a proof: the symmetric part of M positive definite (a Cholesky factor with
   a margin) or M a P-matrix (every principal minor positive, Tsatsomeros-Li recursion, for
   ``n <= p_matrix_max``): then the LCP has exactly one solution for every q. Otherwise by the
-  same MILP with a second solution forced away from the first z1: the extra binaries choose
-  one coordinate i and a side with ``z_i >= (z1_i + delta) t`` or ``z_i <= (z1_i - delta) t``
-  (bounds again from the simplex). Maximum t = 0 means no second solution at
-  ``||z - z1||_inf >= delta`` (``UNIQUE``, "unique up to delta"); a positive one gives a second
+  same MILP with a second solution forced away from the first z1 in the compared quantity
+  v = L z (the contact forces c = C z of a problem, so that two points differing only in a
+  law's auxiliary variables count as one solution; z itself for a bare LCP): the extra
+  binaries choose one row i and a side with ``(L z)_i >= (v1_i + delta) t`` or
+  ``(L z)_i <= (v1_i - delta) t`` (bounds again from the simplex's vertices). Maximum t = 0
+  means no second solution at ``||L z - v1||_inf >= delta`` (``UNIQUE``, "unique up to
+  delta" in the forces); the LCP is equilibrated and z1 scaled to ``||z1||_1 <= 1`` first so
+  that t stays away from 0 at solutions near z1's size. A positive maximum gives a second
   verified solution (``MULTIPLE``) with its distance to the first in forces and in motion
   (contact accelerations; w for a bare LCP). Two solutions z1, z2 span a **continuum** (the
   whole segment solves) iff ``z1 . w2 + z2 . w1 = 0``: ``(l z1 + (1-l) z2) . (l w1 + (1-l) w2)
@@ -43,8 +47,12 @@ reason.
 from __future__ import annotations
 
 import enum
+import os
+import sys
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -219,6 +227,25 @@ def _scaled(M: sp.csr_matrix, q: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]
     return sp.csr_matrix(sp.diags(d) @ M), d * q
 
 
+@contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """File descriptor 1 sent to /dev/null (HiGHS's MIP solver prints debugging lines from C)."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
 # -- the pattern MILP ----------------------------------------------------------------------------
 
 
@@ -238,63 +265,115 @@ class MilpResult:
     seconds: float
 
 
-def pattern_milp(
-    M, q: np.ndarray, away: list[np.ndarray] = (), delta: float = 0.0, time_limit: float = 60.0
-) -> MilpResult:
-    """max t over the normalized complementarity pattern (module docstring); with ``away`` a
-    list of known solutions z_k (each (n,)), only points with ``||z/t - z_k||_inf >= delta`` for
-    every k count."""
+def lp_bounds(M, q: np.ndarray, budget: float = 30.0) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds (Z, W) (each (n,)) of z_i and w_i = (M z + q t)_i over the LP relaxation
+    ``{z, t >= 0, sum z + t = 1, M z + q t >= 0}`` of the normalized LCP: one LP per bound,
+    each optimum raised by 1e-7 (the LP's tolerance; raising an upper bound keeps it valid).
+    Start from the simplex's vertex bounds Z = 1, W = max(q_i, max_j M_ij); the LPs run while
+    ``budget`` seconds last, the rest keep the vertex bounds."""
     M = sp.csr_matrix(M)
     n = q.size
+    Z = np.ones(n)
     W = np.maximum(q, M.max(axis=1).toarray().ravel()).clip(min=0.0)
+    A = -sp.hstack([M, sp.csr_matrix(q.reshape(-1, 1))]).tocsr()
+    eq = np.ones((1, n + 1))
+    t0 = time.perf_counter()
+    for i in range(n):
+        for kind in ("z", "w"):
+            if time.perf_counter() - t0 > budget:
+                return Z, W
+            c = np.zeros(n + 1)
+            if kind == "z":
+                c[i] = -1.0
+            else:
+                c = A[i].toarray().ravel()  # -w_i
+            res = linprog(c, A_ub=A, b_ub=np.zeros(n), A_eq=eq, b_eq=[1.0], bounds=(0, None), method="highs")
+            if res.status == 0:
+                top = -float(res.fun) + 1e-7
+                if kind == "z":
+                    Z[i] = min(Z[i], max(top, 0.0))
+                else:
+                    W[i] = min(W[i], max(top, 0.0))
+    return Z, W
+
+
+def pattern_milp(
+    M,
+    q: np.ndarray,
+    away: list[np.ndarray] = (),
+    delta: float = 0.0,
+    time_limit: float = 60.0,
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
+    L=None,
+) -> MilpResult:
+    """max t over the normalized complementarity pattern (module docstring); with ``away`` a
+    list of known solutions, each given as ``L z_k`` (L: a (p, n) matrix, default the identity;
+    e.g. the contact forces of z), only points with ``||L z/t - L z_k||_inf >= delta`` for every
+    k count. ``bounds``: (Z, W) upper bounds of z and w on the normalized problem (e.g.
+    :func:`lp_bounds`); default the simplex's vertex bounds 1 and max(q_i, max_j M_ij)."""
+    M = sp.csr_matrix(M)
+    n = q.size
+    if bounds is None:
+        Z, W = np.ones(n), np.maximum(q, M.max(axis=1).toarray().ravel()).clip(min=0.0)
+    else:
+        Z, W = (np.asarray(b, dtype=float) for b in bounds)
     I = sp.identity(n, format="csr")
     col = sp.csr_matrix(q.reshape(-1, 1))
     rows = [
         sp.hstack([sp.csr_matrix(np.ones((1, n))), sp.csr_matrix([[1.0]]), sp.csr_matrix((1, n))]),
         sp.hstack([M, col, sp.csr_matrix((n, n))]),
-        sp.hstack([I, sp.csr_matrix((n, 1)), -I]),
+        sp.hstack([I, sp.csr_matrix((n, 1)), -sp.diags(Z)]),
         sp.hstack([M, col, sp.diags(W)]),
     ]
     lo = [np.ones(1), np.zeros(n), np.full(n, -np.inf), np.full(n, -np.inf)]
     hi = [np.ones(1), np.full(n, np.inf), np.zeros(n), W]
-    # per known solution z1: binaries u+ (n) and u- (i with z1_i >= delta), one of them set:
-    #   z_i - (z1_i + delta) t - (z1_i + delta) u+_i >= -(z1_i + delta)   (u+_i = 1: z_i >= (z1_i + delta) t)
-    #   (z1_i - delta) t - z_i - u-_i >= -1                                (u-_i = 1: z_i <= (z1_i - delta) t)
-    # (when u = 0 each holds on the whole simplex). The distance rows are divided by sqrt(delta)
-    # so that HiGHS's absolute tolerance (1e-7) stays below the separation delta t they enforce.
+    # per known solution, v = L z_k: binaries u+ and u- (one per row i of L), one of them set:
+    #   (L z)_i - (v_i + delta) t - B_i u+_i >= -B_i   (u+_i = 1: (L z)_i >= (v_i + delta) t)
+    #   (v_i - delta) t - (L z)_i - D_i u-_i >= -D_i   (u-_i = 1: (L z)_i <= (v_i - delta) t)
+    # with B_i = max(0, v_i + delta, -min_j L_ij), D_i = max(0, delta - v_i, max_j L_ij): minus
+    # the minimum of the left side over the simplex's vertices (z = e_j or t = 1), so each row holds
+    # on the whole simplex when its u = 0. The distance rows are divided by sqrt(delta) so that
+    # HiGHS's absolute tolerance (1e-7) stays below the separation delta t they enforce.
+    L = sp.identity(n, format="csr") if L is None else sp.csr_matrix(L)
+    rows_L = np.flatnonzero(np.diff(L.indptr) > 0)
+    L = L[rows_L]
+    k = rows_L.size
+    Lmin = np.minimum(L.min(axis=1).toarray().ravel(), 0.0)
+    Lmax = np.maximum(L.max(axis=1).toarray().ravel(), 0.0)
     r = 1.0 / np.sqrt(max(delta, 1e-12))
-    sizes = [n + int(np.sum(np.asarray(z1) >= delta)) for z1 in away]
-    nvar = 2 * n + 1 + sum(sizes)
+    nvar = 2 * n + 1 + 2 * k * len(away)
     extra: list[sp.csr_matrix] = []
     start = 2 * n + 1
-    for z1, k in zip(away, sizes):
-        z1 = np.asarray(z1, dtype=float)
-        minus = np.flatnonzero(z1 >= delta)
-        Sel = sp.csr_matrix((np.ones(minus.size), (np.arange(minus.size), minus)), shape=(minus.size, n))
+    for v in away:
+        v = np.asarray(v, dtype=float)[rows_L]
+        B = np.maximum.reduce([np.zeros(k), v + delta, -Lmin])
+        D = np.maximum.reduce([np.zeros(k), delta - v, Lmax])
+        before = sp.csr_matrix((k, start - n - 1))
         up = sp.hstack(
             [
-                I,
-                sp.csr_matrix(-(z1 + delta).reshape(-1, 1)),
-                sp.csr_matrix((n, start - n - 1)),
-                sp.diags(-(z1 + delta)),
-                sp.csr_matrix((n, nvar - start - n)),
+                L,
+                sp.csr_matrix(-(v + delta).reshape(-1, 1)),
+                before,
+                sp.diags(-B),
+                sp.csr_matrix((k, nvar - start - k)),
             ]
         )
         down = sp.hstack(
             [
-                -Sel,
-                sp.csr_matrix((z1[minus] - delta).reshape(-1, 1)),
-                sp.csr_matrix((minus.size, start - 1)),
-                -sp.identity(minus.size),
-                sp.csr_matrix((minus.size, nvar - start - k)),
+                -L,
+                sp.csr_matrix((v - delta).reshape(-1, 1)),
+                before,
+                sp.csr_matrix((k, k)),
+                sp.diags(-D),
+                sp.csr_matrix((k, nvar - start - 2 * k)),
             ]
         )
         one = np.zeros((1, nvar))
-        one[0, start : start + k] = 1.0
+        one[0, start : start + 2 * k] = 1.0
         extra += [r * up, r * down, sp.csr_matrix(one)]
-        lo += [-r * (z1 + delta), -r * np.ones(minus.size), np.ones(1)]
-        hi += [np.full(n, np.inf), np.full(minus.size, np.inf), np.full(1, np.inf)]
-        start += k
+        lo += [-r * B, -r * D, np.ones(1)]
+        hi += [np.full(k, np.inf), np.full(k, np.inf), np.full(1, np.inf)]
+        start += 2 * k
     A = sp.vstack(
         [sp.hstack([row, sp.csr_matrix((row.shape[0], nvar - row.shape[1]))]) for row in rows] + extra
     ).tocsr()
@@ -303,7 +382,7 @@ def pattern_milp(
     integrality = np.zeros(nvar)
     integrality[n + 1 :] = 1
     t0 = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _quiet_stdout():
         warnings.simplefilter("ignore")
         res = milp(
             c,
@@ -382,6 +461,20 @@ def _compare(target: _Target, x1: np.ndarray, x2: np.ndarray) -> dict:
     return out
 
 
+def _force_map(problem: Problem) -> sp.csr_matrix:
+    """C (m, n): the contact forces c = C x at the MCP point x (the problem's T restricted to
+    the compiled variables)."""
+    compiled = problem.compile()
+    where = {id(v): j for j, v in enumerate(problem.variables)}
+    T = sp.csc_matrix(problem.T)
+    cols = [where.get(id(v)) for v in compiled.variables]
+    keep = [i for i, j in enumerate(cols) if j is not None]
+    C = sp.lil_matrix((T.shape[0], len(cols)))
+    if keep:
+        C[:, keep] = T[:, [cols[i] for i in keep]]
+    return C.tocsr()
+
+
 # -- uniqueness proofs ------------------------------------------------------------------------------
 
 
@@ -439,6 +532,7 @@ def decide(
     uniqueness: bool = True,
     p_matrix_max: int = 12,
     max_solutions: int = 3,
+    tighten: bool = True,
 ) -> Existence:
     """Decide whether ``problem`` (a contact :class:`Problem` or an :class:`MCP` such as
     ``cm.LCP(M, q)``) has a solution, and whether it is unique (see the module docstring).
@@ -449,7 +543,8 @@ def decide(
     at the first verified solution (``SOLVED``); ``p_matrix_max`` the largest n for the
     principal-minor P-matrix test; ``max_solutions`` how many solutions to find before
     ``MULTIPLE`` is returned (with ``complete=True`` in the evidence when a MILP then proved
-    there are no more at distance >= delta from them all).
+    there are no more at distance >= delta from them all); ``tighten`` replaces the existence
+    MILP's vertex bounds by LP bounds (:func:`lp_bounds`, a quarter of ``time_limit``).
     """
     t0 = time.perf_counter()
     target = _target(problem)
@@ -497,7 +592,16 @@ def decide(
     Ms, qs = _scaled(M, q)
     z1 = _try_solvers(target, tol, tried) if feas.status != 2 else None
     if z1 is None:
-        res = pattern_milp(Ms, qs, time_limit=time_limit)
+        bounds = None
+        if tighten:
+            tb = time.perf_counter()
+            bounds = lp_bounds(Ms, qs, budget=0.25 * time_limit)
+            tried.append(
+                f"LP bounds on the normalized z, w ({time.perf_counter() - tb:.1f} s): "
+                f"{int(np.sum(bounds[0] < 1))} of {n} z-bounds below 1, "
+                f"{int(np.sum(bounds[0] <= 1e-6))} z and {int(np.sum(bounds[1] <= 1e-6))} w at most 1e-6"
+            )
+        res = pattern_milp(Ms, qs, time_limit=time_limit, bounds=bounds)
         tried.append(f"pattern MILP: {res.status} ({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}")
         if res.infeasible:
             return done(
@@ -531,6 +635,7 @@ def decide(
             return done(
                 Status.UNDECIDED,
                 reason="pattern MILP stopped without a verified solution or a proof",
+                min_solution_norm=float("inf") if bound <= 0 else 1.0 / bound - 1.0,
                 milp_t=res.t,
                 milp_t_bound=bound,
                 milp_seconds=res.seconds,
@@ -543,17 +648,20 @@ def decide(
     if proof is not None:
         tried.append(f"uniqueness: {proof}")
         return done(Status.UNIQUE, [z1], exact=True, proof=proof)
-    # 4. more solutions: each MILP asks for one at distance >= d from all found so far
+    # 4. more solutions: each MILP asks for one whose compared quantity (the contact forces of a
+    # problem, z itself for a bare LCP) is at distance >= d from those of all found so far
+    L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
+    what = "forces c" if target.problem is not None else "z"
     alpha = max(1.0, float(np.abs(z1).sum()))
-    d = delta * max(1.0, float(np.abs(z1).max()))
+    d = delta * max(1.0, float(np.abs(L @ z1).max(initial=0.0)))
     found = [z1]
     while True:
         res = pattern_milp(
-            Ms, qs / alpha, away=[z / alpha for z in found], delta=d / alpha, time_limit=time_limit
+            Ms, qs / alpha, away=[L @ z / alpha for z in found], delta=d / alpha, time_limit=time_limit, L=L
         )
         tried.append(
-            f"MILP for a solution at ||z - z_k||_inf >= {d:.3g} from the {len(found)} found: {res.status} "
-            f"({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}"
+            f"MILP for a solution at ||{what} - {what}_k||_inf >= {d:.3g} from the {len(found)} found: "
+            f"{res.status} ({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}"
         )
         z2 = None
         if res.pattern is not None and res.t is not None and res.t > 0:
@@ -561,7 +669,7 @@ def decide(
                 if (
                     z is not None
                     and lcp_residual(M, q, z) <= tol
-                    and min(np.abs(z - f).max() for f in found) >= 0.5 * d
+                    and min(np.abs(L @ (z - f)).max(initial=0.0) for f in found) >= 0.5 * d
                 ):
                     z2 = z
                     break
@@ -576,7 +684,7 @@ def decide(
             bound = 0.0 if res.infeasible else res.t_bound
             norm = float("inf") if bound <= 0 else alpha * (1.0 / bound - 1.0)
             complete = (
-                f"MILP optimum t = 0 (HiGHS): no solution z with ||z - z_k||_inf >= {d:.3g} "
+                f"MILP optimum t = 0 (HiGHS): no solution with ||{what} - {what}_k||_inf >= {d:.3g} "
                 f"for every one found "
                 f"and ||z||_1 < {norm:.3g}"
             )

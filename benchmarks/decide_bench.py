@@ -1,0 +1,219 @@
+"""``cm.decide`` on the hard LCPs: verdicts, certificates re-checked here, time per decision.
+
+Usage:
+    python benchmarks/decide_bench.py seed000 [--mus 0.7 0.8 0.9 1.0] [--time-limit 300]
+    python benchmarks/decide_bench.py peer [--peer-seed 49] [--families slide] [--sizes 1000]
+    python benchmarks/decide_bench.py npz FILE.npz [FILE.npz ...]
+    python benchmarks/decide_bench.py agreement [--n 200] [--laws pyramid cone ...] [--enum-max 12]
+    (common: [--time-limit S] [--out FILE.jsonl]; ``--summary FILE.jsonl`` prints the table only)
+
+Instances. ``seed000``: the seed 000 Table 1 problem of LCP size 170, generator seed 0, under the
+friction pyramid at each mu (``contactmodel experiment seed000-table1``; the four no solver
+solves are mu = 0.7 .. 1.0). ``peer``: the friction-pyramid LCPs of
+``/work/shared/tools/make_peer_instances.py OUTDIR --seed S`` (``lcp_{family}_n{size}.npz``; slide
+n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
+``benchmarks/agreement.py`` (same seed, sizes and laws) its cone enumeration leaves
+``undecided`` (LCPs above ``--enum-max``, round laws at rolling contacts).
+
+Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
+a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
+decide's exact rational check; every solution's residual ``||min(z, M z + q)||_inf``; for two
+solutions their inf-norm distance. One JSON line per instance (verdict, exact, seconds, n, the
+evidence's scalars, ``check`` = the re-check passed), then a table by instance kind and size
+bucket: counts per verdict, median and max seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import contactmodel as cm
+from contactmodel.analysis.decide import Existence, Status, decide
+from contactmodel.solve import relative_residual
+
+TOOL = "/work/shared/tools/make_peer_instances.py"
+BUCKETS = (12, 30, 60, 120, 250, 500, 1000, 10**9)
+
+
+def recheck(result: Existence, mcp) -> bool:
+    """The evidence re-checked with plain numpy (see the module docstring); True for UNDECIDED."""
+    if not mcp.is_lcp:  # round laws: the MCP's own natural residual, relative as in cm.solve
+        return all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
+    M = sp.csr_matrix(mcp.M)
+    q = np.asarray(mcp.q, dtype=float)
+    scale = max(1.0, float(np.abs(q).max(initial=0.0)))
+    if "farkas_y" in result.evidence:
+        y = np.asarray(result.evidence["farkas_y"])
+        s = M.T @ y
+        top = float((abs(M).T @ y).max(initial=0.0))
+        return bool(y.min() >= 0 and s.max(initial=0.0) <= 1e-12 * max(top, 1.0) and q @ y < 0)
+    ok = all(
+        float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
+    )
+    if result.status is Status.MULTIPLE:
+        z1, z2 = result.solutions[:2]
+        ok = ok and float(np.abs(z1 - z2).max()) > 0
+    return ok
+
+
+def row_of(result: Existence, mcp, **info) -> dict:
+    scalars = {
+        k: v for k, v in result.evidence.items() if isinstance(v, (int, float, bool, str)) and k != "farkas_y"
+    }
+    return {
+        **info,
+        "n": result.n,
+        "lcp": bool(mcp.is_lcp),
+        "verdict": result.status.value,
+        "exact": result.exact,
+        "seconds": round(result.seconds, 3),
+        "check": recheck(result, mcp),
+        **scalars,
+        "tried": result.tried,
+    }
+
+
+def run_seed000(args, emit) -> None:
+    from contactmodel.experiments.generators import build_problem
+
+    for mu in args.mus:
+        problem = build_problem({"family": "boxes", "size": 170, "seed": 0, "mu": mu}, "pyramid")
+        result = decide(problem, time_limit=args.time_limit)
+        emit(row_of(result, problem.compile().mcp, kind="seed000 size 170 seed 0", mu=mu))
+
+
+def run_npz(paths: list[Path], args, emit, **info) -> None:
+    for path in paths:
+        data = np.load(path)
+        mcp = cm.LCP(sp.csr_matrix(data["M"]), np.asarray(data["q"], dtype=float))
+        result = decide(mcp, time_limit=args.time_limit)
+        emit(row_of(result, mcp, kind=info.get("kind", "npz"), instance=path.name, **info.get("extra", {})))
+
+
+def run_peer(args, emit) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, args.tool, tmp, "--seed", str(args.peer_seed)], check=True)
+        paths = [Path(tmp) / f"lcp_{fam}_n{n}.npz" for fam in args.families for n in args.sizes]
+        run_npz(paths, args, emit, kind="peer pyramid LCP", extra={"peer_seed": args.peer_seed})
+
+
+def run_agreement(args, emit) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import agreement  # noqa: PLC0415
+
+    for law in args.laws:
+        for i in range(args.n):
+            inst = agreement.make_instance(law, i, args.seed, tuple(args.sizes))
+            verdict = agreement.certify(inst.problem, args.enum_max, seed=inst.index)
+            if verdict.kind != "undecided":
+                continue
+            result = decide(inst.problem, time_limit=args.time_limit)
+            emit(row_of(result, inst.problem.compile().mcp, kind=f"agreement {law}", problem=i, mu=inst.mu))
+
+
+def bucket(n: int) -> str:
+    lo = 0
+    for hi in BUCKETS:
+        if n <= hi:
+            return f"{lo + 1}-{hi}" if hi < 10**9 else f">{lo}"
+        lo = hi
+    return "?"
+
+
+def table(rows: list[dict]) -> str:
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        kind = r["kind"].split(" ")[0] + (
+            " " + r["kind"].split(" ")[1] if r["kind"].startswith("agreement") else ""
+        )
+        groups[(kind, bucket(r["n"]))].append(r)
+    verdicts = [s.value for s in Status]
+    head = (
+        f"{'kind':<26}{'n':>10}{'count':>7}"
+        + "".join(f"{v:>13}" for v in verdicts)
+        + f"{'med s':>9}{'max s':>9}"
+    )
+    lines = [head]
+    for (kind, b), rs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], int(kv[0][1].lstrip(">").split("-")[0]))
+    ):
+        counts = [sum(r["verdict"] == v for r in rs) for v in verdicts]
+        secs = [r["seconds"] for r in rs]
+        lines.append(
+            f"{kind:<26}{b:>10}{len(rs):>7}"
+            + "".join(f"{c:>13}" for c in counts)
+            + f"{statistics.median(secs):>9.2f}{max(secs):>9.2f}"
+        )
+    failed = [r for r in rows if not r["check"]]
+    lines.append(f"re-check failed: {len(failed)} of {len(rows)}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", nargs="?", choices=("seed000", "peer", "npz", "agreement"))
+    ap.add_argument("files", nargs="*", type=Path)
+    ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per MILP")
+    ap.add_argument("--mus", type=float, nargs="+", default=[0.7, 0.8, 0.9, 1.0])
+    ap.add_argument("--peer-seed", type=int, default=49)
+    ap.add_argument("--families", nargs="+", default=["slide"])
+    ap.add_argument("--sizes", type=int, nargs="+", default=None)
+    ap.add_argument("--tool", default=TOOL)
+    ap.add_argument("--n", type=int, default=200, help="agreement: problems per law")
+    ap.add_argument("--laws", nargs="+", default=None, help="agreement: default every law")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--enum-max", type=int, default=12)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--summary", default=None, metavar="FILE.jsonl")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    if args.summary:
+        rows = [json.loads(line) for line in Path(args.summary).read_text().splitlines() if line.strip()]
+        print(table(rows))
+        return
+    out = open(args.out, "w") if args.out else None  # noqa: SIM115
+    rows: list[dict] = []
+
+    def emit(row: dict) -> None:
+        rows.append(row)
+        line = json.dumps(row, default=float)
+        print(line, flush=True)
+        if out:
+            out.write(line + "\n")
+            out.flush()
+
+    t0 = time.perf_counter()
+    if args.what == "seed000":
+        run_seed000(args, emit)
+    elif args.what == "peer":
+        args.sizes = args.sizes or [1000]
+        run_peer(args, emit)
+    elif args.what == "npz":
+        run_npz(args.files, args, emit)
+    elif args.what == "agreement":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import agreement  # noqa: PLC0415
+
+        args.laws = args.laws or list(agreement.LAWS)
+        args.sizes = args.sizes or [1, 12]
+        run_agreement(args, emit)
+    else:
+        ap.error("say what to run: seed000, peer, npz or agreement")
+    print(table(rows))
+    print(f"total {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
