@@ -3,9 +3,9 @@
 Generalized velocity nu = [per body: (v, omega) world frame; per manipulator: joint rates].
 Newton-Euler: M nu_dot = G^T c + f, with f = gravity + external wrenches + known joint
 efforts - velocity-product terms. Contact kinematics: v = G nu (rows n, t, o[, r] per contact)
-and a = G nu_dot + G_dot nu. Coordinates whose acceleration is prescribed (joints with an
-unknown effort, seed 000 §2.5) are eliminated, so with F = the free coordinates
-(seed 000 (19)-(23)):
+and a = G nu_dot + G_dot nu. Coordinates whose acceleration is prescribed (joints with an unknown effort;
+Trinkle, Pang, Sudarsky and Lo, "On dynamic multi-rigid-body contact problems with Coulomb friction", 1997,
+§2.5) are eliminated, so with F = the free coordinates (ibid. (19)-(23)):
 
     a = A c + b,   A = G_F M_FF^-1 G_F^T,
     b = G_F M_FF^-1 (f_F - M_FP nu_dot_P) + G_P nu_dot_P + G_dot nu.
@@ -24,6 +24,7 @@ from scipy.sparse.csgraph import connected_components
 
 from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
+from contactmodel.manipulator import Manipulator
 from contactmodel.solution import BodyResult, JointResult
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 
@@ -204,51 +205,99 @@ def _block_inverse(M: sp.csc_matrix) -> sp.csr_matrix:
 def assemble(system: System) -> Assembly:
     """Build M, f, G, G_dot nu and the rolling/sliding sets of ``system`` at its current state."""
     g = np.asarray(system.gravity, dtype=float)
-    nb = len(system.bodies)
-    offsets: dict[int, int] = {}
-    coordinates: list[str] = []
-    blocks = []
-    f_parts = []
-    nu_parts = []
-    prescribed_parts = []
-    nd_parts = []
-    for i, body in enumerate(system.bodies):
-        offsets[id(body)] = 6 * i
-        coordinates += [f"{body.name}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz")]
-        Iw = body.inertia_world
-        w = body.angular_velocity
-        blocks.append(sp.block_diag([body.mass * np.eye(3), Iw]))
-        force = body.wrench[:3] + body.mass * g
-        torque = body.wrench[3:] - np.cross(w, Iw @ w)
-        f_parts.append(np.concatenate([force, torque]))
-        nu_parts.append(np.concatenate([body.velocity, w]))
-        prescribed_parts.append(np.zeros(6, dtype=bool))
-        nd_parts.append(np.zeros(6))
-    offset = 6 * nb
-    for arm in system.manipulators:
-        offsets[id(arm)] = offset
-        n = len(arm.joints)
-        offset += n
-        coordinates += [f"{arm.name}.{arm.joint_name(i)}" for i in range(n)]
-        blocks.append(sp.csr_matrix(arm.mass_matrix()))
-        efforts = np.array([0.0 if e is None else e for e in arm.efforts], dtype=float)
-        f_parts.append(arm.bias_forces(g) + efforts)
-        nu_parts.append(np.asarray(arm.qdot, dtype=float))
-        unknown = np.array([e is None for e in arm.efforts], dtype=bool)
-        prescribed_parts.append(unknown)
-        nd_parts.append(
-            np.array(
-                [
-                    0.0 if a is None or not unknown[i] else float(a)
-                    for i, a in enumerate(arm.prescribed_accelerations)
-                ]
-            )
-        )
-    nq = offset
-    M = sp.block_diag(blocks, format="csr") if blocks else sp.csr_matrix((0, 0))
-    f = np.concatenate(f_parts) if f_parts else np.zeros(0)
-    nu = np.concatenate(nu_parts) if nu_parts else np.zeros(0)
+    blocks = [_body_block(body, g) for body in system.bodies]
+    blocks += [_arm_block(arm, g) for arm in system.manipulators]
+    offsets = _offsets(system, blocks)
+    nq = sum(len(b.names) for b in blocks)
+    contacts = _contact_rows(system, offsets, nq)
+    assembly = Assembly(
+        system=system,
+        coordinates=[name for b in blocks for name in b.names],
+        M=sp.block_diag([b.M for b in blocks], format="csr") if blocks else sp.csr_matrix((0, 0)),
+        f=_stack([b.f for b in blocks], float),
+        nu=_stack([b.nu for b in blocks], float),
+        G=contacts.G,
+        gdot_nu=contacts.gdot_nu,
+        rows=contacts.rows,
+        contact_rows=contacts.contact_rows,
+        frames=contacts.frames,
+        prescribed=_stack([b.prescribed for b in blocks], bool),
+        nu_dot_prescribed=_stack([b.nu_dot_prescribed for b in blocks], float),
+    )
+    _classify(system, assembly)
+    return assembly
 
+
+@dataclass
+class _Block:
+    """The generalized coordinates of one body (6) or manipulator (its joints): names, mass
+    matrix block, force without contacts, velocity, which accelerations are prescribed and to
+    what."""
+
+    names: list[str]
+    M: sp.spmatrix
+    f: np.ndarray
+    nu: np.ndarray
+    prescribed: np.ndarray
+    nu_dot_prescribed: np.ndarray
+
+
+def _body_block(body: Body, g: np.ndarray) -> _Block:
+    """(v, omega) of a free body: M = diag(m I, I_world), f = (m g + force, torque - w x I w)."""
+    Iw = body.inertia_world
+    w = body.angular_velocity
+    return _Block(
+        names=[f"{body.name}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz")],
+        M=sp.block_diag([body.mass * np.eye(3), Iw]),
+        f=np.concatenate([body.wrench[:3] + body.mass * g, body.wrench[3:] - np.cross(w, Iw @ w)]),
+        nu=np.concatenate([body.velocity, w]),
+        prescribed=np.zeros(6, dtype=bool),
+        nu_dot_prescribed=np.zeros(6),
+    )
+
+
+def _arm_block(arm: Manipulator, g: np.ndarray) -> _Block:
+    """The joints of a manipulator: a joint with an unknown effort (None) has its acceleration
+    prescribed instead."""
+    unknown = np.array([e is None for e in arm.efforts], dtype=bool)
+    efforts = np.array([0.0 if e is None else e for e in arm.efforts], dtype=float)
+    given = [
+        0.0 if a is None or not unknown[i] else float(a) for i, a in enumerate(arm.prescribed_accelerations)
+    ]
+    return _Block(
+        names=[f"{arm.name}.{arm.joint_name(i)}" for i in range(len(arm.joints))],
+        M=sp.csr_matrix(arm.mass_matrix()),
+        f=arm.bias_forces(g) + efforts,
+        nu=np.asarray(arm.qdot, dtype=float),
+        prescribed=unknown,
+        nu_dot_prescribed=np.array(given, dtype=float),
+    )
+
+
+def _offsets(system: System, blocks: list[_Block]) -> dict[int, int]:
+    """id(body or manipulator) -> index of its first coordinate in nu."""
+    owners = [*system.bodies, *system.manipulators]
+    starts = np.cumsum([0] + [len(b.names) for b in blocks])
+    return {id(owner): int(start) for owner, start in zip(owners, starts)}
+
+
+def _stack(parts: list[np.ndarray], dtype) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+
+
+@dataclass
+class _ContactRows:
+    """The m contact rows: names, per-contact row maps and frames, G (m, nq), G_dot nu (m,)."""
+
+    rows: list[tuple[str, str]]
+    contact_rows: dict[str, dict[str, int]]
+    frames: dict[str, np.ndarray]
+    G: sp.csr_matrix
+    gdot_nu: np.ndarray
+
+
+def _contact_rows(system: System, offsets: dict[int, int], nq: int) -> _ContactRows:
+    """Rows (n, t, o[, r]) per contact of G and G_dot nu: body_a's material point minus body_b's."""
     rows: list[tuple[str, str]] = []
     contact_rows: dict[str, dict[str, int]] = {}
     frames: dict[str, np.ndarray] = {}
@@ -274,30 +323,11 @@ def assemble(system: System) -> Assembly:
         if contact.curvature is not None:
             bias += contact.curvature
         gdot.append(bias)
-    m = len(rows)
     G = sp.csr_matrix(
-        (
-            np.concatenate(data) if data else np.zeros(0),
-            (np.concatenate(ri) if ri else np.zeros(0, int), np.concatenate(ci) if ci else np.zeros(0, int)),
-        ),
-        shape=(m, nq),
+        (_stack(data, float), (_stack(ri, np.int64), _stack(ci, np.int64))),
+        shape=(len(rows), nq),
     )
-    assembly = Assembly(
-        system=system,
-        coordinates=coordinates,
-        M=M,
-        f=f,
-        nu=nu,
-        G=G,
-        gdot_nu=np.concatenate(gdot) if gdot else np.zeros(0),
-        rows=rows,
-        contact_rows=contact_rows,
-        frames=frames,
-        prescribed=np.concatenate(prescribed_parts) if prescribed_parts else np.zeros(0, bool),
-        nu_dot_prescribed=np.concatenate(nd_parts) if nd_parts else np.zeros(0),
-    )
-    _classify(system, assembly)
-    return assembly
+    return _ContactRows(rows, contact_rows, frames, G, _stack(gdot, float))
 
 
 def _point_terms(body, contact: Contact, offsets: dict[int, int]):

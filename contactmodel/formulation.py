@@ -287,56 +287,25 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
 
 
 def _formulate(system, friction, form: Form) -> Problem:
-    """:func:`formulate` with the garbage collector paused."""
-    if isinstance(system, ContactAssembly):
-        assembly = system
-        if not assembly.has_dynamics and form is not Form.REDUCED:
-            raise FormulationError(
-                "a problem given by matrices A, b has only the reduced form; use form='reduced'"
-            )
-    elif isinstance(system, System):
-        assembly = assemble(system)
-    else:
-        raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
+    """:func:`formulate` with the garbage collector paused: per contact, the law declares its
+    force variables; the form writes the accelerations; the law adds its conditions."""
+    assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
-    sysm = assembly.system
-    v = assembly.v
+    v, rolling_tol = assembly.v, assembly.system.rolling_tol
     contexts = {
-        c.name: ContactContext(c, v[assembly.indices(c.name)], sysm.rolling_tol) for c in sysm.contacts
+        c.name: ContactContext(c, v[assembly.indices(c.name)], rolling_tol) for c in assembly.system.contacts
     }
-
     model = pe.ConcreteModel(name="contact_problem")
-    names = [c.name for c in sysm.contacts]
-    model.contact = pe.Block(names)
-
-    force_maps: dict[str, ForceMap] = {}
-    for name in names:
-        force_maps[name] = laws[name].build(model.contact[name], contexts[name])
-
-    variables: list = []
-    index: dict[int, int] = {}
-    ti, tj, tv = [], [], []
-    for name in names:
-        rows = assembly.contact_rows[name]
-        for comp, terms in force_maps[name].items():
-            for coef, var in terms:
-                if id(var) not in index:
-                    index[id(var)] = len(variables)
-                    variables.append(var)
-                ti.append(rows[comp])
-                tj.append(index[id(var)])
-                tv.append(coef)
-    T = sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
-
+    model.contact = pe.Block(list(laws))
+    force_maps = {name: law.build(model.contact[name], contexts[name]) for name, law in laws.items()}
+    variables, T = _force_matrix(assembly, force_maps)
     accel = _FORM_MODELS[form].accelerations(model, assembly, T, variables)
-
-    for name in names:
+    for name, law in laws.items():
         rows = assembly.contact_rows[name]
         blk = model.contact[name]
         comps = [c for c in COMPONENTS if c in rows]
         blk.accel = pe.Expression(comps, rule=lambda b, c, rows=rows: accel[rows[c]])
-        laws[name].add_conditions(blk, contexts[name])
-
+        law.add_conditions(blk, contexts[name])
     return Problem(
         assembly=assembly,
         model=model,
@@ -346,6 +315,38 @@ def _formulate(system, friction, form: Form) -> Problem:
         variables=variables,
         T=T,
     )
+
+
+def _assembly_of(system, form: Form) -> ContactAssembly:
+    """The assembly of a System, or the given assembly when it offers ``form``."""
+    if isinstance(system, ContactAssembly):
+        if not system.has_dynamics and form is not Form.REDUCED:
+            raise FormulationError(
+                "a problem given by matrices A, b has only the reduced form; use form='reduced'"
+            )
+        return system
+    if isinstance(system, System):
+        return assemble(system)
+    raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
+
+
+def _force_matrix(assembly: ContactAssembly, force_maps: dict[str, ForceMap]) -> tuple[list, sp.csr_matrix]:
+    """Every variable the laws' force maps use, once, in order of first use, and T (m, len)
+    with c = T y."""
+    variables: list = []
+    index: dict[int, int] = {}
+    ti, tj, tv = [], [], []
+    for name, force_map in force_maps.items():
+        rows = assembly.contact_rows[name]
+        for comp, terms in force_map.items():
+            for coef, var in terms:
+                if id(var) not in index:
+                    index[id(var)] = len(variables)
+                    variables.append(var)
+                ti.append(rows[comp])
+                tj.append(index[id(var)])
+                tv.append(coef)
+    return variables, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
 
 
 def formulate_from_matrices(

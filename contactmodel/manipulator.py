@@ -16,7 +16,8 @@ Joints are declared in one of two forms:
 
 Link ``i`` is moved by joint ``i``; the parent of link 0 is the base frame. Dynamics follow the
 right-hand-side convention ``M(q) qddot = tau + (contact terms) + bias_forces(g)`` where
-``bias_forces(g) = gravity_forces(g) + velocity_product_forces()``. In seed 000 eq. (3),
+``bias_forces(g) = gravity_forces(g) + velocity_product_forces()``. In Trinkle, Pang, Sudarsky
+and Lo, "On dynamic multi-rigid-body contact problems with Coulomb friction", 1997, eq. (3),
 ``tau - (J^T c + g_man + h_man) = M_man qddot``, so ``g_man = -gravity_forces(g)`` and
 ``h_man = -velocity_product_forces()``.
 """
@@ -594,7 +595,7 @@ class Manipulator:
 
     def gravity_forces(self, gravity) -> np.ndarray:
         """(n,) generalized gravity force ``sum_l Jv_l^T m_l g`` (N m or N); ``gravity`` (3,) in
-        m/s^2, world, e.g. (0, 0, -9.81). Equals ``-g_man`` of seed 000 eq. (3)."""
+        m/s^2, world, e.g. (0, 0, -9.81). Equals ``-g_man`` of Trinkle et al. (1997) eq. (3)."""
         g = _finite_vector(gravity, 3, f"{self._label}: gravity", "give 3 numbers in m/s^2")
         _, _, Jv, _, _ = self._com_terms()
         return np.einsum("l,lai,a->i", self._mass, Jv, g)
@@ -602,7 +603,7 @@ class Manipulator:
     def velocity_product_forces(self) -> np.ndarray:
         """(n,) ``-C(q, qdot) qdot`` (N m or N): minus the projection onto the joints of each
         link's Newton-Euler bias ``(m a_c,bias, I alpha_bias + omega x I omega)``. Equals
-        ``-h_man`` of seed 000 eq. (3)."""
+        ``-h_man`` of Trinkle et al. (1997) eq. (3)."""
         fp, c, Jv, Jw, Iw = self._com_terms(rates=True)
         r = c - fp.p
         a_c = fp.acc + np.cross(fp.alpha, r) + np.cross(fp.w, np.cross(fp.w, r))

@@ -119,7 +119,8 @@ def _load_solver(solver: str, mcp: MCP):
         able = [name for name, i in solvers.REGISTRY.items() if i.cones]
         raise SolverError(
             f"solver '{solver}' cannot solve CoulombCone(form='soc') contacts (second-order-cone "
-            f"blocks, not box rows); use solver={able[0]!r} or CoulombCone(mu) (the seed's MNCP)"
+            f"blocks, not box rows); use solver={able[0]!r} or CoulombCone(mu) (the mixed NCP of "
+            "Trinkle et al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
         raise SolverError(

@@ -185,7 +185,7 @@ class System:
         """Declare a serial chain of 1-DOF joints; returns a :class:`Manipulator`.
 
         ``efforts[i] = None`` declares joint i's effort unknown; its acceleration must then be
-        given in ``prescribed_accelerations[i]`` (seed 000 §2.5).
+        given in ``prescribed_accelerations[i]`` (Trinkle, Pang, Sudarsky and Lo 1997, §2.5).
         """
         self._check_new_name(name)
         arm = Manipulator(name=name, joints=joints, links=links, q=q, qdot=qdot, efforts=efforts, **kwargs)

@@ -1,14 +1,14 @@
-"""Seeded instance families for the seeds' experiments.
+"""Seeded instance families for the experiments of the papers the model follows.
 
 ``random_boxes(seed, size, mu)``
-    Seed 000 §6's random "physically meaningful" problems: boxes of random size and mass
-    (0.5 to 5 kg) resting on the ground in a row, stacked on each other (with random partial
-    overlap), or pressed side by side, some flat (four corner contacts), some tilted onto an
-    edge (two contacts) or a vertex (one contact); each box is pushed by a random horizontal
-    force (up to about its weight) and a random moment about z. Initial motions are random: a box
-    either moves with its support (rolling contacts) or slides over it in a random direction,
-    ground boxes may also spin about z. Gravity 9.81 m/s^2 along -z. Every contact gets
-    ``Pyramid(mu)`` (one mu for all contacts, as in the seed).
+    Trinkle, Pang, Sudarsky and Lo, "On dynamic multi-rigid-body contact problems with Coulomb friction",
+    1997, §6: random "physically meaningful" problems: boxes of random size and mass (0.5 to 5 kg) resting
+    on the ground in a row, stacked on each other (with random partial overlap), or pressed side by side,
+    some flat (four corner contacts), some tilted onto an edge (two contacts) or a vertex (one contact);
+    each box is pushed by a random horizontal force (up to about its weight) and a random moment about z.
+    Initial motions are random: a box either moves with its support (rolling contacts) or slides over it in
+    a random direction, ground boxes may also spin about z. Gravity 9.81 m/s^2 along -z. Every contact gets
+    ``Pyramid(mu)`` (one mu for all contacts, as in the paper).
 
     The pyramid LCP has 5 rows per rolling contact (c_n, four pyramid multipliers) and one
     per sliding contact (c_n; friction eliminated), so its size is
@@ -17,16 +17,19 @@
     Deterministic in (seed, size).
 
 ``scara_problem(seed, sliding, friction)``
-    Seed 001 §4's family: the fixed two-SCARA grasp of ``examples/scara_grasp.py``, A from its
-    assembly, b drawn uniformly in [-5, 5]^6 by ``numpy.random.default_rng(seed)`` (the same b
-    for the sliding and the rolling family, as in the seed), mu = (0.1, 0.2); sliding contacts
-    have unit velocity along t (the seed's v_i = (0, 1, 0)). Built by
+    Andreani, Friedlander, Mello and Santos, "Complementarity and equivalent formulations via nonlinear
+    programming: numerical results on multi-rigid-body contact problems with Coulomb friction", 2002, §4:
+    the fixed two-SCARA grasp of ``examples/scara_grasp.py``, A from its assembly, b drawn uniformly in [-5,
+    5]^6 by ``numpy.random.default_rng(seed)`` (the same b for the sliding and the rolling family, as in the
+    paper), mu = (0.1, 0.2); sliding contacts have unit velocity along t (the paper's v_i = (0, 1, 0)).
+    Built by
     ``cm.formulate_from_matrices``. Sizes: 2 (sliding), 10 (rolling, pyramid LCP), 6 + slacks
     (rolling, Coulomb cone MNCP).
 
 ``rod_cube_system(mu1, mu2, zeta)``
-    Seed 002 §4.1 (Example 1) from ``examples/rod_cube.py``; ``MU_GRID`` is its 20 values in
-    [0.1, 1.0] and ``rod_cube_grid(zeta)`` the 400 (mu1, mu2) cells.
+    Trinkle and Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts", §4.1 (Example
+    1) from ``examples/rod_cube.py``; ``MU_GRID`` is its 20 values in [0.1, 1.0] and ``rod_cube_grid(zeta)``
+    the 400 (mu1, mu2) cells.
 """
 
 from __future__ import annotations
@@ -354,7 +357,7 @@ def _law(friction: str, mu: float) -> FrictionLaw:
 
 
 def scara_problem(seed: int, sliding: bool, friction: str = "cone") -> cm.Problem:
-    """One SCARA data set (seed 001 §4) as a reduced contact problem."""
+    """One SCARA data set (Andreani et al. 2002, §4) as a reduced contact problem."""
     velocities = np.array([[1.0, 0.0], [1.0, 0.0]]) if sliding else None
     return cm.formulate_from_matrices(
         scara_matrix(),
@@ -371,7 +374,7 @@ def rod_cube_system(mu1: float, mu2: float, zeta: float) -> cm.System:
 
 
 def rod_cube_grid(zeta: float) -> list[dict]:
-    """The 20 x 20 (mu1, mu2) cells of seed 002 Example 1 at this zeta."""
+    """The 20 x 20 (mu1, mu2) cells of Trinkle and Pang's Example 1 at this zeta."""
     return [{"family": "rod_cube", "mu1": m1, "mu2": m2, "zeta": zeta} for m1 in MU_GRID for m2 in MU_GRID]
 
 

@@ -125,12 +125,43 @@ def _involves_vars(expr) -> bool:
 
 def compile_model(model: pe.Block) -> CompiledMCP:
     """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
+    _refuse_plain_constraints(model)
+    pairs, cones = _pairs(model)
+    variables = [p[0] for p in pairs]
+    lb = np.array([p[1] for p in pairs], dtype=float)
+    ub = np.array([p[2] for p in pairs], dtype=float)
+    rows, terms = _read_rows(pairs, _column_finder(variables))
+    q = np.array([pe.value(row.constant) for row in rows], dtype=float)
+    functions = _Functions(terms, q)
+    x0 = np.clip(np.array([v.value if v.value is not None else 0.0 for v in variables], dtype=float), lb, ub)
+    mcp = MCP(
+        F=functions.F,
+        J=functions.J,
+        lb=lb,
+        ub=ub,
+        x0=x0,
+        names=_Names(variables),
+        M=terms.L if functions.affine else None,
+        q=q if functions.affine else None,
+        hess=None if functions.affine else functions.hess,
+        cones=cones,
+    )
+    return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
+
+
+def _refuse_plain_constraints(model: pe.Block) -> None:
+    """An MCP has no room for a row without a matched variable."""
     for con in model.component_data_objects(pe.Constraint, active=True, descend_into=True):
         raise FormulationError(
             f"constraint '{con.name}' is not a complementarity condition: an MCP needs every row "
             "matched with a variable; write it as Complementarity(expr=complements(expr == 0, x)) "
             "with a free variable x of your own, or as 'x >= 0 _|_ expr >= 0'"
         )
+
+
+def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None]:
+    """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
+    three per cone block; and the cone blocks' positions and coefficients (None without any)."""
     pairs = []
     for comp in model.component_data_objects(Complementarity, active=True, descend_into=True):
         var, lb, ub, expr = _split(comp)
@@ -144,13 +175,16 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         cone_index.append(range(len(pairs), len(pairs) + 3))
         cone_mu.append(pe.value(blk.mu))
         pairs.extend(_cone_rows(blk))
-    n = len(pairs)
-    position = {id(p[0]): i for i, p in enumerate(pairs)}
-    if len(position) != n:
+    if not cone_mu:
+        return pairs, None
+    return pairs, CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
+
+
+def _column_finder(variables: list):
+    """The MCP column of a Pyomo variable, or a FormulationError for an unmatched one."""
+    position = {id(v): i for i, v in enumerate(variables)}
+    if len(position) != len(variables):
         raise FormulationError("a variable is matched with more than one complementarity row")
-    variables = [p[0] for p in pairs]
-    lb = np.array([p[1] for p in pairs], dtype=float)
-    ub = np.array([p[2] for p in pairs], dtype=float)
 
     def col(var) -> int:
         try:
@@ -161,6 +195,25 @@ def compile_model(model: pe.Block) -> CompiledMCP:
                 "condition: fix it or pair it with an equation"
             ) from None
 
+    return col
+
+
+@dataclass
+class _Terms:
+    """The rows' non-constant parts: the linear part ``L`` (n, n) CSR; quadratic terms
+    ``qv[k] * x[qa[k]] * x[qb[k]]`` added to row ``qi[k]``; the nonlinear remainders."""
+
+    L: sp.csr_matrix
+    qi: np.ndarray
+    qa: np.ndarray
+    qb: np.ndarray
+    qv: np.ndarray
+    nonlinear: list[_Nonlinear]
+
+
+def _read_rows(pairs: list[tuple], col) -> tuple[list[_Row], _Terms]:
+    """Each row's constant (kept symbolic, for :meth:`CompiledMCP.update`) and its terms."""
+    n = len(pairs)
     li, lj, lv = [], [], []
     qi, qa, qb, qv = [], [], [], []
     nonlinear = []
@@ -180,67 +233,66 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         if repn.nonlinear_expr is not None:
             nl_vars = [col(v) for v in repn.nonlinear_vars]
             nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
+    terms = _Terms(
+        L=sp.csr_matrix((lv, (li, lj)), shape=(n, n)),
+        qi=np.asarray(qi).astype(int),
+        qa=np.asarray(qa).astype(int),
+        qb=np.asarray(qb).astype(int),
+        qv=np.asarray(qv).astype(float),
+        nonlinear=nonlinear,
+    )
+    return rows, terms
 
-    L = sp.csr_matrix((lv, (li, lj)), shape=(n, n))
-    q = np.array([pe.value(row.constant) for row in rows], dtype=float)
-    qi, qa, qb, qv = (np.asarray(x) for x in (qi, qa, qb, qv))
-    qi = qi.astype(int)
-    qa = qa.astype(int)
-    qb = qb.astype(int)
-    qv = qv.astype(float)
-    affine = qv.size == 0 and not nonlinear
 
-    def F(x: np.ndarray) -> np.ndarray:
-        out = L @ x + q
-        if qv.size:
-            out += np.bincount(qi, qv * x[qa] * x[qb], minlength=n)
-        for nl in nonlinear:
+class _Functions:
+    """F(x) = L x + q + quadratic terms + nonlinear remainders (see :class:`_Terms`), its sparse
+    Jacobian J(x) and the weighted Hessian sum_i w_i Hess F_i(x). ``q`` (n,) is shared with
+    :class:`CompiledMCP`, which updates it in place."""
+
+    def __init__(self, terms: _Terms, q: np.ndarray) -> None:
+        self.t = terms
+        self.q = q
+        self.n = q.shape[0]
+        self.affine = terms.qv.size == 0 and not terms.nonlinear
+
+    def F(self, x: np.ndarray) -> np.ndarray:
+        t = self.t
+        out = t.L @ x + self.q
+        if t.qv.size:
+            out += np.bincount(t.qi, t.qv * x[t.qa] * x[t.qb], minlength=self.n)
+        for nl in t.nonlinear:
             out[nl.row] += nl.value(x)
         return out
 
-    def J(x: np.ndarray) -> sp.csr_matrix:
-        if affine:
-            return L
-        r = [qi, qi]
-        c = [qa, qb]
-        d = [qv * x[qb], qv * x[qa]]
-        for nl in nonlinear:
+    def J(self, x: np.ndarray) -> sp.csr_matrix:
+        t = self.t
+        if self.affine:
+            return t.L
+        r = [t.qi, t.qi]
+        c = [t.qa, t.qb]
+        d = [t.qv * x[t.qb], t.qv * x[t.qa]]
+        for nl in t.nonlinear:
             cols, grad = nl.gradient(x)
             r.append(np.full(len(cols), nl.row))
             c.append(np.asarray(cols, dtype=int))
             d.append(grad)
-        Q = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(n, n))
-        return (L + Q).tocsr()
+        Q = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.n, self.n))
+        return (t.L + Q).tocsr()
 
-    def hess(x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
-        wq = w[qi] * qv
-        r = [qa, qb]
-        c = [qb, qa]
+    def hess(self, x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
+        t = self.t
+        wq = w[t.qi] * t.qv
+        r = [t.qa, t.qb]
+        c = [t.qb, t.qa]
         d = [wq, wq]
-        for nl in nonlinear:
+        for nl in t.nonlinear:
             hr, hc, hv = nl.hessian(x)
             r.append(hr)
             c.append(hc)
             d.append(w[nl.row] * hv)
-        return sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(n, n))
-
-    x0 = np.array([v.value if v.value is not None else 0.0 for v in variables], dtype=float)
-    x0 = np.clip(x0, lb, ub)
-    mcp = MCP(
-        F=F,
-        J=J,
-        lb=lb,
-        ub=ub,
-        x0=x0,
-        names=_Names(variables),
-        M=L if affine else None,
-        q=q if affine else None,
-        hess=None if affine else hess,
-        cones=CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
-        if cone_mu
-        else None,
-    )
-    return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
+        return sp.csr_matrix(
+            (np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.n, self.n)
+        )
 
 
 class _Names(Sequence):

@@ -1,4 +1,6 @@
-"""MNCPOpt / LCPOpt (seed 001 §3) as a Pyomo transformation returning a new model.
+"""MNCPOpt / LCPOpt (Andreani, Friedlander, Mello and Santos, "Complementarity and equivalent
+formulations via nonlinear programming: numerical results on multi-rigid-body contact problems
+with Coulomb friction", 2002, §3) as a Pyomo transformation returning a new model.
 
 For a model whose complementarity rows are ``x >= L _|_ F(x) >= 0`` ("u" rows) or
 ``g(x) = 0 _|_ x free`` ("v" rows), the new model has slack variables z >= 0 (one per u row)
@@ -33,7 +35,7 @@ def mncp_opt(model: pe.Block, complementarity_term: str = "product") -> pe.Concr
     if soc:
         raise FormulationError(
             f"'{soc[0].name}' is a second-order-cone block (CoulombCone(form='soc')): MNCPOpt has no "
-            "form for it; formulate with CoulombCone(mu) (the seed's MNCP)"
+            "form for it; formulate with CoulombCone(mu) (the mixed NCP of Trinkle et al. 1997)"
         )
     new = model.clone()
     u_rows, g_rows = [], []
