@@ -122,6 +122,17 @@ def _perpendicular(v: np.ndarray) -> np.ndarray:
     return _unit(axis - (axis @ v) * v)
 
 
+@dataclass
+class _Label:
+    """A label to place: its artist, the world point (3,) it names, a preferred world direction
+    (3,) (zero: away from the scene's centre) and its gap (points) from that point."""
+
+    artist: Any
+    anchor: np.ndarray
+    direction: np.ndarray
+    gap: float
+
+
 class _Canvas:
     """Draws world-frame (3,) points on a 3D axes, or projected onto a plane on a 2D axes."""
 
@@ -131,6 +142,7 @@ class _Canvas:
         self.origin = origin
         self.basis = basis
         self.look = look
+        self.labels: list[_Label] = []
 
     def project(self, points) -> np.ndarray:
         pts = np.atleast_2d(np.asarray(points, dtype=float))
@@ -173,12 +185,23 @@ class _Canvas:
         self.ax.add_collection3d(coll)
         return coll
 
-    def text(self, point, s: str, **kw):
-        p = np.asarray(point, dtype=float)
-        if self.planar:
-            u, v = self.project(p)[0]
-            return self.ax.text(u, v, s, **kw)
-        return self.ax.text(p[0], p[1], p[2], s, **kw)
+    def text(self, point, s: str, direction=None, gap: float = 3.0, **kw):
+        """A label for the world point ``point`` (3,), placed later by :func:`_place_labels`
+        ``gap`` points away from it, preferably along the world ``direction`` (3,) (None: away
+        from the scene's centre). Returns the :class:`~matplotlib.text.Annotation`."""
+        kw.setdefault("annotation_clip", False)
+        artist = self.ax.annotate(
+            s.strip(),
+            xy=(0.0, 0.0),
+            xytext=(0.0, 0.0),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            **kw,
+        )
+        d = np.zeros(3) if direction is None else np.asarray(direction, dtype=float)
+        self.labels.append(_Label(artist, np.asarray(point, dtype=float).copy(), d, gap))
+        return artist
 
     def marker(self, point, **kw):
         p = np.atleast_2d(np.asarray(point, dtype=float))
@@ -450,12 +473,13 @@ def draw(
     vels = [b.velocity for b in system.bodies]
     sc = _scales(scale, forces, accels, vels, size, _body_size(system, guess_shapes, size))
 
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig = Figure(figsize=figsize, dpi=dpi)
         if planar:
             ax = fig.add_axes((0.09, 0.11, 0.66, 0.8))
         else:
-            ax = fig.add_axes((0.0, 0.06, 1.0, 0.88), projection="3d")
+            ax = fig.add_axes((0.0, 0.06, 0.74, 0.88), projection="3d")
     fig = ax.figure
     if not hasattr(fig, "_contactmodel_arrows"):
         fig._contactmodel_arrows = []
@@ -495,7 +519,10 @@ def draw(
 
     allpts = np.vstack([pts, *[np.atleast_2d(e) for e in extra]])
     _finish_axes(canvas, scene, allpts)
-    _legend(ax, scene)
+    renderer = _renderer(fig)
+    _prepare_transforms(canvas)
+    _place_labels(canvas, renderer)
+    _legend(ax, scene, renderer, own_figure)
     ax.set_title(title if title is not None else _default_title(scene), fontsize=10)
     fig.text(
         0.01,
@@ -606,7 +633,7 @@ def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
                 for a in range(0, len(parts[0]) - 1, 12):
                     canvas.line(np.vstack([parts[0][a], parts[1][a]]), color=COLOURS["body"], lw=0.6)
         canvas.marker(body.position, marker="o", color=COLOURS["body"], markersize=4)
-        canvas.text(body.position, f"  {body.name}", fontsize=8, color=COLOURS["body"])
+        canvas.text(body.position, body.name, fontsize=8, color=COLOURS["body"])
 
 
 def _draw_manipulators(canvas: _Canvas, scene: _Scene) -> None:
@@ -631,7 +658,7 @@ def _draw_manipulators(canvas: _Canvas, scene: _Scene) -> None:
             )
             canvas.marker(fp.p[i], marker="o", color=COLOURS["link"], markersize=4)
             label = arm.links[i].name or str(i)
-            canvas.text(fp.p[i], f"  {arm.name}.{label}", fontsize=8, color=COLOURS["link"])
+            canvas.text(fp.p[i], f"{arm.name}.{label}", fontsize=8, color=COLOURS["link"])
 
 
 def _label_direction(scene: _Scene, contact: Contact) -> np.ndarray:
@@ -693,9 +720,15 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
             canvas.line(arc, color=COLOURS["moment"], lw=1.0, linestyle=":").set_gid(
                 f"torsion-limit:{contact.name}"
             )
-            canvas.text(arc[-1], f"|c_r| ≤ {fset.torsion:.3g} c_n", fontsize=6, color=COLOURS["moment"])
+            canvas.text(
+                arc[-1],
+                f"|c_r| ≤ {fset.torsion:.3g} c_n",
+                arc[-1] - (p + L * n),
+                fontsize=6,
+                color=COLOURS["moment"],
+            )
     elif law is not None and fset is None:
-        canvas.text(p + L * n, f" {type(law).__name__}", fontsize=6, color=COLOURS["set"])
+        canvas.text(p + L * n, type(law).__name__, n, fontsize=6, color=COLOURS["set"])
 
     result = None
     if scene.solution is not None:
@@ -705,14 +738,15 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
             result = None
     if result is not None:
         extra.extend(_draw_contact_forces(canvas, scene, contact, result, fig))
-    label_at = p + 0.18 * scene.size * _label_direction(scene, contact) - 0.03 * scene.size * n
+    away = _label_direction(scene, contact) - 0.3 * n
+    label_at = p + 0.18 * scene.size * away
     text = contact.name if result is None else f"{contact.name}: {_mode_text(result)}"
     canvas.text(
-        label_at,
+        p,
         text,
+        away,
+        gap=6.0,
         fontsize=7,
-        ha="center",
-        va="top",
         gid=f"label:{contact.name}",
         zorder=10,
         bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "0.7", "alpha": 0.85, "lw": 0.5},
@@ -775,13 +809,15 @@ def _draw_accelerations(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
             p, p + s * a, COLOURS["acceleration"], 0.05 * scene.size, lw=2.5, gid=f"acceleration:{res.name}"
         )
         _record(fig, "acceleration", res.name, p, a, s, arts)
-        text = "a = 0" if np.linalg.norm(a) <= NOISE else f"a = {_fmt(a)} m/s²"
+        still = np.linalg.norm(a) <= NOISE
+        text = "a = 0" if still else f"a = {_fmt(a)} m/s²"
         canvas.text(
-            p + s * a - 0.05 * scene.size * _up(scene),
-            f"  {text}",
+            p if still else p + s * a,
+            text,
+            -_up(scene) if still else a,
+            gap=4.0,
             fontsize=7,
             color=COLOURS["acceleration"],
-            va="top",
             zorder=10,
             bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.75, "lw": 0},
         )
@@ -807,7 +843,7 @@ def _draw_velocities(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
             linestyle="--",
         )
         _record(fig, "velocity", body.name, p, v, s, arts)
-        canvas.text(p + s * v, "  v", fontsize=7, color=COLOURS["velocity"])
+        canvas.text(p + s * v, "v", v, fontsize=7, color=COLOURS["velocity"])
         extra.append(p + s * v)
     return extra
 
@@ -837,7 +873,7 @@ def _draw_body_forces(canvas: _Canvas, scene: _Scene, fig: Figure) -> list:
                 linestyle=(0, (4, 2)),
             )
             _record(fig, kind, body.name, p, f, s, arts)
-            canvas.text(p + s * f, f" F = {np.linalg.norm(f):.3g} N", fontsize=7, color=COLOURS[kind])
+            canvas.text(p + s * f, f"F = {np.linalg.norm(f):.3g} N", f, fontsize=7, color=COLOURS[kind])
             extra.append(p + s * f)
     return extra
 
@@ -886,7 +922,7 @@ def _finish_axes(canvas: _Canvas, scene: _Scene, pts: np.ndarray) -> None:
         axis._axinfo["grid"]["linewidth"] = 0.3
 
 
-def _legend(ax: Axes, scene: _Scene) -> None:
+def _legend(ax: Axes, scene: _Scene, renderer, own_figure: bool) -> None:
     items = [
         ("n (normal, into body a)", COLOURS["n"], "-"),
         ("t", COLOURS["t"], "-"),
@@ -916,10 +952,161 @@ def _legend(ax: Axes, scene: _Scene) -> None:
         items.append(("body velocity", COLOURS["velocity"], "--"))
     handles = [Line2D([], [], color=c, ls=ls, lw=2) for _, c, ls in items]
     labels = [label for label, _, _ in items]
-    if scene.planar:
-        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.85)
+    # Outside the axes, top-aligned with them: at the right edge of a figure draw made (its 3D
+    # axes leave that strip free), else right of the axes (of their tick and axis labels in 3D,
+    # which reach past the axes' box).
+    fig = ax.figure
+    if own_figure and not scene.planar:
+        anchor, loc = (1.0 - 4.0 / fig.bbox.width, ax.get_position().y1), "upper right"
     else:
-        ax.legend(handles, labels, loc="upper left", fontsize=7, framealpha=0.85)
+        right = ax.bbox.x1 if scene.planar else max(ax.bbox.x1, ax.get_tightbbox(renderer).x1)
+        anchor, loc = tuple(fig.transFigure.inverted().transform((right + 4.0, ax.bbox.y1))), "upper left"
+    ax.legend(
+        handles,
+        labels,
+        loc=loc,
+        bbox_to_anchor=anchor,
+        bbox_transform=fig.transFigure,
+        borderaxespad=0.0,
+        fontsize=7,
+        framealpha=0.85,
+    )
+
+
+def _renderer(fig: Figure):
+    """The figure canvas's renderer, or an Agg one of the figure's size (text extents only)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    if get is not None:
+        return get()
+    from matplotlib.backends.backend_agg import RendererAgg
+
+    width, height = fig.bbox.size
+    return RendererAgg(int(width), int(height), fig.dpi)
+
+
+def _prepare_transforms(canvas: _Canvas) -> None:
+    """Fix the axes' box (aspect) and, in 3D, the projection, as drawing will."""
+    ax = canvas.ax
+    ax.apply_aspect()
+    if not canvas.planar:
+        ax.M = ax.get_proj()
+        ax.invM = np.linalg.inv(ax.M)
+
+
+def _to_data2d(canvas: _Canvas, points) -> np.ndarray:
+    """(k, 3) world points -> (k, 2) in the axes' 2D data coordinates (3D: projected)."""
+    pts = np.atleast_2d(np.asarray(points, dtype=float))
+    if canvas.planar:
+        return canvas.project(pts)
+    from mpl_toolkits.mplot3d import proj3d
+
+    xs, ys, _ = proj3d.proj_transform(pts[:, 0], pts[:, 1], pts[:, 2], canvas.ax.M)
+    return np.column_stack([xs, ys])
+
+
+def _dense(xy: np.ndarray, step: float) -> np.ndarray:
+    """Points along the polyline ``xy`` (k, 2), at most ``step`` apart."""
+    xy = xy[np.all(np.isfinite(xy), axis=1)]
+    if len(xy) < 2:
+        return xy
+    seg = np.diff(xy, axis=0)
+    count = np.maximum(1, np.ceil(np.hypot(seg[:, 0], seg[:, 1]) / step)).astype(int)
+    idx = np.repeat(np.arange(len(seg)), count)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    frac = (np.arange(idx.size) - start[idx]) / count[idx]
+    return np.vstack([xy[idx] + seg[idx] * frac[:, None], xy[-1:]])
+
+
+def _obstacles(canvas: _Canvas) -> tuple[np.ndarray, np.ndarray]:
+    """Display points (k, 2) of the drawn lines a label should not cover, and their weights
+    (k,): markers weigh more than line samples; body outlines are left out."""
+    ax = canvas.ax
+    points, weights = [], []
+    for line in ax.lines:
+        if not line.get_visible() or str(line.get_gid() or "").startswith("body"):
+            continue
+        if hasattr(line, "get_data_3d"):
+            xy = _to_data2d(canvas, np.column_stack(line.get_data_3d()))
+        else:
+            xy = np.asarray(line.get_xydata(), dtype=float)
+        xy = ax.transData.transform(xy)
+        marker = line.get_linestyle() in ("None", "none", "", " ")
+        xy = xy[np.all(np.isfinite(xy), axis=1)] if marker else _dense(xy, 2.0)
+        points.append(xy)
+        weights.append(np.full(len(xy), 20.0 if marker else 1.0))
+    if not points:
+        return np.zeros((0, 2)), np.zeros(0)
+    return np.vstack(points), np.concatenate(weights)
+
+
+_ANGLES = np.radians([0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180])
+_RADII = np.array([0.0, 6.0, 14.0, 26.0, 42.0, 64.0])  # points beyond a label's gap
+
+
+def _overlap(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """Intersection areas of boxes (c, 4) (x0, y0, x1, y1) with one box (4,)."""
+    w = np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])
+    h = np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])
+    return np.clip(w, 0.0, None) * np.clip(h, 0.0, None)
+
+
+def _place_labels(canvas: _Canvas, renderer, pad: float = 2.0) -> None:
+    """Place every label of ``canvas`` (greedy, in drawing order; after
+    :func:`_prepare_transforms`): each goes where its box
+    overlaps no label placed before it and stays inside the axes, covering as few drawn lines
+    and other labels' points as it can, preferring its own direction and a short offset."""
+    labels = canvas.labels
+    if not labels:
+        return
+    ax = canvas.ax
+    data = _to_data2d(canvas, np.array([lab.anchor for lab in labels]))
+    anchors = ax.transData.transform(data)
+    centre = anchors.mean(axis=0)
+    obstacles, weights = _obstacles(canvas)
+    region = ax.bbox
+    px = renderer.points_to_pixels(1.0)
+    placed = np.zeros((0, 4))
+    for k, lab in enumerate(labels):
+        art = lab.artist
+        art.xy = tuple(data[k])
+        art.xyann = (0.0, 0.0)
+        ext = art.get_window_extent(renderer)
+        hw, hh = 0.5 * ext.width + pad, 0.5 * ext.height + pad
+        base = None
+        if np.linalg.norm(lab.direction) > _TINY:
+            tip = ax.transData.transform(_to_data2d(canvas, lab.anchor + 1e-3 * _unit(lab.direction)))[0]
+            if np.linalg.norm(tip - anchors[k]) > 1e-6:
+                base = tip - anchors[k]
+        if base is None:
+            away = anchors[k] - centre
+            base = away if np.linalg.norm(away) > 1.0 else np.array([1.0, 0.0])
+        theta = np.arctan2(base[1], base[0]) + _ANGLES
+        u = np.column_stack([np.cos(theta), np.sin(theta)])
+        with np.errstate(divide="ignore"):
+            reach = np.minimum(hw / np.abs(u[:, 0]), hh / np.abs(u[:, 1]))
+        r = (lab.gap + _RADII) * px
+        dist = (r[None, :] + reach[:, None])[..., None] * u[:, None, :]
+        centres = (anchors[k] + dist).reshape(-1, 2)
+        boxes = np.column_stack([centres - (hw, hh), centres + (hw, hh)])
+        inside = _overlap(boxes, np.array([region.x0, region.y0, region.x1, region.y1]))
+        score = 1e5 * (1.0 - inside / (4 * hw * hh))
+        for box in placed:
+            area = _overlap(boxes, box)
+            score += np.where(area > 0, 1e6 + area, 0.0)
+        for points, w in ((obstacles, weights), (np.delete(anchors, k, axis=0), None)):
+            if len(points) == 0:
+                continue
+            within = (
+                (points[None, :, 0] >= boxes[:, None, 0])
+                & (points[None, :, 0] <= boxes[:, None, 2])
+                & (points[None, :, 1] >= boxes[:, None, 1])
+                & (points[None, :, 1] <= boxes[:, None, 3])
+            )
+            score += within @ w if w is not None else 30.0 * within.sum(axis=1)
+        score += 0.4 * np.tile(_RADII, len(_ANGLES)) + 8.0 * np.repeat(np.abs(_ANGLES), len(_RADII))
+        best = int(np.argmin(score))
+        art.xyann = tuple((centres[best] - anchors[k]) / px)
+        placed = np.vstack([placed, boxes[best]])
 
 
 def save(fig: Figure, out: str | Path, dpi: int | None = None) -> Path:
@@ -979,7 +1166,8 @@ def sweep_plot(
     """
     x = np.asarray(values_x, dtype=float)
     zz = np.asarray(z, dtype=float)
-    if ax is None:
+    own_figure = ax is None
+    if own_figure:
         fig = Figure(figsize=figsize, dpi=dpi)
         ax = fig.add_subplot(1, 1, 1)
     fig = ax.figure

@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.image as mpimg  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
 from contactmodel import catalogue, shapes  # noqa: E402
@@ -65,15 +66,86 @@ def check_solution_arrows(fig, system: cm.System, solution: cm.Solution) -> None
         np.testing.assert_array_equal(arrow.tail, system.body(body.name).position)
 
 
+def _renderer_after_drawing(fig):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _along(xy: np.ndarray, step: float = 1.0) -> np.ndarray:
+    """Display points along the polyline xy (k, 2), at most ``step`` px apart."""
+    pieces = [xy[:1]]
+    for a, b in zip(xy[:-1], xy[1:]):
+        count = max(1, int(np.ceil(np.linalg.norm(b - a) / step)))
+        pieces.append(a + np.outer(np.arange(1, count + 1) / count, b - a))
+    return np.vstack(pieces)
+
+
+def _display(ax, artist) -> np.ndarray:
+    """An outline line's points in display pixels (3D: through the axes' projection)."""
+    if hasattr(artist, "get_data_3d"):
+        from mpl_toolkits.mplot3d import proj3d
+
+        xs, ys, zs = artist.get_data_3d()
+        px, py, _ = proj3d.proj_transform(np.asarray(xs), np.asarray(ys), np.asarray(zs), ax.M)
+        xy = np.column_stack([px, py])
+    else:
+        xy = np.asarray(artist.get_xydata())
+    return ax.transData.transform(xy)
+
+
+def assert_labels_apart(fig) -> None:
+    """No two labels' boxes overlap (text and its rounded box); no label covers a friction
+    set's outline; the legend lies outside the axes, clear of every text the axes draw."""
+    renderer = _renderer_after_drawing(fig)
+    ax = fig.axes[0]
+    boxes = []
+    for text in ax.texts:
+        box = text.get_window_extent(renderer)
+        patch = text.get_bbox_patch()
+        if patch is not None:
+            box = Bbox.union([box, patch.get_window_extent(renderer)])
+        boxes.append((text.get_text(), box))
+    assert boxes
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            assert not box_a.overlaps(box_b), f"labels {a!r} and {b!r} overlap"
+    for name, drawn in friction_sets(fig).items():
+        outline = _along(_display(ax, drawn.artist))
+        for text, box in boxes:
+            inside = (
+                (outline[:, 0] > box.x0)
+                & (outline[:, 0] < box.x1)
+                & (outline[:, 1] > box.y0)
+                & (outline[:, 1] < box.y1)
+            )
+            assert not inside.any(), f"label {text!r} covers the friction set of {name}"
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not legend.overlaps(ax.bbox), "the legend overlaps the axes"
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1 and legend.y0 >= fig.bbox.y0
+    axis_texts = [
+        t
+        for axis in [ax.xaxis, ax.yaxis, *([ax.zaxis] if ax.name == "3d" else [])]
+        for t in [axis.label, *axis.get_ticklabels()]
+        if t.get_visible() and t.get_text()
+    ]
+    for text in [*ax.texts, *axis_texts]:
+        box = text.get_window_extent(renderer)
+        assert not legend.overlaps(box), f"the legend overlaps {text.get_text()!r}"
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_every_example_renders(path: Path, tmp_path: Path) -> None:
     system = load_model(path)
-    draw(system, out=tmp_path / "system.png")
+    assert_labels_apart(draw(system, out=tmp_path / "system.png"))
     assert_png(tmp_path / "system.png")
     problem = cm.formulate(system)
     solution = cm.solve(problem)
     fig = draw(problem, solution, out=tmp_path / "solution.png")
     assert_png(tmp_path / "solution.png")
+    assert_labels_apart(fig)
     if solution.ok:
         check_solution_arrows(fig, system, solution)
         assert len([a for a in arrows(fig) if a.kind == "force"]) == len(system.contacts)
@@ -82,13 +154,14 @@ def test_every_example_renders(path: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(catalogue.CASES))
 def test_every_catalogue_case_renders(name: str, tmp_path: Path) -> None:
     case = catalogue.get(name)
-    draw(case.build(), friction=cm.Pyramid(case.mu), out=tmp_path / "system.png")
+    assert_labels_apart(draw(case.build(), friction=cm.Pyramid(case.mu), out=tmp_path / "system.png"))
     assert_png(tmp_path / "system.png")
     problem = cm.formulate(case.build(), friction=cm.EllipticTorsion(case.mu, 1.0, 1.0, 0.5))
     solution = cm.solve(problem)
     assert solution.ok
     fig = draw((problem, solution), out=tmp_path / "solution.png")
     assert_png(tmp_path / "solution.png")
+    assert_labels_apart(fig)
     check_solution_arrows(fig, problem.system, solution)
     assert {a.name for a in arrows(fig) if a.kind == "force"} == set(case.forces)
 
@@ -283,3 +356,38 @@ def test_registry_and_user_axes() -> None:
     draw(one_contact(cm.Planar(0.3)), ax=right)
     assert right.name != "3d" and left.name == "3d"
     assert {a.gid for a in arrows(fig)} >= {"frame-n:c", "frame-t:c", "frame-o:c"}
+
+
+GALLERY = [
+    ("box_slide_pyramid", "examples/box_slide.py", cm.Pyramid(0.3), "lemke"),
+    ("two_finger_grip_planar", "two_finger_grip", cm.Planar(catalogue.get("two_finger_grip").mu), "newton"),
+]
+
+
+@pytest.mark.parametrize("name, source, law, solver", GALLERY, ids=[g[0] for g in GALLERY])
+def test_gallery_labels_stay_apart(name: str, source: str, law, solver: str) -> None:
+    system = load_model(ROOT / source) if source.endswith(".py") else catalogue.get(source).build()
+    problem = cm.formulate(system, friction=law)
+    solution = cm.solve(problem, solver=solver)
+    assert solution.ok
+    fig = draw(problem, solution)
+    assert_labels_apart(fig)
+    labels = {t.get_gid(): t for t in fig.axes[0].texts if t.get_gid()}
+    assert {f"label:{c.name}" for c in system.contacts} <= set(labels)
+
+
+def test_labels_offset_along_their_arrow() -> None:
+    system = load_model(ROOT / "examples" / "box_slide.py")
+    problem = cm.formulate(system, friction=cm.Pyramid(0.3))
+    solution = cm.solve(problem, solver="lemke")
+    fig = draw(problem, solution)
+    _renderer_after_drawing(fig)
+    ax = fig.axes[0]
+    (accel,) = [t for t in ax.texts if t.get_text().startswith("a = ")]
+    # the acceleration (-2.94, 0, 0) points to -x, which this view draws leftwards
+    head = ax.transData.transform(accel.xy)
+    tail = _display(ax, by_gid(fig)["acceleration:box"].artists[0])[0]
+    arrow = head - tail
+    offset = np.asarray(accel.xyann)
+    assert arrow[0] < 0
+    assert offset @ arrow > 0.5 * np.linalg.norm(offset) * np.linalg.norm(arrow)
