@@ -124,8 +124,78 @@ def pictures() -> list[Path]:
     return written
 
 
+def law_system(law: cm.FrictionLaw) -> cm.System:
+    """One box on the floor touching it at one point, with ``law`` there (torsion on)."""
+    system = cm.System()
+    box = system.add_body(
+        "box",
+        1.0,
+        cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
+        position=(0, 0, 0.1),
+        shape=cm.shapes.Box((0.2, 0.2, 0.2)),
+    )
+    system.add_contact(
+        box,
+        system.ground,
+        (0.05, 0.0, 0.0),
+        (0, 0, 1),
+        tangent=(1, 0, 0),
+        friction=law,
+        name="c",
+        torsion=True,
+    )
+    return system
+
+
+#: the friction-law pictures of the documentation: file stem -> law
+LAW_PICTURES = {
+    "law_cone": cm.CoulombCone(0.5),
+    "law_pyramid": cm.Pyramid(0.5),
+    "law_polygonal": cm.Polygonal(0.5, k=6),
+    "law_ellipsoid": cm.Ellipsoid(0.5, 1.0, 0.5, 0.2),
+    "law_elliptic_torsion": cm.EllipticTorsion(0.5, 0.6, 1.0, 0.2),
+    "law_polyhedral": cm.PolyhedralLimitSurface(
+        [
+            [1, 0, 0],
+            [-1, 0, 0],
+            [0.5, 1, 0],
+            [0.5, -1, 0],
+            [-0.5, 1, 0],
+            [-0.5, -1, 0],
+            [0, 0, 4],
+            [0, 0, -4],
+        ],
+        0.5,
+    ),
+    "law_planar": cm.Planar(0.5),
+    "law_frictionless": cm.Frictionless(),
+}
+
+
+def law_pictures() -> list[Path]:
+    """One contact drawn with each friction law (3D view, friction set at c_n = 1 N)."""
+    written = []
+    for stem, law in LAW_PICTURES.items():
+        path = OUT / f"{stem}.png"
+        draw(law_system(law), view="3d", scale={"friction": 0.1}, out=path, title=f"{type(law).__name__}")
+        written.append(path)
+    return written
+
+
+def example_pictures() -> list[Path]:
+    """Every shipped example solved as declared (default law and solver)."""
+    written = []
+    for model in sorted((ROOT / "examples").glob("*.py")):
+        problem = cm.formulate(load_model(model))
+        solution = cm.solve(problem)
+        path = OUT / f"example_{model.stem}.png"
+        draw(problem, solution, out=path, title=f"examples/{model.name}: {solution.status.value}")
+        written.append(path)
+    return written
+
+
 def main() -> int:
-    for path in pictures():
+    for path in [*pictures(), *law_pictures(), *example_pictures()]:
         print(path.relative_to(ROOT))
     return 0
 
