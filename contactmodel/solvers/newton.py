@@ -44,7 +44,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,13 +54,12 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_kernels
+from contactmodel.solvers import newton_core, newton_kernels
 from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
 
-_MERITS = ("fb", "penalized_fb")
-_POLISH = ("auto", "always", "never")
-_REGULARIZE = ("auto", "always", "never")
-_KERNELS = ("auto", "numba", "numpy")
+__all__ = ["NewtonOptions", "solve"]
+
 _RESTARTS = (
     {"regularize": "always", "polish": "always"},
     {"regularize": "never"},
@@ -74,168 +73,6 @@ _DENSE_N = 150
 _DENSE_CACHE_N = 2000
 _GETRF = sla.lapack.dgetrf
 _GETRS = sla.lapack.dgetrs
-
-
-@dataclass
-class NewtonOptions:
-    """Options of :func:`solve`; every field has a default.
-
-    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol`` (default 1e-10).
-    max_iter: maximum number of Newton / gradient iterations (default 200).
-    time_limit: wall-clock limit in seconds, None for none (default None).
-    merit: ``"fb"`` (Fischer-Burmeister) or ``"penalized_fb"`` (Chen-Chen-Kanzow) (default "fb").
-    fb_lambda: weight ``lam`` in (0, 1] of the FB term for ``"penalized_fb"`` (default 0.95).
-    armijo_sigma: sufficient-decrease constant of the Armijo rule (default 1e-4).
-    backtrack: step reduction factor of the line search, in (0, 1) (default 0.5).
-    min_step: smallest step length of the gradient safeguard search (default 1e-12).
-    newton_min_step: smallest step length tried along a Newton direction before falling back to
-        the gradient step (default 1e-6).
-    feasible: keep every iterate in the box: steps are projected onto [lb, ub] and the safeguard
-        is a projected-gradient arc search (Kanzow's feasible variant) (default True).
-    nonmonotone_memory: number of past merit values whose maximum is the Armijo reference;
-        1 is a monotone line search (default 8).
-    descent_rho, descent_p: the Newton direction ``d`` is used only if
-        ``grad psi . d <= -descent_rho * ||d||^descent_p`` (defaults 1e-10, 2.1).
-    newton_reg: proximal regularization of the Newton matrix: the step solves
-        ``(diag(da) + diag(db) (J + eps I)) d = -Phi`` with ``eps = newton_reg * ||Phi||_inf``, the
-        generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
-        degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
-        convergence stays quadratic; 0 gives the plain semismooth Newton step (default 1.0).
-    newton_reg_max: upper bound on ``eps`` (same units as ``J``, whose rows are scaled to
-        ``max_j |J_ij| <= 1``): far from a solution (``||Phi||_inf > 0.1``) the uncapped weight
-        damps the step into a short gradient-like move; on the seeded friction-pyramid LCPs of
-        ``benchmarks/newton_pyramid.py`` (seeds 1-50, n = 50, 200, 1000) the cap 0.1 cut the
-        mean iterations by 8% (median 13.5-14 -> 12 at n = 200) with about as many pivoting
-        fallbacks (9 -> 11 of 300; all solved); inf gives the uncapped rule. Affine box MCPs only:
-        on nonlinear rows (the cone MNCP) the capped weight left degenerate answers 1e-7 off the
-        law where the uncapped one reaches them exactly (catalogue box_push_sliding), and cone
-        blocks have their own rule (default 0.1).
-    regularize: when to use ``newton_reg``: ``"auto"`` (plain Newton steps until one is unusable,
-        not a descent direction, or needs a step shorter than 1, or the watchdog fires, or half
-        of ``stall_iter`` passes without progress; regularized from then on), ``"always"`` or
-        ``"never"`` (default "auto").
-    lm_mu: Levenberg-Marquardt weight; when the Newton system is singular or its solution is not a
-        descent direction the step solves ``(H^T H + mu I) d = -H^T Phi`` with
-        ``mu = lm_mu * ||Phi||_2`` (default 1e-3).
-    polish: active-set polish step: ``"auto"`` (when the set of rows at a bound in the natural
-        map is the same at two consecutive iterates), ``"always"`` or ``"never"`` (default "auto").
-    stall_iter: end an attempt as FAILED (then restart, see ``restarts``) when the best natural
-        residual has not decreased by 1% for this many iterations (default 30).
-    restarts: after a failed attempt, restart from the starting point with the regularization and
-        polish always on, then with the regularization off, then also without row scaling
-        (default True).
-    scale_rows: build the merit from ``F_i / s_i`` with ``s_i = max(1, max_j |J_ij(x0)|)`` (same
-        solutions, better balanced merit for stiff rows); the stopping test always uses the
-        unscaled natural residual (default True).
-    pivot_fallback: for an LCP (affine F, lb = 0, ub = +inf) of size at most ``pivot_max_n``, run
-        Lemke's method (:mod:`contactmodel.solvers.lemke`, lexicographic, covering-vector
-        restarts) when the first Newton attempt has not converged within ``pivot_after``
-        iterations: PATH's pivoting safeguard on the linearization, which for an LCP is the
-        problem itself. Its ray on a copositive-plus ``M``, or a verified Farkas vector, is
-        reported as INFEASIBLE (default True).
-    pivot_after: iterations of the first Newton attempt before the pivoting fallback (default 50).
-    pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback (default 5000).
-    pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing
-        (default 2).
-    refine_iter: once the residual is below ``tol``, at most this many more iterations while
-        each cuts it only linearly (by a factor between 1.1 and 100): at degenerate solutions, e.g.
-        the quadratic cone slack at ``c_n = 0``, a residual ``r`` leaves the forces ~``sqrt(r)``
-        off, and Newton converges there linearly (default 10).
-    chord_steps: affine ``F`` only: after a Newton step taken whole, up to this many simplified
-        Newton (chord) steps ``d = -H^-1 Phi(x)`` with that step's factored matrix ``H``, each kept
-        while it cuts the merit ``psi`` by ``chord_decrease`` and does not raise the natural
-        residual: two triangular solves instead of a factorization. On the friction-pyramid LCPs
-        of ``benchmarks/peers.py`` they save a quarter of the factorizations at n = 200 (seeds
-        1-30; time about even) and a fifth of the median time at n = 1000 (seeds 1-10), with as
-        many solved. 0 turns them off (default 2).
-    chord_decrease: merit reduction factor in (0, 1) a chord step must reach (default 0.5).
-    kernels: the hot loops (the FB function with its partials and the natural residual when every
-        bound is a lower bound; the dense Newton matrix of an affine problem): ``"auto"``
-        (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
-        ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
-        :mod:`contactmodel.solvers.newton_kernels` (default "auto").
-    x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
-    """
-
-    tol: float = 1e-10
-    max_iter: int = 200
-    time_limit: float | None = None
-    merit: str = "fb"
-    fb_lambda: float = 0.95
-    armijo_sigma: float = 1e-4
-    backtrack: float = 0.5
-    min_step: float = 1e-12
-    newton_min_step: float = 1e-6
-    feasible: bool = True
-    nonmonotone_memory: int = 8
-    descent_rho: float = 1e-10
-    descent_p: float = 2.1
-    lm_mu: float = 1e-3
-    newton_reg: float = 1.0
-    newton_reg_max: float = 0.1
-    regularize: str = "auto"
-    polish: str = "auto"
-    stall_iter: int = 30
-    restarts: bool = True
-    scale_rows: bool = True
-    pivot_fallback: bool = True
-    pivot_after: int = 50
-    pivot_max_n: int = 5000
-    pivot_restarts: int = 2
-    refine_iter: int = 10
-    chord_steps: int = 2
-    chord_decrease: float = 0.5
-    kernels: str = "auto"
-    x0: np.ndarray | None = field(default=None, repr=False)
-
-    def validate(self) -> None:
-        """Raise :class:`SolverError` naming the first invalid field."""
-        if not self.tol > 0:
-            raise SolverError(f"NewtonOptions.tol must be > 0, got {self.tol!r}")
-        if self.max_iter < 0:
-            raise SolverError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise SolverError(f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}")
-        if self.merit not in _MERITS:
-            raise SolverError(f"NewtonOptions.merit must be one of {_MERITS}, got {self.merit!r}")
-        if not 0.0 < self.fb_lambda <= 1.0:
-            raise SolverError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
-        if not 0.0 < self.armijo_sigma < 0.5:
-            raise SolverError(f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}")
-        if not 0.0 < self.backtrack < 1.0:
-            raise SolverError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
-        if self.nonmonotone_memory < 1:
-            raise SolverError(
-                f"NewtonOptions.nonmonotone_memory must be >= 1, got {self.nonmonotone_memory!r}"
-            )
-        if self.polish not in _POLISH:
-            raise SolverError(f"NewtonOptions.polish must be one of {_POLISH}, got {self.polish!r}")
-        if self.regularize not in _REGULARIZE:
-            raise SolverError(
-                f"NewtonOptions.regularize must be one of {_REGULARIZE}, got {self.regularize!r}"
-            )
-        if not self.newton_reg >= 0.0:
-            raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
-        if not self.newton_reg_max > 0.0:
-            raise SolverError(
-                f"NewtonOptions.newton_reg_max must be > 0 (inf for no cap), got {self.newton_reg_max!r}"
-            )
-        if self.stall_iter < 1:
-            raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
-        if self.refine_iter < 0:
-            raise SolverError(f"NewtonOptions.refine_iter must be >= 0, got {self.refine_iter!r}")
-        if self.chord_steps < 0:
-            raise SolverError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
-        if not 0.0 < self.chord_decrease < 1.0:
-            raise SolverError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
-        if self.kernels not in _KERNELS:
-            raise SolverError(f"NewtonOptions.kernels must be one of {_KERNELS}, got {self.kernels!r}")
-        if self.kernels == "numba" and not newton_kernels.AVAILABLE:
-            raise SolverError(
-                "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
-            )
-        if self.pivot_after < 0:
-            raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
 
 def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -455,34 +292,33 @@ def _usable(d: np.ndarray, rhs: np.ndarray) -> bool:
     return float(np.abs(d).max(initial=0.0)) <= big  # also False for NaN
 
 
-class _Newton:
-    """State of one run of :func:`solve`."""
+class _Newton(NewtonMethod):
+    """The box-MCP method of :func:`solve`: Fischer-Burmeister merit, diagonal ``Da, Db``, chord
+    and polish steps, Lemke's method as the fallback on LCPs (see the module docstring)."""
+
+    restarts = _RESTARTS
 
     def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
-        self.mcp, self.opt = mcp, opt
-        self.n = mcp.n
+        super().__init__(mcp, opt)
         lam = opt.fb_lambda if opt.merit == "penalized_fb" else 1.0
         self.lb = np.asarray(mcp.lb, dtype=float)
         self.ub = np.asarray(mcp.ub, dtype=float)
         self.box = _Box(self.lb, self.ub, lam)
         self.assemble = _Assembler(self.n)
         self.inv_scale = np.ones(self.n)
-        self.n_factor = 0
-        self.n_feval = 0
-        self.n_jeval = 0
-        self.n_gradient = 0
-        self.n_lm = 0
+        self._scaled: np.ndarray | None = None  # 1 / max(1, max_j |J_ij(x0)|) per row
         self.n_polish = 0
         self.n_polish_kept = 0
         self.n_chord = 0
-        self.n_watchdog = 0
-        self.n_restarts = 0
-        self.last_step = 1.0
         self.singular = False  # the last newton_direction met an exactly singular matrix
         self.factorization: _Factorization | None = None  # of the last newton_direction
         self.pivot_info: dict[str, Any] = {}
-        self.n_refine = 0
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
+        # memory of the accelerating steps (see accelerate), reset at each attempt
+        self._prev_bound: np.ndarray | None = None  # rows at a bound at the previous iterate
+        self._singular_bound: np.ndarray | None = None  # active set whose polish matrix was singular
+        self._chord: _Factorization | None = None  # factored matrix of the last whole Newton step
+        self._chord_left = 0
         # affine F: J is constant, so J, its transpose and (when used) its dense copy are built once
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csc_matrix | None = None  # J.T: a CSC view of J, no copy
@@ -501,12 +337,95 @@ class _Newton:
         eps = self.opt.newton_reg * float(np.abs(pt.phi).max())
         return min(eps, self.opt.newton_reg_max) if self.mcp.is_linear else eps
 
-    def escalate(self) -> bool:
-        """Switch on the regularization for the rest of the run; True if it was off."""
-        if self.regularized or self.opt.newton_reg <= 0.0 or self.opt.regularize == "never":
-            return False
-        self.regularized = True
-        return True
+    def begin_attempt(self, x: np.ndarray) -> _Point | None:
+        """Row scaling and regularization of the attempt's options; the point at ``x``."""
+        opt, n = self.opt, self.n
+        if self._scaled is None:
+            norms = _row_inf_norms(self.J(x)) if n else np.ones(0)
+            self._scaled = 1.0 / np.maximum(1.0, np.where(np.isfinite(norms), norms, 1.0))
+        self.inv_scale = self._scaled if opt.scale_rows else np.ones(n)
+        self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
+        self._prev_bound = self._singular_bound = self._chord = None
+        self._chord_left = 0
+        return self.point(x)
+
+    def gradient(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray:
+        """``H^T Phi = J^T (db Phi) + da Phi``."""
+        return self.jt_dot(J, pt.db * pt.phi) + pt.da * pt.phi
+
+    def newton_step(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
+        """``(diag(da + eps db) + diag(db) J) d = -Phi``, see :meth:`newton_direction`."""
+        return self.newton_direction(J, pt.da + eps * pt.db, pt.db, -pt.phi)
+
+    def lm_direction(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray | None:
+        """Levenberg-Marquardt step at ``pt``, see :meth:`lm_system`."""
+        return self.lm_system(J, pt.da, pt.db, pt.phi)
+
+    def accelerate(self, pt: _Point, J: sp.csr_matrix, ref: float) -> _Point | None:
+        """A chord step while the last whole Newton step allows more, else the active-set polish
+        when it applies (``polish``); None when neither is taken."""
+        new = None
+        if self._chord_left:
+            new = self.chord_step(pt, self._chord)
+            self._chord_left = self._chord_left - 1 if new is not None else 0
+        polish = new is None and self._polish_due(pt)
+        self._prev_bound = pt.at_bound
+        if polish:
+            new = self.polish_step(pt, J, ref)
+        return new
+
+    def _polish_due(self, pt: _Point) -> bool:
+        """The polish applies: ``"always"``, or ``"auto"`` with the active set of the previous
+        iterate, unless that set's polish matrix was found singular (constant J: same matrix)."""
+        prev, mode = self._prev_bound, self.opt.polish
+        due = mode == "always" or (mode == "auto" and prev is not None and np.array_equal(prev, pt.at_bound))
+        singular = self._singular_bound
+        return due and not (singular is not None and np.array_equal(singular, pt.at_bound))
+
+    def polish_step(self, pt: _Point, J: sp.csr_matrix, ref: float) -> _Point | None:
+        """One Newton step on the natural map at the active set of ``pt``; the new point if it is
+        below ``tol`` or passes the Armijo test against ``ref``, else None."""
+        self.n_polish += 1
+        ea = pt.at_bound.astype(float)
+        d = self.newton_direction(J, ea, 1.0 - ea, -pt.nat)
+        if d is None and self.singular and J is self._J:
+            self._singular_bound = pt.at_bound
+        cand = self.point(self.project(pt.x + d)) if d is not None else None
+        opt = self.opt
+        if cand is not None and (cand.res <= opt.tol or cand.psi <= ref - 2.0 * opt.armijo_sigma * pt.psi):
+            self.n_polish_kept += 1
+            return cand
+        return None
+
+    def took_newton_step(self, pt: _Point, new: _Point) -> None:
+        """Affine ``F``: reuse that step's factorization for up to ``chord_steps`` chord steps."""
+        if self.factorization is not None and self.mcp.is_linear and new.psi < pt.psi:
+            self._chord, self._chord_left = self.factorization, self.opt.chord_steps
+
+    def forget(self) -> None:
+        self._prev_bound = None
+
+    def first_budget(self, budget: int) -> int:
+        """With the pivoting fallback, the first attempt has ``pivot_after`` iterations at most."""
+        return min(budget, self.opt.pivot_after) if self._pivot else budget
+
+    @property
+    def _pivot(self) -> bool:
+        n = self.n
+        return self.opt.pivot_fallback and self.mcp.is_lcp and 0 < n <= self.opt.pivot_max_n
+
+    def fallback(self) -> tuple[_Point | None, Outcome, str] | None:
+        """Lemke's method for an LCP (``pivot_fallback``), see :func:`_pivot_fallback`."""
+        return _pivot_fallback(self, self.mcp) if self._pivot else None
+
+    def extras(self) -> dict[str, Any]:
+        return {
+            "polish_steps": self.n_polish,
+            "polish_kept": self.n_polish_kept,
+            "chord_steps": self.n_chord,
+            **self.pivot_info,
+            "kernels": "numba" if self.numba else "numpy",
+        }
 
     def F(self, x: np.ndarray) -> np.ndarray:
         self.n_feval += 1
@@ -618,7 +537,7 @@ class _Newton:
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
         return _dense_lu(H)
 
-    def lm_direction(
+    def lm_system(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, phi: np.ndarray
     ) -> np.ndarray | None:
         """Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``; None if it fails."""
@@ -658,26 +577,6 @@ class _Newton:
         if not self.opt.feasible:
             return x
         return np.maximum(x, self.lb) if self.box.all_lo else np.clip(x, self.lb, self.ub)
-
-    def arc_search(
-        self, pt: _Point, d: np.ndarray, grad: np.ndarray, ref: float, min_step: float
-    ) -> _Point | None:
-        """Armijo search on ``x(t) = P(x + t d)``: accept ``psi(x(t)) <= ref + sigma g.(x(t) - x)``.
-
-        ``P`` is the box projection in feasible mode, the identity otherwise; None on failure.
-        """
-        opt = self.opt
-        t = 1.0
-        while t >= min_step:
-            xt = self.project(pt.x + t * d)
-            dec = float(grad @ (xt - pt.x))
-            if dec < 0.0:
-                cand = self.point(xt)
-                if cand is not None and cand.psi <= ref + opt.armijo_sigma * dec:
-                    self.last_step = t
-                    return cand
-            t *= opt.backtrack
-        return None
 
     def point(self, x: np.ndarray) -> _Point | None:
         """Evaluate everything the iteration needs at ``x``; None when F(x) is not finite.
@@ -755,194 +654,11 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton_cones.py
         from contactmodel.solvers import newton_cones
 
-        return newton_cones.solve(mcp, opt, x)
-    if opt.feasible:
-        x = np.clip(x, lb, ub)
+        method: NewtonMethod = newton_cones.ConeMethod(mcp, opt)
+    else:
+        method = _Newton(mcp, opt)
     with np.errstate(all="ignore"):  # F, Phi and the steps may overflow on the way; checked
-        return _solve_box(mcp, opt, x, t0, c0)
-
-
-def _solve_box(mcp: MCP, opt: NewtonOptions, x: np.ndarray, t0: float, c0: float) -> SolverResult:
-    """The attempts of :func:`solve` from the (feasible) starting point ``x``."""
-    n = mcp.n
-    st = _Newton(mcp, opt)
-    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
-    history: list[float] = []
-    norms = _row_inf_norms(st.J(x)) if n else np.ones(0)
-    scaled = 1.0 / np.maximum(1.0, np.where(np.isfinite(norms), norms, 1.0))
-    st.inv_scale = scaled if opt.scale_rows else np.ones(n)
-    start = st.point(x)
-    if start is None:
-        return SolverResult(
-            x=x,
-            outcome=Outcome.FAILED,
-            message="F is not finite at the starting point",
-            extras=_extras(st, history, math.inf, t0, c0),
-        )
-    attempts = [{}] + (list(_RESTARTS) if opt.restarts else [])
-    pivot = opt.pivot_fallback and mcp.is_lcp and 0 < n <= opt.pivot_max_n
-    best, iterations = start, 0
-    pivot_point: _Point | None = None
-    piv_note = ""
-    outcome, message = Outcome.FAILED, ""
-    for k, changes in enumerate(attempts):
-        aopt = replace(opt, **changes) if changes else opt
-        st.opt = aopt
-        st.regularized = aopt.newton_reg > 0.0 and aopt.regularize == "always"
-        st.n_restarts = k
-        if k:
-            st.inv_scale = scaled if aopt.scale_rows else np.ones(n)
-            start = st.point(x)
-            if start is None:
-                break
-        history.append(start.res)
-        budget = opt.max_iter - iterations
-        if pivot and k == 0:
-            budget = min(budget, opt.pivot_after)
-        pt, outcome, message, its = _run(st, start, deadline, budget, history)
-        iterations += its
-        if pt.res < best.res:
-            best = pt
-        if best.res <= opt.tol or outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
-            break
-        if pivot and k == 0:
-            cand, piv_outcome, piv_message = _pivot_fallback(st, mcp)
-            if cand is not None and cand.res < best.res:
-                best = pivot_point = cand
-            if best.res <= opt.tol or piv_outcome is Outcome.INFEASIBLE:
-                outcome, message = piv_outcome, piv_message
-                break
-            piv_note = f"; pivoting fallback: {piv_message}"
-        if iterations >= opt.max_iter:
-            outcome = Outcome.ITERATION_LIMIT
-            break
-    if outcome is Outcome.ITERATION_LIMIT:
-        message = f"iteration limit {opt.max_iter} reached"
-    message += piv_note
-    if best.res <= opt.tol:
-        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-        if best is pivot_point:
-            message += " (Lemke's method, after the Newton attempt stalled)"
-    elif st.n_restarts and outcome is not Outcome.INFEASIBLE:
-        message = f"{message} (after {st.n_restarts} restarts)"
-    return SolverResult(
-        x=best.x,
-        outcome=outcome,
-        iterations=iterations,
-        message=message,
-        extras=_extras(st, history, best.res, t0, c0),
-    )
-
-
-def _run(
-    st: _Newton, pt: _Point, deadline: float, max_iter: int, history: list[float]
-) -> tuple[_Point, Outcome, str, int]:
-    """One attempt from ``pt`` with the options ``st.opt``: ``(best point, outcome, message,
-    iterations)``; appends the natural residual of every new iterate to ``history``."""
-    opt = st.opt
-    best, best_it = pt, 0
-    watch, watch_count = pt, 0
-    merits = [pt.psi]
-    prev_bound: np.ndarray | None = None
-    singular_bound: np.ndarray | None = None  # active set whose polish matrix was singular
-    chord: _Factorization | None = None  # factored matrix of the last full Newton step
-    chord_left = 0
-    outcome, message = Outcome.ITERATION_LIMIT, "iteration limit reached"
-    it = refine = 0
-    while True:
-        if best.res <= opt.tol:
-            if refine >= opt.refine_iter or not _linear_rate(history):
-                outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-                break
-            refine += 1
-            st.n_refine += 1
-        if it >= max_iter:
-            break
-        if time.perf_counter() > deadline:
-            outcome, message = Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached"
-            break
-        if it - best_it >= opt.stall_iter // 2 and st.escalate():
-            best_it = it
-        if it - best_it >= opt.stall_iter:
-            outcome = Outcome.FAILED
-            message = f"no progress in the natural residual for {opt.stall_iter} iterations"
-            break
-        it += 1
-        if watch_count >= opt.nonmonotone_memory:
-            st.n_watchdog += 1
-            st.escalate()
-            pt, merits, watch_count, prev_bound = watch, [watch.psi], 0, None
-        ref = max(merits[-opt.nonmonotone_memory :])
-        J = st.J(pt.x)
-
-        new: _Point | None = None
-        if chord_left:
-            new = st.chord_step(pt, chord)
-            chord_left = chord_left - 1 if new is not None else 0
-        polish = new is None and (
-            opt.polish == "always"
-            or (opt.polish == "auto" and prev_bound is not None and np.array_equal(prev_bound, pt.at_bound))
-        )
-        prev_bound = pt.at_bound
-        if polish and singular_bound is not None and np.array_equal(singular_bound, pt.at_bound):
-            polish = False  # constant J, same active set: the same singular matrix again
-        if polish:
-            st.n_polish += 1
-            ea = pt.at_bound.astype(float)
-            d = st.newton_direction(J, ea, 1.0 - ea, -pt.nat)
-            if d is None and st.singular and J is st._J:
-                singular_bound = pt.at_bound
-            cand = st.point(st.project(pt.x + d)) if d is not None else None
-            if cand is not None and (
-                cand.res <= opt.tol or cand.psi <= ref - 2.0 * opt.armijo_sigma * pt.psi
-            ):
-                st.n_polish_kept += 1
-                new = cand
-
-        if new is None:
-            grad = st.jt_dot(J, pt.db * pt.phi) + pt.da * pt.phi
-            pgrad = pt.x - st.project(pt.x - grad)
-            gnorm = float(np.abs(pgrad).max(initial=0.0))
-            if gnorm == 0.0 or not math.isfinite(gnorm):
-                outcome = Outcome.FAILED
-                message = "projected merit gradient is zero or not finite at a non-solution"
-                break
-            d = st.newton_direction(J, pt.da + st.eps(pt) * pt.db, pt.db, -pt.phi)
-            if (d is None or not _is_descent(grad, d, opt)) and st.escalate():
-                d = st.newton_direction(J, pt.da + st.eps(pt) * pt.db, pt.db, -pt.phi)
-            fac = st.factorization
-            if d is None or not _is_descent(grad, d, opt):
-                fac = None
-                d = st.lm_direction(J, pt.da, pt.db, pt.phi)
-                if d is not None and not _is_descent(grad, d, opt):
-                    d = None
-            if d is not None:
-                new = st.arc_search(pt, d, grad, ref, opt.newton_min_step)
-                if new is None or st.last_step < 1.0:
-                    st.escalate()
-                elif fac is not None and st.mcp.is_linear and new.psi < pt.psi:
-                    chord, chord_left = fac, opt.chord_steps
-            if new is None:
-                st.n_gradient += 1
-                new = st.arc_search(pt, -grad, grad, ref, opt.min_step)
-            if new is None:
-                outcome = Outcome.FAILED
-                message = "line search failed: no sufficient decrease of the merit function"
-                break
-
-        pt = new
-        history.append(pt.res)
-        merits.append(pt.psi)
-        if pt.res < best.res:
-            if pt.res < 0.99 * best.res:
-                best_it = it
-            best = pt
-        if pt.psi < (1.0 - 1e-4) * watch.psi:
-            watch, watch_count = pt, 0
-        else:
-            watch_count += 1
-
-    return best, outcome, message, it
+        return newton_core.run(method, method.project(x), t0, c0)
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
@@ -974,41 +690,3 @@ def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]
     if cand.res <= st.opt.tol:
         return cand, Outcome.CONVERGED, "solved by Lemke's method after the Newton attempt stalled"
     return cand, Outcome.FAILED, f"Lemke's point has natural residual {cand.res:.2e}: {res.message}"
-
-
-def _linear_rate(history: list[float]) -> bool:
-    """True when the last step cut the natural residual by a factor in [1.1, 100]: linear, not
-    quadratic, convergence, the mark of a degenerate (singular) solution."""
-    if len(history) < 2 or not history[-2] > 0.0:
-        return False
-    return 0.01 * history[-2] <= history[-1] <= 0.9 * history[-2]
-
-
-def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
-    """``grad . d <= -rho ||d||^p`` (sufficient descent test of De Luca, Facchinei, Kanzow)."""
-    return float(grad @ d) <= -opt.descent_rho * math.sqrt(float(d @ d)) ** opt.descent_p
-
-
-def _extras(st: _Newton, history: list[float], res: float, t0: float, c0: float) -> dict[str, Any]:
-    """The ``extras`` of :func:`solve`; ``t0, c0``: its start in wall and process (CPU) time."""
-    return {
-        "residual": res,
-        "residual_history": history,
-        "residual_history_length": len(history),
-        "factorizations": st.n_factor,
-        "gradient_steps": st.n_gradient,
-        "lm_steps": st.n_lm,
-        "polish_steps": st.n_polish,
-        "polish_kept": st.n_polish_kept,
-        "chord_steps": st.n_chord,
-        "watchdog_restarts": st.n_watchdog,
-        "refine_steps": st.n_refine,
-        "restarts": st.n_restarts,
-        "regularized": st.regularized,
-        **st.pivot_info,
-        "f_evals": st.n_feval,
-        "j_evals": st.n_jeval,
-        "seconds": time.perf_counter() - t0,
-        "cpu_seconds": time.process_time() - c0,
-        "kernels": "numba" if st.numba else "numpy",
-    }

@@ -12,28 +12,23 @@ An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` bloc
 cone block, diagonal elsewhere). Rows that are a unit row of ``H`` (a variable at a bound, a cone
 block whose point projects to 0, i.e. a separating contact) are eliminated before the LU.
 
-Globalization, as in :mod:`contactmodel.solvers.newton`: Armijo search on ``psi = 1/2 ||Phi||^2``
-(nonmonotone over ``nonmonotone_memory`` merits); the proximal term ``eps Db`` (``eps`` of the order
-of ``newton_reg`` x |J| x the residual relative to the start, see ``_State.eps``) once a plain step
-fails, and from the first step for systems factored by SuperLU (large and sparse: their matrix is
-exactly singular wherever contact Jacobian rows are dependent); a Levenberg-Marquardt step when the
-Newton system is singular or gives no descent, a gradient step last; a watchdog that returns to the
-best point with a monotone search and ten times the damping when ``nonmonotone_memory`` steps
-brought no decrease (the nonmonotone search otherwise lets Newton cycle); an attempt that stalls is
-restarted from the starting point with the regularization on, then also without row scaling.
-Convergence is decided on the unscaled natural residual (rho = 1, the dispatcher's measure).
-Of :class:`~contactmodel.solvers.newton.NewtonOptions` this uses ``tol``, ``max_iter``,
-``time_limit``, ``armijo_sigma``, ``backtrack``, ``min_step``, ``newton_min_step``,
-``nonmonotone_memory``, ``newton_reg``, ``lm_mu``, ``stall_iter``, ``restarts``, ``scale_rows``
-and ``x0``; the box-MCP machinery (merit, polish, pivoting fallback, refinement) does not apply.
+The globalization is the one of :mod:`contactmodel.solvers.newton_core` (shared with the box-MCP
+method): Newton, regularized Newton, Levenberg-Marquardt and gradient steps through a nonmonotone
+Armijo arc search on ``psi = 1/2 ||Phi||^2``, watchdog, stall test and restarts. What this method
+plugs in: the natural map and its blocks, the projection (box rows clipped, cone blocks free), and
+its proximal weight ``eps Db`` (of the order of ``newton_reg`` x |J| x the residual relative to
+the start, see :meth:`ConeMethod.eps`), on from the first step for systems factored by SuperLU
+(large and sparse: their matrix is exactly singular wherever contact Jacobian rows are
+dependent), and ten times larger after each watchdog return. Its restarts are regularized, then
+also without row scaling. Convergence is decided on the unscaled natural residual (rho = 1, the
+dispatcher's measure). The fields of :class:`~contactmodel.solvers.newton_core.NewtonOptions`
+marked *box only* (merit, polish, pivoting fallback, refinement, chord steps) do not apply.
 """
 
 from __future__ import annotations
 
-import math
-import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,7 +38,7 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
 
 _DENSE_N = 150
 _DENSE_FRACTION = 0.15
@@ -63,10 +58,15 @@ class _Point:
     res: float  # unscaled natural residual, inf-norm
 
 
-class _State:
-    def __init__(self, mcp: MCP, opt) -> None:
-        self.mcp, self.opt = mcp, opt
-        self.n = mcp.n
+class ConeMethod(NewtonMethod):
+    """The cone-block method of the ``newton`` solver (see the module docstring)."""
+
+    restarts = ({"regularize": "always"}, {"regularize": "always", "scale_rows": False})
+
+    def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
+        # the box-MCP machinery does not apply to cone blocks (see NewtonOptions)
+        off = {"refine_iter": 0, "polish": "never", "chord_steps": 0, "pivot_fallback": False}
+        super().__init__(mcp, replace(opt, **off))
         self.lb = np.asarray(mcp.lb, dtype=float)
         self.ub = np.asarray(mcp.ub, dtype=float)
         self.idx = mcp.cones.index
@@ -83,15 +83,41 @@ class _State:
         self.affine = mcp.M is not None
         self._J: sp.csr_matrix | None = None
         self._Jd: np.ndarray | None = None
-        self.regularized = False
-        self.n_factor = self.n_lm = self.n_gradient = self.n_feval = self.n_jeval = self.n_watchdog = 0
+        self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
+
+    def begin_attempt(self, x: np.ndarray) -> _Point | None:
+        """Row scales and regularization of the attempt's options; the point at ``x``."""
+        opt = self.opt
+        if self._J0 is None:
+            self._J0 = self.J(x)
+        self.set_scaling(self._J0, opt.scale_rows)
+        # SuperLU reports an exactly singular matrix only after printing BLAS errors, and the
+        # sparse form's Newton matrix is singular wherever G has dependent rows (more contacts
+        # than a body's 6 dof): the sparse path is regularized from the start
+        sparse_path = self.dense_J(self._J0) is None and opt.regularize != "never"
+        self.regularized = opt.newton_reg > 0 and (opt.regularize == "always" or sparse_path)
+        self.boost = 1.0
+        pt = self.point(x)
+        if pt is not None:
+            self.phi0 = max(float(np.max(np.abs(pt.phi), initial=0.0)), 1e-300)
+        return pt
+
+    def watchdog(self) -> None:
+        """Regularized, with ten times the proximal weight, from the best point."""
+        self.escalate()
+        self.boost *= 10.0
+
+    def extras(self) -> dict[str, Any]:
+        return {"cone_blocks": int(self.idx.shape[0])}
 
     def eps(self, pt: _Point) -> float:
-        """Proximal weight of the regularized Newton matrix at ``pt``: ``_EPS_SCALE`` x
-        ``newton_reg`` x the median row norm of J x ``||Phi||_inf / ||Phi(x_start)||_inf`` (at most
-        1), x10 after each watchdog return. Measured: a weight proportional to the unscaled
-        ``||Phi||`` (N) stalled the sparse form of stacked boxes; one capped at 1e-2 of |J| let
-        Newton cycle on an fc3d instance (seed 8, 400 contacts)."""
+        """Proximal weight of the regularized Newton matrix at ``pt`` (0 while not regularized):
+        ``_EPS_SCALE`` x ``newton_reg`` x the median row norm of J x ``||Phi||_inf /
+        ||Phi(x_start)||_inf`` (at most 1), x10 after each watchdog return. Measured: a weight
+        proportional to the unscaled ``||Phi||`` (N) stalled the sparse form of stacked boxes; one
+        capped at 1e-2 of |J| let Newton cycle on an fc3d instance (seed 8, 400 contacts)."""
+        if not self.regularized:
+            return 0.0
         ratio = min(1.0, float(np.max(np.abs(pt.phi), initial=0.0)) / self.phi0)
         return _EPS_SCALE * self.opt.newton_reg * self.j_scale * self.boost * ratio
 
@@ -218,9 +244,20 @@ class _State:
         return d
 
     def gradient(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray:
-        """``H^T Phi``, the gradient of psi where it is differentiable."""
-        H = self.matrix(pt, J, 0.0)
-        return H.T @ pt.phi
+        """``H^T Phi = Da^T Phi + J^T (Db^T Phi)``, the gradient of psi where it is differentiable."""
+        b, idx, phi = self.box, self.idx, pt.phi
+        u = np.zeros(self.n)  # Da^T Phi
+        v = np.zeros(self.n)  # Db^T Phi
+        u[b] = pt.da_box * phi[b]
+        v[b] = pt.db_box * phi[b]
+        if idx.size:
+            pc = phi[idx]
+            u[idx] = np.einsum("kji,kj->ki", pt.da_cone, pc)
+            v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
+        return u + J.T @ v
+
+    def newton_step(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
+        return self.newton_direction(pt, J, eps)
 
     def lm_direction(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray | None:
         H = self.matrix(pt, J, 0.0)
@@ -243,154 +280,3 @@ class _State:
         out = x.copy()
         out[self.box] = np.clip(x[self.box], self.lb_box, self.ub_box)
         return out
-
-    def search(self, pt: _Point, d: np.ndarray, slope: float, ref: float, min_step: float) -> _Point | None:
-        """Armijo search: accept ``psi(P(x + t d)) <= ref + sigma t slope``."""
-        t = 1.0
-        while t >= min_step:
-            cand = self.point(self.project(pt.x + t * d))
-            if cand is not None and cand.psi <= ref + self.opt.armijo_sigma * t * slope:
-                return cand
-            t *= self.opt.backtrack
-        return None
-
-
-def solve(mcp: MCP, opt, x: np.ndarray) -> SolverResult:
-    """Solve ``mcp`` (with ``mcp.cones``) from ``x`` with the :class:`NewtonOptions` ``opt``."""
-    t0 = time.perf_counter()
-    st = _State(mcp, opt)
-    x = st.project(np.asarray(x, dtype=float))
-    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
-    J0 = st.J(x)
-    history: list[float] = []
-    attempts = [{}]
-    if opt.restarts:
-        attempts += [{"regularized": True}, {"regularized": True, "scale": False}]
-    best: _Point | None = None
-    outcome, message, iterations = Outcome.FAILED, "", 0
-    for k, att in enumerate(attempts):
-        st.set_scaling(J0, opt.scale_rows and att.get("scale", True))
-        # SuperLU reports an exactly singular matrix only after printing BLAS errors, and the
-        # sparse form's Newton matrix is singular wherever G has dependent rows (more contacts
-        # than a body's 6 dof): the sparse path is regularized from the start
-        sparse_path = st.dense_J(J0) is None
-        st.regularized = (att.get("regularized", False) or sparse_path) and opt.newton_reg > 0
-        pt = st.point(x)
-        if pt is None:
-            message = "F is not finite at the starting point"
-            break
-        history.append(pt.res)
-        st.phi0 = max(float(np.max(np.abs(pt.phi), initial=0.0)), 1e-300)
-        if best is None or pt.res < best.res:
-            best = pt
-        cand, outcome, message, its = _run(st, pt, deadline, opt.max_iter - iterations, history)
-        iterations += its
-        if cand.res < best.res:
-            best = cand
-        if best.res <= opt.tol or outcome is Outcome.TIME_LIMIT:
-            break
-        if iterations >= opt.max_iter:
-            outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opt.max_iter} reached"
-            break
-        if k + 1 < len(attempts):
-            st.n_restarts = k + 1
-    restarts = getattr(st, "n_restarts", 0)
-    if best is not None and best.res <= opt.tol:
-        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-    elif restarts:
-        message = f"{message} (after {restarts} restarts)"
-    extras: dict[str, Any] = {
-        "residual": best.res if best is not None else math.inf,
-        "residual_history": history,
-        "residual_history_length": len(history),
-        "factorizations": st.n_factor,
-        "gradient_steps": st.n_gradient,
-        "lm_steps": st.n_lm,
-        "watchdog_restarts": st.n_watchdog,
-        "restarts": restarts,
-        "regularized": st.regularized,
-        "cone_blocks": int(st.idx.shape[0]),
-        "f_evals": st.n_feval,
-        "j_evals": st.n_jeval,
-        "seconds": time.perf_counter() - t0,
-    }
-    return SolverResult(
-        x=best.x if best is not None else x,
-        outcome=outcome,
-        iterations=iterations,
-        message=message,
-        extras=extras,
-    )
-
-
-def _run(st: _State, pt: _Point, deadline: float, max_iter: int, history: list[float]):
-    """One attempt: (best point, outcome, message, iterations)."""
-    opt = st.opt
-    best, best_it = pt, 0
-    watch, watch_count = pt, 0
-    merits = [pt.psi]
-    st.boost = 1.0
-    it = 0
-    while True:
-        if best.res <= opt.tol:
-            return best, Outcome.CONVERGED, "natural residual below tolerance", it
-        if it >= max_iter:
-            return best, Outcome.ITERATION_LIMIT, "iteration limit reached", it
-        if time.perf_counter() > deadline:
-            return best, Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached", it
-        if it - best_it >= opt.stall_iter:
-            return (
-                best,
-                Outcome.FAILED,
-                f"no progress in the natural residual for {opt.stall_iter} iterations",
-                it,
-            )
-        if it - best_it >= opt.stall_iter // 2 and not st.regularized and opt.newton_reg > 0:
-            st.regularized = True
-        it += 1
-        if watch_count >= opt.nonmonotone_memory:
-            # watchdog: no decrease for that many steps (the nonmonotone search lets Newton cycle
-            # between two points): back to the best point, monotone from there, more damping
-            st.n_watchdog += 1
-            st.regularized = opt.newton_reg > 0
-            st.boost *= 10.0
-            pt, merits, watch_count = watch, [watch.psi], 0
-        ref = max(merits[-opt.nonmonotone_memory :])
-        J = st.J(pt.x)
-        new = None
-        eps = st.eps(pt) if st.regularized else 0.0
-        d = st.newton_direction(pt, J, eps)
-        if d is not None:
-            new = st.search(pt, d, -2.0 * pt.psi, ref, opt.newton_min_step)
-        if new is None and not st.regularized and opt.newton_reg > 0:
-            st.regularized = True
-            eps = st.eps(pt)
-            d = st.newton_direction(pt, J, eps)
-            if d is not None:
-                new = st.search(pt, d, -2.0 * pt.psi, ref, opt.newton_min_step)
-        if new is None:
-            d = st.lm_direction(pt, J)
-            g = st.gradient(pt, J)
-            if d is not None and float(g @ d) < 0.0:
-                new = st.search(pt, d, float(g @ d), ref, opt.newton_min_step)
-            if new is None:
-                st.n_gradient += 1
-                new = st.search(pt, -g, -float(g @ g), ref, opt.min_step)
-        if new is None:
-            return (
-                best,
-                Outcome.FAILED,
-                "line search failed: no sufficient decrease of the merit function",
-                it,
-            )
-        pt = new
-        history.append(pt.res)
-        merits.append(pt.psi)
-        if pt.psi < (1.0 - 1e-4) * watch.psi:
-            watch, watch_count = pt, 0
-        else:
-            watch_count += 1
-        if pt.res < best.res:
-            if pt.res < 0.99 * best.res:
-                best_it = it
-            best = pt

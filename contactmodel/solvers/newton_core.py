@@ -1,0 +1,501 @@
+"""The globalization shared by both methods of the ``newton`` solver, and its options.
+
+A *method* (:class:`NewtonMethod`) supplies what differs between box MCPs
+(:mod:`contactmodel.solvers.newton`: Fischer-Burmeister merit, diagonal ``Da, Db``) and MCPs with
+Coulomb cone blocks (:mod:`contactmodel.solvers.newton_cones`: natural map with the cone
+projection, 3 x 3 blocks): the point evaluation (``Phi``, ``psi = 1/2 ||Phi||^2``, the unscaled
+natural residual), the projection onto the feasible set, the gradient ``H^T Phi`` of ``psi``, the
+(regularized) Newton and Levenberg-Marquardt directions, the proximal weight, and optional
+accelerating steps. This module owns everything else, once:
+
+* :func:`run`: the attempts (the first, then restarts from the starting point with the method's
+  option changes while the budgets last; a method's fallback after the first attempt, e.g. Lemke's
+  method on an LCP) and the result with its ``extras``;
+* :func:`iterate`: one attempt: stopping tests (tolerance with optional refinement, iterations,
+  time, stall), the watchdog, the nonmonotone reference, and the step ladder: Newton step, the same
+  regularized once a plain one is unusable, Levenberg-Marquardt, projected gradient, each through
+  the Armijo arc search :func:`arc_search`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from contactmodel.errors import SolverError
+from contactmodel.mcp.types import MCP
+from contactmodel.solvers import newton_kernels
+from contactmodel.solvers.base import Outcome, SolverResult
+
+_MERITS = ("fb", "penalized_fb")
+_POLISH = ("auto", "always", "never")
+_REGULARIZE = ("auto", "always", "never")
+_KERNELS = ("auto", "numba", "numpy")
+
+
+@dataclass
+class NewtonOptions:
+    """Options of the ``newton`` solver (both methods: box MCPs and Coulomb cone blocks).
+
+    Every field has a default, stated once: in the field declarations below (the shipped presets
+    in ``contactmodel/solvers/presets/newton.toml`` only override). Fields marked *box only* are
+    ignored by the cone-block method of :mod:`contactmodel.solvers.newton_cones`.
+
+    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol``.
+    max_iter: maximum number of Newton / gradient iterations.
+    time_limit: wall-clock limit in seconds, None for none.
+    merit: *box only* ``"fb"`` (Fischer-Burmeister) or ``"penalized_fb"`` (Chen-Chen-Kanzow).
+    fb_lambda: *box only* weight ``lam`` in (0, 1] of the FB term for ``"penalized_fb"``.
+    armijo_sigma: sufficient-decrease constant of the Armijo rule.
+    backtrack: step reduction factor of the line search, in (0, 1).
+    min_step: smallest step length of the gradient safeguard search.
+    newton_min_step: smallest step length tried along a Newton direction before falling back to
+        the gradient step.
+    feasible: keep every iterate in the box: steps are projected onto [lb, ub] and the safeguard
+        is a projected-gradient arc search (Kanzow's feasible variant).
+    nonmonotone_memory: number of past merit values whose maximum is the Armijo reference;
+        1 is a monotone line search.
+    descent_rho, descent_p: the Newton direction ``d`` is used only if
+        ``grad psi . d <= -descent_rho * ||d||^descent_p``.
+    newton_reg: proximal regularization of the Newton matrix: the step solves
+        ``(diag(da) + diag(db) (J + eps I)) d = -Phi`` with ``eps = newton_reg * ||Phi||_inf``
+        (box MCPs; cone blocks scale it by ``|J|`` and the progress, see
+        :mod:`contactmodel.solvers.newton_cones`), the
+        generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
+        degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
+        convergence stays quadratic; 0 gives the plain semismooth Newton step.
+    newton_reg_max: *box only* upper bound on ``eps`` (same units as ``J``, whose rows are scaled to
+        ``max_j |J_ij| <= 1``): far from a solution the uncapped weight
+        damps the step into a short gradient-like move; on the seeded friction-pyramid LCPs of
+        ``benchmarks/newton_pyramid.py`` (seeds 1-50, n = 50, 200, 1000) the present default cap cut the
+        mean iterations by 8% (median 13.5-14 -> 12 at n = 200) with about as many pivoting
+        fallbacks (9 -> 11 of 300; all solved); inf gives the uncapped rule. Affine box MCPs only:
+        on nonlinear rows (the cone MNCP) the capped weight left degenerate answers 1e-7 off the
+        law where the uncapped one reaches them exactly (catalogue box_push_sliding), and cone
+        blocks have their own rule.
+    regularize: when to use ``newton_reg``: ``"auto"`` (plain Newton steps until one is unusable,
+        not a descent direction, or needs a step shorter than 1, or the watchdog fires, or half
+        of ``stall_iter`` passes without progress; regularized from then on), ``"always"`` or
+        ``"never"``.
+    lm_mu: Levenberg-Marquardt weight; when the Newton system is singular or its solution is not a
+        descent direction the step solves ``(H^T H + mu I) d = -H^T Phi`` with
+        ``mu = lm_mu * ||Phi||_2``.
+    polish: *box only* active-set polish step: ``"auto"`` (when the set of rows at a bound in the natural
+        map is the same at two consecutive iterates), ``"always"`` or ``"never"``.
+    stall_iter: end an attempt as FAILED (then restart, see ``restarts``) when the best natural
+        residual has not decreased by 1% for this many iterations.
+    restarts: after a failed attempt, restart from the starting point with the regularization and
+        polish always on, then with the regularization off, then also without row scaling.
+    scale_rows: build the merit from ``F_i / s_i`` with ``s_i = max(1, max_j |J_ij(x0)|)`` (same
+        solutions, better balanced merit for stiff rows); the stopping test always uses the
+        unscaled natural residual.
+    pivot_fallback: *box only* for an LCP (affine F, lb = 0, ub = +inf) of size at most ``pivot_max_n``, run
+        Lemke's method (:mod:`contactmodel.solvers.lemke`, lexicographic, covering-vector
+        restarts) when the first Newton attempt has not converged within ``pivot_after``
+        iterations: PATH's pivoting safeguard on the linearization, which for an LCP is the
+        problem itself. Its ray on a copositive-plus ``M``, or a verified Farkas vector, is
+        reported as INFEASIBLE.
+    pivot_after: iterations of the first Newton attempt before the pivoting fallback.
+    pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback.
+    pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing.
+    refine_iter: *box only* once the residual is below ``tol``, at most this many more iterations while
+        each cuts it only linearly (by a factor between 1.1 and 100): at degenerate solutions, e.g.
+        the quadratic cone slack at ``c_n = 0``, a residual ``r`` leaves the forces ~``sqrt(r)``
+        off, and Newton converges there linearly.
+    chord_steps: *box only* affine ``F`` only: after a Newton step taken whole, up to this many simplified
+        Newton (chord) steps ``d = -H^-1 Phi(x)`` with that step's factored matrix ``H``, each kept
+        while it cuts the merit ``psi`` by ``chord_decrease`` and does not raise the natural
+        residual: two triangular solves instead of a factorization. On the friction-pyramid LCPs
+        of ``benchmarks/peers.py`` they save a quarter of the factorizations at n = 200 (seeds
+        1-30; time about even) and a fifth of the median time at n = 1000 (seeds 1-10), with as
+        many solved. 0 turns them off.
+    chord_decrease: merit reduction factor in (0, 1) a chord step must reach.
+    kernels: the hot loops (the FB function with its partials and the natural residual when every
+        bound is a lower bound; the dense Newton matrix of an affine problem): ``"auto"``
+        (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
+        ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
+        :mod:`contactmodel.solvers.newton_kernels`.
+    x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
+    """
+
+    tol: float = 1e-10
+    max_iter: int = 200
+    time_limit: float | None = None
+    merit: str = "fb"
+    fb_lambda: float = 0.95
+    armijo_sigma: float = 1e-4
+    backtrack: float = 0.5
+    min_step: float = 1e-12
+    newton_min_step: float = 1e-6
+    feasible: bool = True
+    nonmonotone_memory: int = 8
+    descent_rho: float = 1e-10
+    descent_p: float = 2.1
+    lm_mu: float = 1e-3
+    newton_reg: float = 1.0
+    newton_reg_max: float = 0.1
+    regularize: str = "auto"
+    polish: str = "auto"
+    stall_iter: int = 30
+    restarts: bool = True
+    scale_rows: bool = True
+    pivot_fallback: bool = True
+    pivot_after: int = 50
+    pivot_max_n: int = 5000
+    pivot_restarts: int = 2
+    refine_iter: int = 10
+    chord_steps: int = 2
+    chord_decrease: float = 0.5
+    kernels: str = "auto"
+    x0: np.ndarray | None = field(default=None, repr=False)
+
+    def validate(self) -> None:
+        """Raise :class:`SolverError` naming the first invalid field."""
+        if not self.tol > 0:
+            raise SolverError(f"NewtonOptions.tol must be > 0, got {self.tol!r}")
+        if self.max_iter < 0:
+            raise SolverError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise SolverError(f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}")
+        if self.merit not in _MERITS:
+            raise SolverError(f"NewtonOptions.merit must be one of {_MERITS}, got {self.merit!r}")
+        if not 0.0 < self.fb_lambda <= 1.0:
+            raise SolverError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
+        if not 0.0 < self.armijo_sigma < 0.5:
+            raise SolverError(f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}")
+        if not 0.0 < self.backtrack < 1.0:
+            raise SolverError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
+        if self.nonmonotone_memory < 1:
+            raise SolverError(
+                f"NewtonOptions.nonmonotone_memory must be >= 1, got {self.nonmonotone_memory!r}"
+            )
+        if self.polish not in _POLISH:
+            raise SolverError(f"NewtonOptions.polish must be one of {_POLISH}, got {self.polish!r}")
+        if self.regularize not in _REGULARIZE:
+            raise SolverError(
+                f"NewtonOptions.regularize must be one of {_REGULARIZE}, got {self.regularize!r}"
+            )
+        if not self.newton_reg >= 0.0:
+            raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
+        if not self.newton_reg_max > 0.0:
+            raise SolverError(
+                f"NewtonOptions.newton_reg_max must be > 0 (inf for no cap), got {self.newton_reg_max!r}"
+            )
+        if self.stall_iter < 1:
+            raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
+        if self.refine_iter < 0:
+            raise SolverError(f"NewtonOptions.refine_iter must be >= 0, got {self.refine_iter!r}")
+        if self.chord_steps < 0:
+            raise SolverError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
+        if not 0.0 < self.chord_decrease < 1.0:
+            raise SolverError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
+        if self.kernels not in _KERNELS:
+            raise SolverError(f"NewtonOptions.kernels must be one of {_KERNELS}, got {self.kernels!r}")
+        if self.kernels == "numba" and not newton_kernels.AVAILABLE:
+            raise SolverError(
+                "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
+            )
+        if self.pivot_after < 0:
+            raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
+
+
+class Point(Protocol):
+    """What the loop reads of an iterate: ``x`` (n,), the scaled ``Phi(x)`` (n,), the merit
+    ``psi = 1/2 ||Phi||^2`` and the unscaled natural residual ``res`` (inf-norm)."""
+
+    x: np.ndarray
+    phi: np.ndarray
+    psi: float
+    res: float
+
+
+class NewtonMethod(ABC):
+    """The parts of a semismooth Newton method that :func:`iterate` and :func:`run` plug in.
+
+    Subclasses set ``restarts`` (option changes of the restart attempts) and implement the
+    abstract methods; ``opt`` is the options of the current attempt (set by :func:`run`).
+    """
+
+    restarts: tuple[dict[str, Any], ...] = ()
+
+    def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
+        self.mcp, self.opt = mcp, opt
+        self.n = mcp.n
+        self.regularized = False
+        self.last_step = 1.0  # step length of the last successful arc search
+        self.n_factor = self.n_feval = self.n_jeval = 0
+        self.n_gradient = self.n_lm = self.n_watchdog = self.n_restarts = self.n_refine = 0
+
+    # -- what each method supplies ------------------------------------------------------------
+    @abstractmethod
+    def begin_attempt(self, x: np.ndarray) -> Point | None:
+        """Set up an attempt with the options ``self.opt`` (scaling, regularization, memory) and
+        return the point at ``x``; None if ``F(x)`` is not finite."""
+
+    @abstractmethod
+    def point(self, x: np.ndarray) -> Point | None:
+        """The iterate at ``x``; None where ``F(x)`` is not finite."""
+
+    @abstractmethod
+    def project(self, x: np.ndarray) -> np.ndarray:
+        """``x`` projected onto the set the iterates stay in."""
+
+    @abstractmethod
+    def J(self, x: np.ndarray) -> sp.csr_matrix:
+        """The Jacobian of ``F`` at ``x`` (n, n)."""
+
+    @abstractmethod
+    def gradient(self, pt: Point, J: sp.csr_matrix) -> np.ndarray:
+        """``H^T Phi`` (n,), the gradient of ``psi`` where it is differentiable."""
+
+    @abstractmethod
+    def eps(self, pt: Point) -> float:
+        """The proximal weight of the Newton matrix at ``pt``; 0 while not regularized."""
+
+    @abstractmethod
+    def newton_step(self, pt: Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
+        """The solution ``d`` of ``H_eps d = -Phi``; None if singular or unusable."""
+
+    @abstractmethod
+    def lm_direction(self, pt: Point, J: sp.csr_matrix) -> np.ndarray | None:
+        """The Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``; None if it fails."""
+
+    # -- hooks with a default -------------------------------------------------------------------
+    def accelerate(self, pt: Point, J: sp.csr_matrix, ref: float) -> Point | None:
+        """A cheaper step tried before the Newton ladder (None: none taken)."""
+        return None
+
+    def took_newton_step(self, pt: Point, new: Point) -> None:
+        """Called after a whole (unit length) Newton step from ``pt`` to ``new``."""
+        return None
+
+    def forget(self) -> None:
+        """Called at a watchdog return: drop memory tied to the abandoned iterates."""
+        return None
+
+    def watchdog(self) -> None:
+        """Called at a watchdog return, after :meth:`forget`: more damping from the best point."""
+        self.escalate()
+
+    def first_budget(self, budget: int) -> int:
+        """The iteration budget of the first attempt."""
+        return budget
+
+    def fallback(self) -> tuple[Point | None, Outcome, str] | None:
+        """After a first attempt that did not converge: ``(point, outcome, message)`` of another
+        algorithm, or None when there is none."""
+        return None
+
+    def extras(self) -> dict[str, Any]:
+        """Method-specific entries of the result's ``extras``."""
+        return {}
+
+    def escalate(self) -> bool:
+        """Switch on the regularization for the rest of the attempt; True if it was off."""
+        if self.regularized or self.opt.newton_reg <= 0.0 or self.opt.regularize == "never":
+            return False
+        self.regularized = True
+        return True
+
+
+def arc_search(
+    method: NewtonMethod, pt: Point, d: np.ndarray, grad: np.ndarray, ref: float, min_step: float
+) -> Point | None:
+    """Armijo search on ``x(t) = P(x + t d)``: accept ``psi(x(t)) <= ref + sigma g.(x(t) - x)``,
+    ``t = 1, backtrack, backtrack^2, ... >= min_step``; ``P`` is ``method.project``. None on
+    failure; the accepted ``t`` is left in ``method.last_step``."""
+    opt = method.opt
+    t = 1.0
+    while t >= min_step:
+        xt = method.project(pt.x + t * d)
+        dec = float(grad @ (xt - pt.x))
+        if dec < 0.0:
+            cand = method.point(xt)
+            if cand is not None and cand.psi <= ref + opt.armijo_sigma * dec:
+                method.last_step = t
+                return cand
+        t *= opt.backtrack
+    return None
+
+
+def _linear_rate(history: list[float]) -> bool:
+    """True when the last step cut the natural residual by a factor in [1.1, 100]: linear, not
+    quadratic, convergence, the mark of a degenerate (singular) solution."""
+    if len(history) < 2 or not history[-2] > 0.0:
+        return False
+    return 0.01 * history[-2] <= history[-1] <= 0.9 * history[-2]
+
+
+def _is_descent(grad: np.ndarray, d: np.ndarray, opt: NewtonOptions) -> bool:
+    """``grad . d <= -rho ||d||^p`` (sufficient descent test of De Luca, Facchinei, Kanzow)."""
+    return float(grad @ d) <= -opt.descent_rho * math.sqrt(float(d @ d)) ** opt.descent_p
+
+
+def step(method: NewtonMethod, pt: Point, J: sp.csr_matrix, ref: float) -> Point | str:
+    """The next iterate from ``pt`` (nonmonotone reference ``ref``): a method's accelerating step,
+    else the ladder Newton -> regularized Newton -> Levenberg-Marquardt -> projected gradient.
+    A message (str) instead when no step decreases the merit enough: the attempt ends there."""
+    opt = method.opt
+    new = method.accelerate(pt, J, ref)
+    if new is not None:
+        return new
+    grad = method.gradient(pt, J)
+    gnorm = float(np.abs(pt.x - method.project(pt.x - grad)).max(initial=0.0))
+    if gnorm == 0.0 or not math.isfinite(gnorm):
+        return "projected merit gradient is zero or not finite at a non-solution"
+    d = method.newton_step(pt, J, method.eps(pt))
+    if (d is None or not _is_descent(grad, d, opt)) and method.escalate():
+        d = method.newton_step(pt, J, method.eps(pt))
+    newton = d is not None and _is_descent(grad, d, opt)
+    if not newton:
+        d = method.lm_direction(pt, J)
+        if d is not None and not _is_descent(grad, d, opt):
+            d = None
+    if d is not None:
+        new = arc_search(method, pt, d, grad, ref, opt.newton_min_step)
+        if new is None or method.last_step < 1.0:
+            method.escalate()
+        elif newton:
+            method.took_newton_step(pt, new)
+    if new is None:
+        method.n_gradient += 1
+        new = arc_search(method, pt, -grad, grad, ref, opt.min_step)
+    if new is None:
+        return "line search failed: no sufficient decrease of the merit function"
+    return new
+
+
+def iterate(
+    method: NewtonMethod, pt: Point, deadline: float, max_iter: int, history: list[float]
+) -> tuple[Point, Outcome, str, int]:
+    """One attempt from ``pt`` with the options ``method.opt``: ``(best point, outcome, message,
+    iterations)``; appends the natural residual of every new iterate to ``history``.
+
+    The best point is the one with the smallest natural residual. Stops when it is below ``tol``
+    (after up to ``refine_iter`` more steps while the convergence is only linear), at
+    ``max_iter``, at the deadline, or when the best residual has not dropped by 1% for
+    ``stall_iter`` iterations (half of that switches the regularization on and counts afresh).
+    The watchdog returns to the last point that decreased ``psi`` when ``nonmonotone_memory``
+    steps in a row did not.
+    """
+    opt = method.opt
+    best, best_it = pt, 0
+    watch, watch_count = pt, 0
+    merits = [pt.psi]
+    it = refine = 0
+    while True:
+        if best.res <= opt.tol:
+            if refine >= opt.refine_iter or not _linear_rate(history):
+                return best, Outcome.CONVERGED, "natural residual below tolerance", it
+            refine += 1
+            method.n_refine += 1
+        if it >= max_iter:
+            return best, Outcome.ITERATION_LIMIT, "iteration limit reached", it
+        if time.perf_counter() > deadline:
+            return best, Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached", it
+        if it - best_it >= opt.stall_iter // 2 and method.escalate():
+            best_it = it
+        if it - best_it >= opt.stall_iter:
+            message = f"no progress in the natural residual for {opt.stall_iter} iterations"
+            return best, Outcome.FAILED, message, it
+        it += 1
+        if watch_count >= opt.nonmonotone_memory:
+            method.n_watchdog += 1
+            method.forget()
+            method.watchdog()
+            pt, merits, watch_count = watch, [watch.psi], 0
+        ref = max(merits[-opt.nonmonotone_memory :])
+        new = step(method, pt, method.J(pt.x), ref)
+        if isinstance(new, str):
+            return best, Outcome.FAILED, new, it
+        pt = new
+        history.append(pt.res)
+        merits.append(pt.psi)
+        if pt.res < best.res:
+            if pt.res < 0.99 * best.res:
+                best_it = it
+            best = pt
+        if pt.psi < (1.0 - 1e-4) * watch.psi:
+            watch, watch_count = pt, 0
+        else:
+            watch_count += 1
+
+
+def run(method: NewtonMethod, x: np.ndarray, t0: float, c0: float) -> SolverResult:
+    """All attempts of ``method`` from the starting point ``x`` (already projected): the first
+    with ``method.opt``, then the restarts of ``method.restarts`` while an attempt fails and the
+    iteration and time budgets last. ``t0, c0``: the solve's start in wall and process time."""
+    opt = method.opt
+    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
+    history: list[float] = []
+    attempts = [{}] + (list(method.restarts) if opt.restarts else [])
+    best: Point | None = None
+    fallback_point: Point | None = None
+    iterations, outcome, message, note = 0, Outcome.FAILED, "", ""
+    for k, changes in enumerate(attempts):
+        method.opt = replace(opt, **changes) if changes else opt
+        method.n_restarts = k
+        start = method.begin_attempt(x)
+        if start is None:
+            message = message or "F is not finite at the starting point"
+            break
+        history.append(start.res)
+        if best is None:
+            best = start
+        budget = opt.max_iter - iterations
+        pt, outcome, message, its = iterate(
+            method, start, deadline, method.first_budget(budget) if k == 0 else budget, history
+        )
+        iterations += its
+        if pt.res < best.res:
+            best = pt
+        if best.res <= opt.tol or outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
+            break
+        alt = method.fallback() if k == 0 else None
+        if alt is not None:
+            cand, alt_outcome, alt_message = alt
+            if cand is not None and cand.res < best.res:
+                best = fallback_point = cand
+            if best.res <= opt.tol or alt_outcome is Outcome.INFEASIBLE:
+                outcome, message = alt_outcome, alt_message
+                break
+            note = f"; pivoting fallback: {alt_message}"
+        if iterations >= opt.max_iter:
+            outcome = Outcome.ITERATION_LIMIT
+            break
+    method.opt = opt
+    if outcome is Outcome.ITERATION_LIMIT:
+        message = f"iteration limit {opt.max_iter} reached"
+    message += note
+    res = best.res if best is not None else math.inf
+    if res <= opt.tol:
+        outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
+        if best is fallback_point:
+            message += " (Lemke's method, after the Newton attempt stalled)"
+    elif method.n_restarts and outcome is not Outcome.INFEASIBLE:
+        message = f"{message} (after {method.n_restarts} restarts)"
+    extras = {
+        "residual": res,
+        "residual_history": history,
+        "residual_history_length": len(history),
+        "factorizations": method.n_factor,
+        "gradient_steps": method.n_gradient,
+        "lm_steps": method.n_lm,
+        "watchdog_restarts": method.n_watchdog,
+        "refine_steps": method.n_refine,
+        "restarts": method.n_restarts,
+        "regularized": method.regularized,
+        **method.extras(),
+        "f_evals": method.n_feval,
+        "j_evals": method.n_jeval,
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
+    }
+    x_out = best.x if best is not None else x
+    return SolverResult(x=x_out, outcome=outcome, iterations=iterations, message=message, extras=extras)
