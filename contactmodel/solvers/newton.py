@@ -255,7 +255,10 @@ def _as_csr(J: Any, n: int) -> sp.csr_matrix:
     elif J.format != "csr":
         J = J.tocsr()
     if J.shape != (n, n):
-        raise SolverError(f"MCP.J(x) has shape {J.shape}, expected ({n}, {n})")
+        raise SolverError(
+            f"MCP.J(x) has shape {J.shape}, expected ({n}, {n}): return the Jacobian of F with "
+            "one row per MCP row and one column per variable"
+        )
     if not J.has_canonical_format:
         J = J.copy()
         J.sum_duplicates()
@@ -620,9 +623,15 @@ def _start_point(mcp: MCP, opt: NewtonOptions, lb: np.ndarray, ub: np.ndarray) -
         return np.clip(np.zeros(n), lb, ub)
     x0 = np.array(x0, dtype=float).reshape(-1)
     if x0.shape[0] != n:
-        raise SolverError(f"starting point has length {x0.shape[0]}, expected {n}")
+        raise SolverError(
+            f"starting point (NewtonOptions.x0 or MCP.x0) has length {x0.shape[0]}, expected {n}: "
+            "pass one value per MCP variable"
+        )
     if not np.all(np.isfinite(x0)):
-        raise SolverError("starting point has non-finite entries")
+        raise SolverError(
+            "starting point (NewtonOptions.x0 or MCP.x0) has non-finite entries: replace NaN/inf "
+            "by finite values"
+        )
     return x0
 
 
@@ -649,7 +658,10 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     lb = np.asarray(mcp.lb, dtype=float).reshape(-1)
     ub = np.asarray(mcp.ub, dtype=float).reshape(-1)
     if ub.shape[0] != n or np.any(lb > ub) or np.any(np.isnan(lb) | np.isnan(ub)):
-        raise SolverError("MCP bounds must have equal length with lb <= ub and no NaN")
+        raise SolverError(
+            "MCP.lb and MCP.ub must have length MCP.n with lb <= ub and no NaN: fix the bounds "
+            "(use -inf / +inf for free rows)"
+        )
     x = _start_point(mcp, opt, lb, ub)
     if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton_cones.py
         from contactmodel.solvers import newton_cones

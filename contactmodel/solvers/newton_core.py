@@ -427,60 +427,104 @@ def iterate(
             watch_count += 1
 
 
+@dataclass
+class _Tally:
+    """What the attempts of :func:`run` leave: the best point (None if ``F(x0)`` is not finite),
+    the fallback's point when it was the best, iterations, the last outcome and message, and the
+    note of the fallback that did not solve."""
+
+    best: Point | None = None
+    fallback_point: Point | None = None
+    iterations: int = 0
+    outcome: Outcome = Outcome.FAILED
+    message: str = ""
+    note: str = ""
+
+
 def run(method: NewtonMethod, x: np.ndarray, t0: float, c0: float) -> SolverResult:
     """All attempts of ``method`` from the starting point ``x`` (already projected): the first
     with ``method.opt``, then the restarts of ``method.restarts`` while an attempt fails and the
     iteration and time budgets last. ``t0, c0``: the solve's start in wall and process time."""
     opt = method.opt
-    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
     history: list[float] = []
-    attempts = [{}] + (list(method.restarts) if opt.restarts else [])
-    best: Point | None = None
-    fallback_point: Point | None = None
-    iterations, outcome, message, note = 0, Outcome.FAILED, "", ""
-    for k, changes in enumerate(attempts):
+    tally = _attempts(method, x, t0, history)
+    method.opt = opt
+    outcome, message = _verdict(method, tally)
+    res = tally.best.res if tally.best is not None else math.inf
+    return SolverResult(
+        x=tally.best.x if tally.best is not None else x,
+        outcome=outcome,
+        iterations=tally.iterations,
+        message=message,
+        extras=_extras(method, history, res, t0, c0),
+    )
+
+
+def _attempts(method: NewtonMethod, x: np.ndarray, t0: float, history: list[float]) -> _Tally:
+    """Run the first attempt, the fallback after it, and the restarts, until one solves, the
+    budgets run out, or the restarts are used up."""
+    opt = method.opt
+    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
+    tally = _Tally()
+    for k, changes in enumerate([{}] + (list(method.restarts) if opt.restarts else [])):
         method.opt = replace(opt, **changes) if changes else opt
         method.n_restarts = k
         start = method.begin_attempt(x)
         if start is None:
-            message = message or "F is not finite at the starting point"
+            tally.message = tally.message or "F is not finite at the starting point"
             break
         history.append(start.res)
-        if best is None:
-            best = start
-        budget = opt.max_iter - iterations
-        pt, outcome, message, its = iterate(
-            method, start, deadline, method.first_budget(budget) if k == 0 else budget, history
-        )
-        iterations += its
-        if pt.res < best.res:
-            best = pt
-        if best.res <= opt.tol or outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
+        tally.best = tally.best or start
+        budget = opt.max_iter - tally.iterations
+        budget = method.first_budget(budget) if k == 0 else budget
+        pt, tally.outcome, tally.message, its = iterate(method, start, deadline, budget, history)
+        tally.iterations += its
+        if pt.res < tally.best.res:
+            tally.best = pt
+        if tally.best.res <= opt.tol or tally.outcome in (Outcome.CONVERGED, Outcome.TIME_LIMIT):
             break
-        alt = method.fallback() if k == 0 else None
-        if alt is not None:
-            cand, alt_outcome, alt_message = alt
-            if cand is not None and cand.res < best.res:
-                best = fallback_point = cand
-            if best.res <= opt.tol or alt_outcome is Outcome.INFEASIBLE:
-                outcome, message = alt_outcome, alt_message
-                break
-            note = f"; pivoting fallback: {alt_message}"
-        if iterations >= opt.max_iter:
-            outcome = Outcome.ITERATION_LIMIT
+        if k == 0 and _use_fallback(method, tally):
             break
-    method.opt = opt
+        if tally.iterations >= opt.max_iter:
+            tally.outcome = Outcome.ITERATION_LIMIT
+            break
+    return tally
+
+
+def _use_fallback(method: NewtonMethod, tally: _Tally) -> bool:
+    """Run the method's fallback after the first attempt; True when it ends the run (solved, or
+    a certificate of infeasibility)."""
+    alt = method.fallback()
+    if alt is None:
+        return False
+    cand, outcome, message = alt
+    if cand is not None and cand.res < tally.best.res:
+        tally.best = tally.fallback_point = cand
+    if tally.best.res <= method.opt.tol or outcome is Outcome.INFEASIBLE:
+        tally.outcome, tally.message = outcome, message
+        return True
+    tally.note = f"; pivoting fallback: {message}"
+    return False
+
+
+def _verdict(method: NewtonMethod, tally: _Tally) -> tuple[Outcome, str]:
+    """The outcome and message of the run: CONVERGED iff the best residual is below ``tol``."""
+    opt, outcome, message = method.opt, tally.outcome, tally.message
     if outcome is Outcome.ITERATION_LIMIT:
         message = f"iteration limit {opt.max_iter} reached"
-    message += note
-    res = best.res if best is not None else math.inf
-    if res <= opt.tol:
+    message += tally.note
+    if tally.best is not None and tally.best.res <= opt.tol:
         outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
-        if best is fallback_point:
+        if tally.best is tally.fallback_point:
             message += " (Lemke's method, after the Newton attempt stalled)"
     elif method.n_restarts and outcome is not Outcome.INFEASIBLE:
         message = f"{message} (after {method.n_restarts} restarts)"
-    extras = {
+    return outcome, message
+
+
+def _extras(method: NewtonMethod, history: list[float], res: float, t0: float, c0: float) -> dict[str, Any]:
+    """The result's ``extras``: counters of both methods, then the method's own."""
+    return {
         "residual": res,
         "residual_history": history,
         "residual_history_length": len(history),
@@ -497,5 +541,3 @@ def run(method: NewtonMethod, x: np.ndarray, t0: float, c0: float) -> SolverResu
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - c0,
     }
-    x_out = best.x if best is not None else x
-    return SolverResult(x=x_out, outcome=outcome, iterations=iterations, message=message, extras=extras)
