@@ -36,6 +36,11 @@ iterates stay in the box by default, Kanzow's feasible variant):
 Convergence is decided on the unscaled natural residual ``||x - mid(lb, x - F, ub)||_inf`` only;
 below ``tol``, up to ``refine_iter`` more steps are taken while the convergence is only linear (a
 degenerate solution, where the residual understates the error).
+
+The loop itself (attempts, stopping and stall tests, watchdog, nonmonotone reference, the step
+ladder and the arc search) is :mod:`contactmodel.solvers.newton_core`, shared with the cone-block
+method of :mod:`contactmodel.solvers.newton_cones`; this module is the box method (:class:`_Newton`)
+plugged into it, and the entry point :func:`solve` for both. Options: :class:`NewtonOptions`.
 """
 
 from __future__ import annotations

@@ -738,3 +738,62 @@ def test_a_singular_polish_system_is_not_factored_twice(peer_dir, monkeypatch):
     assert singular, "the instance should meet a singular polish system"
     assert not any(repeats)
     assert r.extras["polish_steps"] == len(repeats)
+
+
+def _one_cone_mcp(mu: float = 0.4):
+    """One Coulomb cone block (form="soc") with a_n = c_n - 1, a_t = 2 c_t + 0.5, a_o = c_o and a
+    box row x >= 0 _|_ x - 2 c_n (so both kinds of rows meet)."""
+    import pyomo.environ as pe
+
+    from contactmodel.mcp import cones
+    from contactmodel.mcp.compile import compile_model
+
+    m = pe.ConcreteModel()
+    m.c = pe.Var(["n", "t", "o"], initialize=0.0)
+    m.x = pe.Var(initialize=0.0, bounds=(0.0, None))
+    m.cone = cones.SOCComplementarity()
+    m.cone.set(
+        {ax: m.c[ax] for ax in "nto"}, {"n": m.c["n"] - 1.0, "t": 2 * m.c["t"] + 0.5, "o": m.c["o"]}, mu
+    )
+    from pyomo.mpec import Complementarity, complements
+
+    m.box = Complementarity(expr=complements(m.x >= 0, m.x - 2 * m.c["n"] >= 0))
+    return compile_model(m).mcp
+
+
+def test_both_methods_run_the_one_globalization_loop(monkeypatch):
+    from contactmodel.solvers import newton_cones, newton_core
+
+    seen = []
+    orig = newton_core.iterate
+
+    def spy(method, *args, **kwargs):
+        seen.append(type(method).__name__)
+        return orig(method, *args, **kwargs)
+
+    monkeypatch.setattr(newton_core, "iterate", spy)
+    box = solve(MCP.from_lcp(np.eye(2), -np.ones(2)), NewtonOptions())
+    cone = solve(_one_cone_mcp(), NewtonOptions())
+    assert box.outcome is Outcome.CONVERGED and cone.outcome is Outcome.CONVERGED
+    assert seen == ["_Newton", "ConeMethod"]
+    assert cone.extras["cone_blocks"] == 1 and "cpu_seconds" in cone.extras
+    # typed options: a bad field is refused for cone blocks too, naming the field
+    with pytest.raises(SolverError, match="backtrack"):
+        solve(_one_cone_mcp(), NewtonOptions(backtrack=2.0))
+    # the box-only machinery is off for cone blocks whatever the options say
+    method = newton_cones.ConeMethod(_one_cone_mcp(), NewtonOptions(polish="always", refine_iter=5))
+    assert (method.opt.polish, method.opt.refine_iter, method.opt.chord_steps) == ("never", 0, 0)
+
+
+def test_cone_method_gradient_is_the_transposed_newton_matrix_times_phi():
+    from contactmodel.solvers import newton_cones
+
+    mcp = _one_cone_mcp()
+    method = newton_cones.ConeMethod(mcp, NewtonOptions())
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        x = rng.normal(size=mcp.n)
+        pt = method.begin_attempt(x)
+        J = method.J(x)
+        H = method.matrix(pt, J, 0.0)  # the dense Newton matrix Da + Db J
+        np.testing.assert_allclose(method.gradient(pt, J), H.T @ pt.phi, rtol=1e-13, atol=1e-13)
