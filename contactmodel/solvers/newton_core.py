@@ -218,11 +218,14 @@ class Point(Protocol):
 class NewtonMethod(ABC):
     """The parts of a semismooth Newton method that :func:`iterate` and :func:`run` plug in.
 
-    Subclasses set ``restarts`` (option changes of the restart attempts) and implement the
+    Subclasses set ``restarts`` (option changes of the restart attempts) and
+    ``escalate_on_short_step``, and implement the
     abstract methods; ``opt`` is the options of the current attempt (set by :func:`run`).
     """
 
     restarts: tuple[dict[str, Any], ...] = ()
+    # a Newton or LM step the arc search shortened switches the regularization on
+    escalate_on_short_step = True
 
     def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
         self.mcp, self.opt = mcp, opt
@@ -359,7 +362,7 @@ def step(method: NewtonMethod, pt: Point, J: sp.csr_matrix, ref: float) -> Point
             d = None
     if d is not None:
         new = arc_search(method, pt, d, grad, ref, opt.newton_min_step)
-        if new is None or method.last_step < 1.0:
+        if new is None or (method.last_step < 1.0 and method.escalate_on_short_step):
             method.escalate()
         elif newton:
             method.took_newton_step(pt, new)
