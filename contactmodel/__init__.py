@@ -1,72 +1,141 @@
 """contactmodel: declare rigid bodies, manipulators and contacts; get the contact problem as a
-Pyomo complementarity model; solve it with MCP/LCP solvers; verify every answer."""
+Pyomo complementarity model; solve it with MCP/LCP solvers; verify every answer.
 
-from contactmodel import inertia, shapes
-from contactmodel.assembly import Assembly, assemble
-from contactmodel.errors import (
-    ContactModelError,
-    DeclarationError,
-    FormulationError,
-    FrictionLawError,
-    SolverError,
-    StateError,
-)
-from contactmodel.formulation import Problem, formulate, formulate_from_matrices
-from contactmodel.friction import (
-    CoulombCone,
-    Ellipsoid,
-    EllipticTorsion,
-    FrictionLaw,
-    Frictionless,
-    Planar,
-    Polygonal,
-    PolyhedralLimitSurface,
-    Pyramid,
-)
-from contactmodel.mcp import MCP
-from contactmodel.mcp.compile import compile_model
-from contactmodel.mcp.nlp import mncp_opt
-from contactmodel.solvers.base import Status
-from contactmodel.system import Body, Contact, Ground, System
+The public names below are imported when first used (PEP 562), so ``import contactmodel`` stays cheap:
+Pyomo, SciPy and matplotlib are loaded by the first ``formulate``, ``solve`` or ``draw``.
+"""
 
-__version__ = "0.1.0"
+# ruff: noqa: F401  (the names imported under TYPE_CHECKING are the public ones, for type checkers)
 
-__all__ = [
-    "MCP",
-    "Assembly",
-    "Body",
-    "Contact",
-    "ContactModelError",
-    "CoulombCone",
-    "DeclarationError",
-    "Ellipsoid",
-    "EllipticTorsion",
-    "FormulationError",
-    "FrictionLaw",
-    "FrictionLawError",
-    "Frictionless",
-    "Ground",
-    "Planar",
-    "Polygonal",
-    "PolyhedralLimitSurface",
-    "Problem",
-    "Pyramid",
-    "SolverError",
-    "StateError",
-    "Status",
-    "System",
-    "assemble",
-    "compile_model",
-    "formulate",
-    "formulate_from_matrices",
-    "inertia",
-    "shapes",
-    "mncp_opt",
-]
+from __future__ import annotations
 
-from contactmodel.analysis import all_solutions, decide, diagnose, verify  # noqa: E402
-from contactmodel.draw import draw, sweep_plot  # noqa: E402
-from contactmodel.solution import Solution  # noqa: E402
-from contactmodel.solve import LCP, solve  # noqa: E402
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
-__all__ += ["LCP", "Solution", "all_solutions", "decide", "diagnose", "draw", "solve", "sweep_plot", "verify"]
+#: public name -> module defining it (imported on first access)
+_LAZY: dict[str, str] = {
+    "Assembly": "contactmodel.assembly",
+    "assemble": "contactmodel.assembly",
+    "ContactModelError": "contactmodel.errors",
+    "DeclarationError": "contactmodel.errors",
+    "FormulationError": "contactmodel.errors",
+    "FrictionLawError": "contactmodel.errors",
+    "SolverError": "contactmodel.errors",
+    "StateError": "contactmodel.errors",
+    "Problem": "contactmodel.formulation",
+    "formulate": "contactmodel.formulation",
+    "formulate_from_matrices": "contactmodel.formulation",
+    "CoulombCone": "contactmodel.friction",
+    "Ellipsoid": "contactmodel.friction",
+    "EllipticTorsion": "contactmodel.friction",
+    "FrictionLaw": "contactmodel.friction",
+    "Frictionless": "contactmodel.friction",
+    "Planar": "contactmodel.friction",
+    "Polygonal": "contactmodel.friction",
+    "PolyhedralLimitSurface": "contactmodel.friction",
+    "Pyramid": "contactmodel.friction",
+    "MCP": "contactmodel.mcp",
+    "compile_model": "contactmodel.mcp.compile",
+    "mncp_opt": "contactmodel.mcp.nlp",
+    "Status": "contactmodel.solvers.base",
+    "Body": "contactmodel.system",
+    "Contact": "contactmodel.system",
+    "Ground": "contactmodel.system",
+    "System": "contactmodel.system",
+    "all_solutions": "contactmodel.analysis",
+    "decide": "contactmodel.analysis",
+    "diagnose": "contactmodel.analysis",
+    "verify": "contactmodel.analysis",
+    "draw": "contactmodel.draw",
+    "sweep_plot": "contactmodel.draw",
+    "Solution": "contactmodel.solution",
+    "LCP": "contactmodel.solve",
+    "solve": "contactmodel.solve",
+}
+#: public submodules
+_SUBMODULES = ("inertia", "shapes")
+
+__all__ = sorted([*_LAZY, *_SUBMODULES])
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ provides these names
+    from contactmodel import inertia, shapes
+    from contactmodel.analysis import all_solutions, decide, diagnose, verify
+    from contactmodel.assembly import Assembly, assemble
+    from contactmodel.draw import draw, sweep_plot
+    from contactmodel.errors import (
+        ContactModelError,
+        DeclarationError,
+        FormulationError,
+        FrictionLawError,
+        SolverError,
+        StateError,
+    )
+    from contactmodel.formulation import Problem, formulate, formulate_from_matrices
+    from contactmodel.friction import (
+        CoulombCone,
+        Ellipsoid,
+        EllipticTorsion,
+        FrictionLaw,
+        Frictionless,
+        Planar,
+        Polygonal,
+        PolyhedralLimitSurface,
+        Pyramid,
+    )
+    from contactmodel.mcp import MCP
+    from contactmodel.mcp.compile import compile_model
+    from contactmodel.mcp.nlp import mncp_opt
+    from contactmodel.solution import Solution
+    from contactmodel.solve import LCP, solve
+    from contactmodel.solvers.base import Status
+    from contactmodel.system import Body, Contact, Ground, System
+
+    __version__: str
+
+
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml is the one place it is written)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("contactmodel")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name == "__version__":
+        value = _version()
+    elif not name.startswith("_"):
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "__version__"})
+
+
+class _Package(types.ModuleType):
+    """The package module: importing the submodule ``contactmodel.solve`` (or ``.draw``) must not
+    replace the function ``contactmodel.solve`` (``contactmodel.draw``) of the same name."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _LAZY and isinstance(value, types.ModuleType):
+            super().__setattr__(name, getattr(importlib.import_module(_LAZY[name]), name))
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

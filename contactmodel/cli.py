@@ -1,7 +1,10 @@
-"""The ``contactmodel`` command: solve or draw a model file, list the solvers.
+"""The ``contactmodel`` command: solve or draw a model file, run an experiment, list the solvers.
 
 Exit codes: 0 solved (or solved-inaccurate), 1 not solved, 2 caller mistake (bad arguments,
-bad model file, any :class:`ContactModelError`).
+bad model file, any :class:`ContactModelError`), 141 standard output closed early (``... | head``).
+
+Heavy modules (Pyomo, SciPy, matplotlib, the experiment machinery) are imported by the command that
+needs them, so ``contactmodel --help`` and argument errors answer at once.
 """
 
 from __future__ import annotations
@@ -10,21 +13,24 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-import contactmodel as cm
-from contactmodel import solvers
 from contactmodel.errors import ContactModelError
-from contactmodel.formulation import FORMS
-from contactmodel.friction.spec import ACCEPTED, parse_friction
-from contactmodel.solve import TOL
+
+if TYPE_CHECKING:
+    import contactmodel as cm
 
 EXIT_SOLVED = 0
 EXIT_NOT_SOLVED = 1
 EXIT_USAGE = 2
+EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
+
+QUIET, NORMAL, VERBOSE = -1, 0, 1
 
 
 class ModelFileError(ContactModelError):
@@ -41,18 +47,44 @@ def _tolerance(text: str) -> float:
     return value
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="contactmodel",
-        description="Multi-rigid-body contact problems with friction: formulate, solve, verify.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {text})")
+    return value
 
-    solve = commands.add_parser(
-        "solve",
-        help="solve the system returned by build() in MODEL.py",
-        description="Import MODEL.py, call its build() -> contactmodel.System, formulate and solve it.",
+
+def _verbosity(parser: argparse.ArgumentParser, default: int | str) -> None:
+    """-q/--quiet and -v/--verbose, accepted before and after the command."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "-q",
+        "--quiet",
+        dest="verbosity",
+        action="store_const",
+        const=QUIET,
+        default=default,
+        help="print only the result's status line (or the --json object) and errors",
     )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbosity",
+        action="store_const",
+        const=VERBOSE,
+        default=default,
+        help="also print the solver's message, the checks, the timings and the solver counters",
+    )
+
+
+def _solve_arguments(solve: argparse.ArgumentParser) -> None:
+    from contactmodel.formulation import FORMS
+    from contactmodel.friction.spec import ACCEPTED
+    from contactmodel.solve import TOL
+
     solve.add_argument(
         "model",
         metavar="MODEL.py",
@@ -72,7 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--all-solutions",
         action="store_true",
-        help="search for every solution (enumeration for small LCPs, multistart otherwise)",
+        help="search for every solution (enumeration for small LCPs, multistart otherwise) and print "
+        "each one's table",
     )
     solve.add_argument(
         "--decide", action="store_true", help="decide existence/uniqueness, print the evidence"
@@ -85,12 +118,11 @@ def _parser() -> argparse.ArgumentParser:
         help=f"relative natural-map residual accepted as solved (default {TOL:g})",
     )
 
-    draw = commands.add_parser(
-        "draw",
-        help="draw the system returned by build() in MODEL.py (and its solution with --solver)",
-        description="Import MODEL.py, call its build() -> contactmodel.System and draw it: bodies, contact "
-        "frames, friction sets; with --solver also solve it and draw the forces, accelerations and modes.",
-    )
+
+def _draw_arguments(draw: argparse.ArgumentParser) -> None:
+    from contactmodel.formulation import FORMS
+    from contactmodel.friction.spec import ACCEPTED
+
     draw.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
     draw.add_argument(
         "--friction",
@@ -106,26 +138,84 @@ def _parser() -> argparse.ArgumentParser:
         help="image file to write, .png or .svg (default: MODEL's stem + .png, in the current directory)",
     )
 
-    experiment = commands.add_parser(
-        "experiment",
-        help="run (or resume) one of the seeds' experiments; write runs.sqlite, summary.json and figures",
-        description="Run a seed experiment (seed000-table1, seed001-scara, seed002-example1), resuming from "
-        "DIR/runs.sqlite, or draw a performance profile of a store (profile).",
-    )
-    experiment.add_argument(
-        "name", metavar="NAME", help="seed000-table1, seed001-scara, seed002-example1 or profile"
-    )
+
+def _experiment_arguments(experiment: argparse.ArgumentParser) -> None:
+    from contactmodel.experiments.seeds import EXPERIMENTS
+
+    experiment.add_argument("name", metavar="NAME", help=", ".join([*EXPERIMENTS, "profile"]))
     experiment.add_argument("--out", required=True, metavar="DIR", help="output folder")
     experiment.add_argument("--workers", type=int, metavar="N", help="worker processes (default: CPU count)")
     experiment.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler instead")
     experiment.add_argument(
         "--time-limit", type=_tolerance, default=60.0, metavar="S", help="per-run limit in seconds (60)"
     )
-    experiment.add_argument("--limit", type=int, metavar="K", help="use only the first K instances")
+    experiment.add_argument(
+        "--limit",
+        type=_count,
+        metavar="K",
+        help="use only the first K instances (each instance is run by every solver of the experiment)",
+    )
     experiment.add_argument("--store", metavar="FILE", help="profile: run store (default DIR/runs.sqlite)")
 
-    commands.add_parser("solvers", help="list the registered solvers and whether they are available")
-    return parser
+
+#: command -> (one-line help, description, function adding its arguments)
+COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None] | None]] = {
+    "solve": (
+        "solve the system returned by build() in MODEL.py",
+        "Import MODEL.py, call its build() -> contactmodel.System, formulate and solve it.",
+        _solve_arguments,
+    ),
+    "draw": (
+        "draw the system returned by build() in MODEL.py (and its solution with --solver)",
+        "Import MODEL.py, call its build() -> contactmodel.System and draw it: bodies, contact "
+        "frames, friction sets; with --solver also solve it and draw the forces, accelerations and modes.",
+        _draw_arguments,
+    ),
+    "experiment": (
+        "reproduce a published experiment; write runs.sqlite, summary.json/.csv and figures",
+        "Run (or resume, from DIR/runs.sqlite) the experiment of a published paper and print our numbers "
+        "beside the paper's, or draw a performance profile of a run store (profile).",
+        _experiment_arguments,
+    ),
+    "solvers": ("list the registered solvers and whether they are available", "", None),
+}
+
+
+class _Version(argparse.Action):
+    """--version, reading the installed version only when asked (importlib.metadata costs ~50 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args) -> None:
+        from contactmodel import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
+
+
+def _parser(command: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and one parser per command; only ``command``'s arguments are declared
+    (declaring them imports what their help cites, e.g. the formulation forms)."""
+    parser = argparse.ArgumentParser(
+        prog="contactmodel",
+        description="Multi-rigid-body contact problems with friction: formulate, solve, verify.",
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    _verbosity(parser, NORMAL)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = {}
+    for name, (help_text, description, declare) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=description or help_text)
+        _verbosity(sub, argparse.SUPPRESS)
+        if declare is not None and name == command:
+            declare(sub)
+        subparsers[name] = sub
+    return parser, subparsers
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    return next((a for a in argv if a in COMMANDS), None)
 
 
 def load_model(path: str | Path) -> cm.System | cm.Problem:
@@ -160,6 +250,8 @@ def _split_target(path: str | Path) -> tuple[Path, str]:
 
 
 def _build(module: ModuleType, path: str | Path, func: str = "build") -> cm.System | cm.Problem:
+    import contactmodel as cm
+
     build = getattr(module, func, None)
     if not callable(build):
         raise ModelFileError(
@@ -175,6 +267,9 @@ def _build(module: ModuleType, path: str | Path, func: str = "build") -> cm.Syst
 
 
 def _solve(args: argparse.Namespace) -> int:
+    import contactmodel as cm
+    from contactmodel.friction.spec import parse_friction
+
     friction = parse_friction(args.friction) if args.friction is not None else None
     model = load_model(args.model)
     if isinstance(model, cm.Problem):
@@ -191,8 +286,21 @@ def _solve(args: argparse.Namespace) -> int:
         print(json.dumps(found.to_json()) if args.json else found.summary())
         return EXIT_SOLVED if len(found.solutions) else EXIT_NOT_SOLVED
     solution = cm.solve(problem, solver=args.solver, accept_tol=args.tol)
-    print(json.dumps(solution.to_json()) if args.json else solution.table())
+    print(json.dumps(solution.to_json()) if args.json else _report(solution, args.verbosity))
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
+
+
+def _report(solution: cm.Solution, verbosity: int) -> str:
+    """The solution's table at the asked verbosity: the status line only when quiet."""
+    table = solution.table()
+    if verbosity == QUIET:
+        return table.splitlines()[0]
+    if verbosity == VERBOSE:
+        extra = [f"{key}: {value:.3e}" for key, value in solution.checks.items()]
+        extra += [f"time {key}: {value * 1e3:.2f} ms" for key, value in solution.timings.items()]
+        extra += [f"{key}: {v}" for key, v in solution.extras.items() if isinstance(v, (int, float))]
+        table += "\n\n" + "\n".join(extra)
+    return table
 
 
 def _draw(args: argparse.Namespace) -> int:
@@ -201,7 +309,9 @@ def _draw(args: argparse.Namespace) -> int:
     except ImportError:
         raise ContactModelError("drawing needs matplotlib: pip install 'contactmodel[plot]'") from None
     matplotlib.use("Agg")
+    import contactmodel as cm
     from contactmodel.draw import draw
+    from contactmodel.friction.spec import parse_friction
 
     out = Path(args.out) if args.out else Path(Path(args.model).stem + ".png")
     if out.suffix.lower() not in (".png", ".svg"):
@@ -214,13 +324,15 @@ def _draw(args: argparse.Namespace) -> int:
         )
     if args.solver is None:
         draw(system, friction=friction, view=args.view, out=out, title=Path(args.model).name)
-        print(f"wrote {out}")
+        if args.verbosity != QUIET:
+            print(f"wrote {out}")
         return EXIT_SOLVED
     problem = cm.formulate(system, friction=friction, form=args.form)
     solution = cm.solve(problem, solver=args.solver)
     title = f"{Path(args.model).name}: {solution.solver}, {solution.status.value}"
     draw(problem, solution, view=args.view, out=out, title=title)
-    print(f"wrote {out}")
+    if args.verbosity != QUIET:
+        print(f"wrote {out}")
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 
 
@@ -247,6 +359,8 @@ def _experiment(args: argparse.Namespace) -> int:
 
 
 def _solvers() -> int:
+    from contactmodel import solvers
+
     width = max(len(name) for name in solvers.REGISTRY) + 2
     for name, info in solvers.REGISTRY.items():
         ok, why = info.available()
@@ -258,24 +372,39 @@ def _solvers() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
-    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, subparsers = _parser(_command_of(argv))
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # reported by the command's own parser, with the command's usage
+            subparsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:
         if exc.code is None:
             return EXIT_SOLVED
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        if args.command == "solvers":
-            return _solvers()
-        if args.command == "experiment":
-            return _experiment(args)
-        if args.command == "draw":
-            return _draw(args)
-        return _solve(args)
+        code = _dispatch(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # the reader (e.g. `head`) has gone: stop quietly; point stdout at /dev/null so that the
+        # interpreter's final flush does not raise again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE
     except ContactModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "solvers":
+        return _solvers()
+    if args.command == "experiment":
+        return _experiment(args)
+    if args.command == "draw":
+        return _draw(args)
+    return _solve(args)
 
 
 if __name__ == "__main__":

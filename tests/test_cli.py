@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import shutil
 import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -226,3 +230,103 @@ def test_all_solutions_none_for_painleve_beyond_the_threshold(capsys):
         capsys, str(EXAMPLES / "painleve.py"), "--friction", "pyramid:2.0", "--all-solutions"
     )
     assert code == 1 and data["solutions"] == []
+
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("pyomo", "scipy", "matplotlib", "cdd", "h5py", "numba", "dask", "tqdm", "contactmodel.experiments")
+
+
+def _python(code: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import contactmodel",
+        "import contactmodel.cli",
+        "from contactmodel.cli import main; main(['--help'])",
+    ],
+)
+def test_import_and_help_load_no_heavy_module(code):
+    """``import contactmodel``, ``--help`` and argument errors stay fast: none of the heavy packages
+    (Pyomo ~1 s, SciPy, matplotlib ~0.8 s, ...) is imported until a command needs it."""
+    done = _python(f"{code}\nimport sys\nprint(sorted(sys.modules))")
+    loaded = set(json.loads(done.stdout.splitlines()[-1].replace("'", '"')))
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)}, done.stderr
+
+
+def test_lazy_names_resolve_to_the_objects():
+    assert set(cm.__all__) <= set(dir(cm))
+    for name in cm.__all__:
+        assert getattr(cm, name) is not None
+    importlib.import_module("contactmodel.draw")  # importing the submodules keeps the functions
+    importlib.import_module("contactmodel.solve")
+    assert callable(cm.solve) and cm.solve.__module__ == "contactmodel.solve"
+    assert callable(cm.draw) and cm.draw.__module__ == "contactmodel.draw"
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        cm.nonexistent  # noqa: B018
+
+
+def test_version_is_the_installed_distributions():
+    metadata = pytest.importorskip("importlib.metadata")
+    try:
+        installed = metadata.version("contactmodel")
+    except metadata.PackageNotFoundError:
+        pytest.skip("contactmodel is not installed (pip install -e .)")
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert cm.__version__ == installed == declared
+    done = _python("import runpy; runpy.run_module('contactmodel', run_name='__main__')", "--version")
+    assert done.returncode == 0 and done.stdout == f"contactmodel {declared}\n"
+
+
+def test_python_m_contactmodel_runs_the_command():
+    done = _python("import runpy; runpy.run_module('contactmodel', run_name='__main__')", "solvers")
+    assert done.returncode == 0, done.stderr
+    assert {"newton", "lemke"} <= {line.split()[0] for line in done.stdout.splitlines()}
+
+
+def test_option_error_prints_the_commands_usage(capsys):
+    assert main(["solve", BOX_PUSH, "--fricton", "cone:0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: contactmodel solve")
+    assert "contactmodel solve: error: unrecognized arguments: --fricton" in err
+
+
+def test_closed_stdout_ends_quietly():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "contactmodel", "solve", BOX_PUSH, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as proc:
+        proc.stdout.close()  # the reader is gone before the command writes
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141
+    assert "Traceback" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_quiet_prints_the_status_line_only(capsys, where):
+    argv = ["-q", "solve", BOX_PUSH] if where == "before" else ["solve", BOX_PUSH, "--quiet"]
+    assert main(argv) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("status: solved")
+
+
+def test_verbose_adds_the_checks_and_timings(capsys):
+    assert main(["solve", BOX_PUSH]) == 0
+    normal = capsys.readouterr().out
+    assert main(["solve", BOX_PUSH, "-v"]) == 0
+    verbose = capsys.readouterr().out
+    assert len(verbose.splitlines()) > len(normal.splitlines())
+    assert "law_residual" in verbose and "time solve" in verbose
+
+
+def test_experiment_limit_must_be_positive(capsys, tmp_path):
+    assert main(["experiment", "seed002-example1", "--out", str(tmp_path), "--limit", "0"]) == 2
+    assert "--limit: must be at least 1" in capsys.readouterr().err

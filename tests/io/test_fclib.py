@@ -19,7 +19,7 @@ from contactmodel.io.fclib import (
     to_problem,
 )
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "fclib"
+BENCH = Path(__file__).resolve().parents[1] / "data" / "fclib"
 
 # name: (kind, nc, ndof, nnz of W for local problems), from bench/fclib/README.md
 TABLE = {

@@ -10,7 +10,7 @@ import pytest
 from contactmodel.errors import DeclarationError
 from contactmodel.io.siconos_lcp import read_lcp
 
-BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "lcp"
+BENCH = Path(__file__).resolve().parents[1] / "data" / "lcp"
 
 # name: (n, symmetric, min eigenvalue of (M + M^T)/2), from bench/lcp/README.md
 TABLE = {

@@ -14,7 +14,7 @@ from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.enumerate import EnumerateOptions, all_solutions, solve
 
-BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "lcp"
+BENCH = Path(__file__).resolve().parents[1] / "data" / "lcp"
 
 
 def as_set(sols: list[np.ndarray]) -> set[tuple[float, ...]]:

@@ -15,7 +15,7 @@ from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.fip import FIPOptions, phase_one, solve
 
-BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "lcp"
+BENCH = Path(__file__).resolve().parents[1] / "data" / "lcp"
 
 
 def lcp_residual(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:

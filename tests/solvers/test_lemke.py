@@ -17,7 +17,7 @@ from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.enumerate import all_solutions
 from contactmodel.solvers.lemke import LemkeOptions, solve
 
-BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "lcp"
+BENCH = Path(__file__).resolve().parents[1] / "data" / "lcp"
 
 
 def bench(name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import NewtonOptions, solve
 
 TOL = 1e-10
-PEER_TOOL = Path(__file__).resolve().parents[3] / "shared" / "tools" / "make_peer_instances.py"
+PEER_TOOL = Path(__file__).resolve().parents[1] / "data" / "make_peer_instances.py"
 
 
 def nat_res(F, lb, ub, x) -> float:
