@@ -10,6 +10,7 @@ Pyomo, SciPy and matplotlib are loaded by the first ``formulate``, ``solve`` or 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 import types
 from typing import TYPE_CHECKING, Any
@@ -110,15 +111,15 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif name == "__version__":
         value = _version()
-    elif not name.startswith("_"):
-        try:
-            value = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    elif name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is None:
+        from contactmodel.errors import UnknownAttributeError
+
+        raise UnknownAttributeError(
+            f"module {__name__!r} has no attribute {name!r}; its public names are listed in "
+            f"{__name__}.__all__"
+        )
     else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = importlib.import_module(f"{__name__}.{name}")
     globals()[name] = value
     return value
 

@@ -38,3 +38,8 @@ class UnknownNameError(ContactModelError, KeyError):
 
     def __str__(self) -> str:  # the message itself, not KeyError's quoted repr of it
         return ValueError.__str__(self)
+
+
+class UnknownAttributeError(ContactModelError, AttributeError):
+    """A name the package does not define (``contactmodel.nonexistent``). Also an ``AttributeError``,
+    as attribute lookups raise (``hasattr`` and ``getattr(obj, name, default)`` rely on it)."""
