@@ -142,7 +142,8 @@ def _draw_arguments(draw: argparse.ArgumentParser) -> None:
 def _experiment_arguments(experiment: argparse.ArgumentParser) -> None:
     from contactmodel.experiments.seeds import EXPERIMENTS
 
-    experiment.add_argument("name", metavar="NAME", help=", ".join([*EXPERIMENTS, "profile"]))
+    names = "; ".join(f"{e.name}: {e.description}" for e in EXPERIMENTS.values())
+    experiment.add_argument("name", metavar="NAME", help=f"{names}; or profile (of a run store)")
     experiment.add_argument("--out", required=True, metavar="DIR", help="output folder")
     experiment.add_argument("--workers", type=int, metavar="N", help="worker processes (default: CPU count)")
     experiment.add_argument("--scheduler", metavar="ADDRESS", help="run on this Dask scheduler instead")
@@ -283,7 +284,12 @@ def _solve(args: argparse.Namespace) -> int:
         return EXIT_SOLVED if verdict.solutions else EXIT_NOT_SOLVED
     if args.all_solutions:
         found = cm.all_solutions(problem, tol=args.tol)
-        print(json.dumps(found.to_json()) if args.json else found.summary())
+        if args.json:
+            print(json.dumps(found.to_json()))
+        else:
+            print(found.summary())
+            for k, solution in enumerate(found.solutions if args.verbosity != QUIET else ()):
+                print(f"\nsolution {k}:\n{_report(solution, args.verbosity)}")
         return EXIT_SOLVED if len(found.solutions) else EXIT_NOT_SOLVED
     solution = cm.solve(problem, solver=args.solver, accept_tol=args.tol)
     print(json.dumps(solution.to_json()) if args.json else _report(solution, args.verbosity))
@@ -292,15 +298,9 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _report(solution: cm.Solution, verbosity: int) -> str:
     """The solution's table at the asked verbosity: the status line only when quiet."""
-    table = solution.table()
     if verbosity == QUIET:
-        return table.splitlines()[0]
-    if verbosity == VERBOSE:
-        extra = [f"{key}: {value:.3e}" for key, value in solution.checks.items()]
-        extra += [f"time {key}: {value * 1e3:.2f} ms" for key, value in solution.timings.items()]
-        extra += [f"{key}: {v}" for key, v in solution.extras.items() if isinstance(v, (int, float))]
-        table += "\n\n" + "\n".join(extra)
-    return table
+        return solution.status_line()
+    return solution.table(verbose=verbosity == VERBOSE)
 
 
 def _draw(args: argparse.Namespace) -> int:
@@ -337,24 +337,43 @@ def _draw(args: argparse.Namespace) -> int:
 
 
 def _experiment(args: argparse.Namespace) -> int:
+    import time
+
     from contactmodel.experiments import seeds
 
     out = Path(args.out)
     if args.name == "profile":
         store = Path(args.store) if args.store else out / seeds.STORE
         if not store.is_file():
-            raise ContactModelError(f"no run store at '{store}'")
+            raise ContactModelError(f"no run store at '{store}'; give --store FILE or the --out of a run")
         out.mkdir(parents=True, exist_ok=True)
         seeds.profile_from_store(store, out / "profile.png")
-        print(f"wrote {out / 'profile.png'}")
+        if args.verbosity != QUIET:
+            print(f"wrote {out / 'profile.png'}")
         return EXIT_SOLVED
-    if args.name not in seeds.EXPERIMENTS:
-        raise ContactModelError(f"unknown experiment '{args.name}'; one of {sorted(seeds.EXPERIMENTS)}")
+    experiment = seeds.resolve(args.name)
+    started = time.time()
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    quiet = args.verbosity == QUIET
     summary = seeds.run_experiment(
-        args.name, out, args.workers, args.scheduler, time_limit=args.time_limit, limit=args.limit
+        experiment.name,
+        out,
+        args.workers,
+        args.scheduler,
+        time_limit=args.time_limit,
+        limit=args.limit,
+        progress=not quiet,
+        log=None if quiet else log,
     )
-    print(json.dumps(summary, indent=1))
-    print(f"wrote {out / 'summary.json'}, {out / seeds.STORE} and figures", file=sys.stderr)
+    if not quiet:
+        print(seeds.table(experiment.name, summary))
+        written = [out / seeds.STORE] + sorted(
+            p for p in out.iterdir() if p.suffix in (".json", ".csv", ".png") and p.stat().st_mtime >= started
+        )
+        print("\nwrote " + "\n      ".join(str(p) for p in written))
     return EXIT_SOLVED
 
 

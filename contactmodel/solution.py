@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -92,43 +93,105 @@ class Solution:
             "checks": {k: _num(v) for k, v in self.checks.items()},
         }
 
-    def table(self) -> str:
-        """A readable text table of the contact, body and joint results."""
-        law = self.checks.get("law_residual")
-        law_text = f"   law residual: {law:.3e}" if law is not None else ""
-        lines = [
-            f"status: {self.status.value}   solver: {self.solver}   residual: {self.residual:.3e}"
-            f"{law_text}   iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
-        ]
+    def table(self, verbose: bool = False) -> str:
+        """A readable text report: the status line (what the status was decided on), the solver line,
+        the solver's message, then aligned contact, body and joint tables with units (SI) in the
+        headers. Values within the answer's accuracy of zero print as 0 (see :func:`_zero_below`).
+        ``verbose`` adds the other checks, the timings and the solver's counters."""
+        lines = [self.status_line(), self.solver_line()]
         if self.message:
-            lines.append(f"message: {self.message}")
+            lines.append(f"{self.solver}'s message (its own residual scale): {self.message}")
         if self.contacts:
-            lines.append("")
-            lines += _columns(
-                ("contact", "mode", "force (n, t, o[, r])", "acceleration (n, t, o[, r])"),
-                [(c.name, c.mode, _vec(c.force), _vec(c.acceleration)) for c in self.contacts],
-            )
+            width = max(len(c.force) for c in self.contacts)
+            axes = "ntor"[:width]
+            header = ["contact", "mode"]
+            header += [f"f_{k} [{'N m' if k == 'r' else 'N'}]" for k in axes]
+            header += [f"a_{k} [{'rad/s^2' if k == 'r' else 'm/s^2'}]" for k in axes]
+            forces = self._zeroed([c.force for c in self.contacts])
+            accels = self._zeroed([c.acceleration for c in self.contacts])
+            rows = [
+                [c.name, c.label or c.mode, *_cells(f, width), *_cells(a, width)]
+                for c, f, a in zip(self.contacts, forces, accels)
+            ]
+            lines += ["", *_columns(header, rows, left=2)]
         if self.bodies:
-            lines.append("")
-            lines += _columns(
-                ("body", "linear acceleration", "angular acceleration"),
-                [(b.name, _vec(b.linear_acceleration), _vec(b.angular_acceleration)) for b in self.bodies],
-            )
+            header = ["body", *(f"a_{k} [m/s^2]" for k in "xyz"), *(f"alpha_{k} [rad/s^2]" for k in "xyz")]
+            linear = self._zeroed([b.linear_acceleration for b in self.bodies])
+            angular = self._zeroed([b.angular_acceleration for b in self.bodies])
+            rows = [[b.name, *_cells(v, 3), *_cells(w, 3)] for b, v, w in zip(self.bodies, linear, angular)]
+            lines += ["", *_columns(header, rows, left=1)]
         if self.joints:
-            lines.append("")
-            lines.append(f"{'joint':<20}{'acceleration':>14}{'effort':>14}")
-            for j in self.joints:
-                lines.append(f"{j.name:<20}{j.acceleration:>14.6g}{j.effort:>14.6g}")
+            header = ["joint", "acceleration [m/s^2 or rad/s^2]", "effort [N or N m]"]
+            accel = self._zeroed([[j.acceleration] for j in self.joints])
+            effort = self._zeroed([[j.effort] for j in self.joints])
+            rows = [[j.name, *_cells(a, 1), *_cells(e, 1)] for j, a, e in zip(self.joints, accel, effort)]
+            lines += ["", *_columns(header, rows, left=1)]
+        if verbose:
+            lines += ["", *self._details()]
         return "\n".join(lines)
 
+    def status_line(self) -> str:
+        """The status and the numbers it was decided on: the relative natural-map residual of the MCP
+        and, for contact problems, the friction laws' residual on the same scale."""
+        parts = [f"status: {self.status.value}", f"residual (MCP, relative): {_sci(self.residual)}"]
+        law = self.checks.get("law_residual")
+        if law is not None:
+            parts.append(f"law residual (relative): {_sci(law)}")
+        return "   ".join(parts)
 
-def _columns(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(r[k]) for r in [header, *rows]) + 3 for k in range(len(header))]
-    return ["".join(f"{cell:<{w}}" for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    def solver_line(self) -> str:
+        return f"solver: {self.solver}   iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
+
+    def _details(self) -> list[str]:
+        """verbose: the other checks, the timings and the solver's scalar counters."""
+        out = [f"check {k}: {_sci(v)}" for k, v in self.checks.items() if k != "law_residual"]
+        out += [f"time {k}: {v * 1e3:.2f} ms" for k, v in self.timings.items()]
+        counters = {k: v for k, v in self.extras.items() if isinstance(v, (bool, int, float, str))}
+        if "residual" in counters:
+            out.append(f"{self.solver}'s own residual (its scale): {_sci(counters.pop('residual'))}")
+        out += [
+            f"{self.solver} {k}: {v:.6g}" if isinstance(v, float) else f"{self.solver} {k}: {v}"
+            for k, v in counters.items()
+        ]
+        return out
+
+    def _zeroed(self, vectors: list[list[float]]) -> list[list[float]]:
+        """``vectors`` with the entries below the answer's accuracy set to 0 (one column group)."""
+        limit = _zero_below(self.residual, vectors)
+        return [[0.0 if abs(v) <= limit else float(v) for v in vec] for vec in vectors]
 
 
-def _vec(values) -> str:
-    return "(" + ", ".join(f"{v:.6g}" for v in values) + ")"
+def _zero_below(residual: float, vectors: list[list[float]]) -> float:
+    """The magnitude under which a printed value is indistinguishable from 0 at this accuracy:
+    10 max(residual, 1e-12) max(1, the largest magnitude in the group). ``residual`` is relative
+    (see :class:`Solution`), so it scales with the group's largest entry; the floor 1e-12 stands
+    for the rounding of the assembly and the solve."""
+    largest = max((abs(v) for vec in vectors for v in vec if math.isfinite(v)), default=0.0)
+    accuracy = residual if math.isfinite(residual) else 0.0
+    return 10.0 * max(accuracy, 1e-12) * max(1.0, largest)
+
+
+def _cells(values: list[float], width: int) -> list[str]:
+    """``width`` cells: the values (6 significant digits, 0 for zero) padded with blanks."""
+    return [_fmt(v) for v in values] + [""] * (width - len(values))
+
+
+def _fmt(v: float) -> str:
+    return "0" if v == 0 else f"{v:.6g}"
+
+
+def _sci(v: float | None) -> str:
+    return "n/a" if v is None or not math.isfinite(v) else f"{v:.1e}"
+
+
+def _columns(header: list[str], rows: list[list[str]], left: int) -> list[str]:
+    """Aligned text columns: the first ``left`` left-aligned (names), the rest right-aligned (numbers)."""
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    out = []
+    for row in [header, *rows]:
+        cells = [f"{c:<{w}}" if k < left else f"{c:>{w}}" for k, (c, w) in enumerate(zip(row, widths))]
+        out.append("   ".join(cells).rstrip())
+    return out
 
 
 def _num(v):

@@ -324,9 +324,58 @@ def test_verbose_adds_the_checks_and_timings(capsys):
     assert main(["solve", BOX_PUSH, "-v"]) == 0
     verbose = capsys.readouterr().out
     assert len(verbose.splitlines()) > len(normal.splitlines())
-    assert "law_residual" in verbose and "time solve" in verbose
+    assert "check normal_complementarity" in verbose and "time solve" in verbose
 
 
 def test_experiment_limit_must_be_positive(capsys, tmp_path):
-    assert main(["experiment", "seed002-example1", "--out", str(tmp_path), "--limit", "0"]) == 2
+    assert main(["experiment", "trinkle1997-rod-cube", "--out", str(tmp_path), "--limit", "0"]) == 2
     assert "--limit: must be at least 1" in capsys.readouterr().err
+
+
+def _table_rows(out: str, first: str) -> list[list[str]]:
+    """The whitespace-split rows of the table whose header starts with ``first``."""
+    lines = out.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith(first))
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return rows
+
+
+def test_table_prints_zero_where_zero_is_meant_and_units(capsys):
+    """The pushed box stays at rest: every acceleration prints as 0 (the solve leaves ~1e-15 noise);
+    the normal forces sum to the weight 3 g; columns are aligned and carry units."""
+    assert main(["solve", BOX_PUSH]) == 0
+    out = capsys.readouterr().out
+    status = out.splitlines()[0]
+    assert status.startswith("status: solved   residual (MCP, relative): ")
+    assert "law residual (relative): " in status
+    header, *rows = _table_rows(out, "contact")
+    assert header[2:4] == ["f_n", "[N]"] and "a_n" in header and "[m/s^2]" in header
+    assert len(rows) == 4 and all(row[-3:] == ["0", "0", "0"] for row in rows)
+    assert sum(float(row[2]) for row in rows) == pytest.approx(3.0 * G, rel=1e-5)
+    body_header, body = _table_rows(out, "body")
+    assert "alpha_x" in body_header and body[1:] == ["0"] * 6
+    table = out[out.index("contact") :].split("\n\n")[0].splitlines()
+    assert len({len(line) for line in table}) == 1  # right-aligned numbers end in one column
+
+
+def test_table_keeps_values_above_the_accuracy():
+    from contactmodel.solution import BodyResult, Solution
+
+    solution = Solution(cm.Status.SOLVED, "test", 1e-9, 3, 0.001)
+    solution.bodies = [BodyResult("b", [1e-12, 2e-6, -9.81], [5e-8, 0.0, -0.0])]
+    row = _table_rows(solution.table(), "body")[1]
+    # zero below 10 * 1e-9 * 9.81 ~ 1e-7 in the linear group, below 10 * 1e-9 * 1 in the angular one
+    assert row == ["b", "0", "2e-06", "-9.81", "5e-08", "0", "0"]
+    assert solution.status_line() == "status: solved   residual (MCP, relative): 1.0e-09"
+
+
+def test_all_solutions_prints_each_solutions_table(capsys):
+    assert main(["solve", BOX_SLIDE, "--all-solutions"]) == 0
+    out = capsys.readouterr().out
+    assert "solution 0:" in out
+    rows = _table_rows(out[out.index("solution 0:") :], "body")
+    assert float(rows[1][1]) == pytest.approx(-0.3 * G, rel=1e-6)

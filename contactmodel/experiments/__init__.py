@@ -1,4 +1,4 @@
-"""The seeds' experiments: instance generators, a resumable parallel runner, reports.
+"""The published experiments, reproduced: instance generators, a resumable parallel runner, reports.
 
 ``contactmodel experiment NAME --out DIR`` runs one (see :mod:`.seeds`); the pieces are
 :mod:`.generators` (instance families), :mod:`.runner` (tasks, SQLite store, process pool or

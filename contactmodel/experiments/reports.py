@@ -1,4 +1,4 @@
-"""Tables and figures from stored runs: the seeds' tables beside ours, heat maps, profiles.
+"""Tables and figures from stored runs: the papers' tables beside ours, heat maps, profiles.
 
 Every function takes the rows of :meth:`runner.Store.rows` (plain dicts). A run counts as
 solved when its status is ``solved`` or ``solved-inaccurate`` (relative natural-map residual
@@ -238,8 +238,9 @@ def _transitions(rows: Sequence[dict]) -> list[dict]:
     return out
 
 
-def example1(rows: Sequence[dict], out: Path | None = None) -> list[dict]:
-    """Seed 002 Example 1: per (zeta, solver) counts and the range of |a_t| at contact 2; heat maps."""
+def example1(rows: Sequence[dict], out: Path | None = None, prefix: str = "rod-cube") -> list[dict]:
+    """Trinkle and Pang 1997, Example 1: per (zeta, solver) counts and the range of |a_t| at contact 2;
+    heat maps and grids as ``out/<prefix>_fig3_<zeta>_<solver>.png`` and ``..._grid_....csv``."""
     from contactmodel.experiments.generators import MU_GRID
 
     summary = []
@@ -269,11 +270,11 @@ def example1(rows: Sequence[dict], out: Path | None = None) -> list[dict]:
             heatmap(
                 grid,
                 MU_GRID,
-                out / f"seed002_fig3_{tag}.png",
+                out / f"{prefix}_fig3_{tag}.png",
                 f"|a_t| at contact 2, zeta = {zeta:g}, {label}",
             )
             np.savetxt(
-                out / f"seed002_grid_{tag}.csv",
+                out / f"{prefix}_grid_{tag}.csv",
                 grid,
                 delimiter=",",
                 fmt="%.6g",
@@ -420,3 +421,56 @@ def performance_profile(
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return curves
+
+
+def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
+    """An aligned text table of summary ``rows`` over ``columns`` (keys of the rows). A column whose
+    key also appears as ``paper_<key>`` in some row prints ``ours / paper`` (``–`` where a side has
+    no number); rows holding none of the columns are left out; numbers right-aligned."""
+    with_paper = [c for c in columns if any(f"paper_{c}" in r for r in rows)]
+    header = [f"{c} ours / paper" if c in with_paper else c for c in columns]
+    body = []
+    for row in rows:
+        if not any(c in row or f"paper_{c}" in row for c in columns):
+            continue
+        cells = []
+        for c in columns:
+            ours = _cell(row.get(c))
+            cells.append(f"{ours} / {_cell(row.get(f'paper_{c}'))}" if c in with_paper else ours)
+        body.append(cells)
+    widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
+    numeric = [all(_numeric(r[k]) for r in body) for k in range(len(header))]
+    lines = []
+    for cells in [header, *body]:
+        aligned = [f"{c:>{w}}" if num else f"{c:<{w}}" for c, w, num in zip(cells, widths, numeric)]
+        lines.append("   ".join(aligned).rstrip())
+    lines.insert(1, "   ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _numeric(text: str) -> bool:
+    return all(
+        part.strip().replace(".", "", 1).lstrip("-<> ").isdigit() or part.strip() in ("–", "all")
+        for part in text.split("/")
+    )
+
+
+def write_csv(rows: Sequence[dict], path: Path) -> None:
+    """``rows`` as CSV: one column per scalar key (first-seen order), lists and dicts left out."""
+    import csv
+
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k, v in row.items() if k not in keys and not isinstance(v, (list, dict))]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)

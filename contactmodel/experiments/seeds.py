@@ -1,24 +1,32 @@
-"""The seeds' experiments: task lists, reports, and one entry point per experiment.
+"""The reproduced experiments: task lists, reports, and one entry point per experiment.
 
-``seed000-table1``  seed 000 §6 Table 1: random multi-box problems under the friction pyramid,
-                    as many data sets per LCP size as the paper (185 of its 328), 10 mu values
-                    per generated problem; Lemke (defaults; and "lemke-100": the paper's 100
-                    pivots per start), FIP (the paper's 300 iterations) and newton.
-``seed001-scara``   seed 001 §4: 200 SCARA data sets (b in [-5, 5]^6, seeds 0..199), all
-                    sliding (LCP of size 2) and all rolling (Coulomb cone MNCP / pyramid LCP);
-                    ipopt (MNCPOpt / LCPOpt), newton, and lemke on the LCPs.
-``seed002-example1`` seed 002 §4.1: the 20 x 20 (mu1, mu2) grid at zeta = 2 and zeta = 0,
-                    newton and ipopt; Figure 3 as heat maps of |a_t| at contact 2.
+``trinkle1997-table1``  Trinkle, Pang, Sudarsky, Lo, "On Dynamic Multi-Rigid-Body Contact Problems
+                        with Coulomb Friction", ZAMM 77(4), 1997, §6 Table 1: random multi-box
+                        problems under the friction pyramid, as many data sets per LCP size as the
+                        paper (185 of its 328), 10 mu values per generated problem; Lemke (defaults;
+                        and "lemke-100": the paper's 100 pivots per start), FIP (the paper's 300
+                        iterations) and newton.
+``andreani2002-scara``  Andreani, Friedlander, Mello, Santos, "Complementarity and equivalent
+                        formulations via nonlinear programming: numerical results on multi-rigid-body
+                        contact problems with Coulomb friction", 2002, §4: 200 SCARA data sets
+                        (b in [-5, 5]^6, seeds 0..199), all sliding (LCP of size 2) and all rolling
+                        (Coulomb cone MNCP / pyramid LCP); ipopt (MNCPOpt / LCPOpt), newton, and
+                        lemke on the LCPs.
+``trinkle1997-rod-cube`` Trinkle, Pang, "Dynamic Multi-Rigid-Body Systems with Concurrent Distributed
+                        Contacts", IEEE ICRA 1997, §4.1 Example 1: the 20 x 20 (mu1, mu2) grid at
+                        zeta = 2 and zeta = 0, newton and ipopt; Figure 3 as heat maps of |a_t| at
+                        contact 2.
 
-Each writes ``runs.sqlite`` (every run), ``summary.json`` (a list of row objects, the paper's
-numbers beside ours under ``paper_*`` keys) and PNG figures into the output folder.
+The former names ``seed000-table1``, ``seed001-scara`` and ``seed002-example1`` are accepted as
+aliases. Each writes ``runs.sqlite`` (every run), ``summary.json`` and ``summary.csv`` (a list of row
+objects, the paper's numbers beside ours under ``paper_*`` keys) and PNG figures into the output folder.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +37,11 @@ from contactmodel.experiments.generators import MU_GRID, rod_cube_grid, table1_i
 from contactmodel.experiments.runner import Store, Task, run
 
 STORE = "runs.sqlite"
+TABLE1 = "trinkle1997-table1"
+SCARA = "andreani2002-scara"
+ROD_CUBE = "trinkle1997-rod-cube"
+#: the names the experiments had before they were named after their papers
+ALIASES = {"seed000-table1": TABLE1, "seed001-scara": SCARA, "seed002-example1": ROD_CUBE}
 DEFAULT_TIME_LIMIT = 60.0
 
 
@@ -57,7 +70,7 @@ SEED000_SOLVERS = (
 def seed000_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
     instances = _seed000_instances()[:limit]
     return [
-        Task(inst, solver, "pyramid", settings, time_limit, "seed000-table1", label)
+        Task(inst, solver, "pyramid", settings, time_limit, TABLE1, label)
         for inst in instances
         for label, solver, settings in SEED000_SOLVERS
     ]
@@ -65,7 +78,7 @@ def seed000_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
 
 def seed000_report(rows: list[dict], out: Path) -> list[dict]:
     summary = reports.table1(rows)
-    reports.table1_figure(summary, out / "seed000_table1_solved.png")
+    reports.table1_figure(summary, out / f"{TABLE1}_solved.png")
     return summary
 
 
@@ -85,7 +98,7 @@ def seed001_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
             friction,
             {},
             time_limit,
-            "seed001-scara",
+            SCARA,
             label,
         )
         for s in seeds
@@ -95,7 +108,7 @@ def seed001_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
 
 
 def seed001_report(rows: list[dict], out: Path) -> list[dict]:
-    reports.residual_histogram(rows, out / "seed001_residuals.png")
+    reports.residual_histogram(rows, out / f"{SCARA}_residuals.png")
     return reports.scara(rows)
 
 
@@ -106,14 +119,14 @@ def seed002_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
         grids = [g[:: max(1, len(g) // per)][:per] for g in grids]
     cells = _interleave(grids)[:limit]
     return [
-        Task(cell, solver, "model", {}, time_limit, "seed002-example1", solver)
+        Task(cell, solver, "model", {}, time_limit, ROD_CUBE, solver)
         for cell in cells
         for solver in ("newton", "ipopt")
     ]
 
 
 def seed002_report(rows: list[dict], out: Path) -> list[dict]:
-    return reports.example1(rows, out)
+    return reports.example1(rows, out, prefix=ROD_CUBE)
 
 
 @dataclass(frozen=True)
@@ -122,31 +135,85 @@ class Experiment:
     description: str
     tasks: Callable[[int | None, float | None], list[Task]]
     report: Callable[[list[dict], Path], list[dict]]
+    columns: tuple[str, ...]  # the summary keys of the printed table (all are in summary.json/.csv)
 
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.name: e
     for e in (
         Experiment(
-            "seed000-table1",
-            "seed 000 Table 1: Lemke, FIP, newton on random multi-box LCPs",
+            TABLE1,
+            "Trinkle, Pang, Sudarsky, Lo 1997, Table 1: Lemke, FIP, newton on random multi-box LCPs",
             seed000_tasks,
             seed000_report,
+            (
+                "size",
+                "data_sets",
+                "lemke_frac_solved",
+                "lemke_ave_iter",
+                "fip_frac_solved",
+                "fip_ave_iter",
+                "newton_frac_solved",
+                "any_frac_solved",
+            ),
         ),
         Experiment(
-            "seed001-scara",
-            "seed 001 §4: SCARA grasp families, MNCPOpt / LCPOpt (ipopt), newton, lemke",
+            SCARA,
+            "Andreani, Friedlander, Mello, Santos 2002, §4: SCARA grasp; MNCPOpt/LCPOpt, newton, lemke",
             seed001_tasks,
             seed001_report,
+            (
+                "family",
+                "friction",
+                "solver",
+                "data_sets",
+                "solved",
+                "cpu_avg",
+                "colinear_cp1",
+                "colinear_cp2",
+                "comparison",
+                "both_solved",
+                "agree_cp1",
+                "agree_cp2",
+            ),
         ),
         Experiment(
-            "seed002-example1",
-            "seed 002 §4.1: (mu1, mu2) grid, |a_t| at contact 2, zeta = 2 and 0",
+            ROD_CUBE,
+            "Trinkle, Pang 1997, §4.1 Example 1: (mu1, mu2) grid, |a_t| at contact 2, zeta = 2 and 0",
             seed002_tasks,
             seed002_report,
+            ("zeta", "solver", "data_sets", "solved", "hump_at_min", "hump_at_max", "hump_sliding"),
         ),
     )
 }
+
+
+def resolve(name: str) -> Experiment:
+    """The experiment called ``name`` (or by its former name, see :data:`ALIASES`)."""
+    name = ALIASES.get(name, name)
+    if name not in EXPERIMENTS:
+        raise UnknownNameError(
+            f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)} (or 'profile')"
+        )
+    return EXPERIMENTS[name]
+
+
+def plan(tasks: Sequence[Task], limit: int | None) -> str:
+    """What will run: instances x solver variants = runs, and what --limit counted."""
+    instances = {json.dumps(t.instance, sort_keys=True) for t in tasks}
+    variants = sorted({t.label or t.solver for t in tasks})
+    text = (
+        f"{len(instances)} instances x {len(variants)} solver variants ({', '.join(variants)}) "
+        f"= {len(tasks)} runs"
+    )
+    if limit is not None:
+        text += f"; --limit {limit} counts instances, each run by every solver variant"
+    return text
+
+
+def table(name: str, summary: Sequence[dict]) -> str:
+    """The printed table of an experiment's summary: ours beside the paper's numbers."""
+    return reports.text_table(summary, resolve(name).columns)
 
 
 def run_experiment(
@@ -157,15 +224,24 @@ def run_experiment(
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     limit: int | None = None,
     progress: bool = True,
+    log: Callable[[str], None] | None = None,
 ) -> list[dict]:
-    """Run (or resume) experiment ``name`` into ``out``; write summary.json and figures; return the rows."""
-    if name not in EXPERIMENTS:
-        raise UnknownNameError(f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)}")
-    experiment = EXPERIMENTS[name]
+    """Run (or resume) experiment ``name`` into ``out``; write summary.json, summary.csv and figures;
+    return the rows. ``log`` receives one line saying what runs (instances x solvers = runs)."""
+    experiment = resolve(name)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = experiment.tasks(limit, time_limit)
-    run(tasks, out / STORE, workers=workers, scheduler=scheduler, progress=progress, description=name)
+    if log is not None:
+        log(f"{experiment.name}: {plan(tasks, limit)}")
+    run(
+        tasks,
+        out / STORE,
+        workers=workers,
+        scheduler=scheduler,
+        progress=progress,
+        description=experiment.name,
+    )
     keys = {t.key for t in tasks}
     with Store(out / STORE) as store:
         rows = [r for r in store.rows() if r["key"] in keys]
@@ -178,9 +254,12 @@ def run_experiment(
         )
     summary = experiment.report(rows, out)
     reports.performance_profile(
-        rows, out / f"{name}_profile.png", title=f"{name}: performance profile (seconds)"
+        rows,
+        out / f"{experiment.name}_profile.png",
+        title=f"{experiment.name}: performance profile (seconds)",
     )
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    reports.write_csv(summary, out / "summary.csv")
     return summary
 
 
@@ -191,4 +270,13 @@ def profile_from_store(store: str | Path, out: str | Path, metric: str = "second
     return reports.performance_profile(rows, Path(out), metric=metric)
 
 
-__all__ = ["EXPERIMENTS", "MU_GRID", "profile_from_store", "run_experiment"]
+__all__ = [
+    "ALIASES",
+    "EXPERIMENTS",
+    "MU_GRID",
+    "plan",
+    "profile_from_store",
+    "resolve",
+    "run_experiment",
+    "table",
+]

@@ -156,8 +156,20 @@ def test_experiment_command_writes_summary_and_figures(tmp_path: Path, capsys) -
     assert expected <= set(rows[0])
     assert rows[-1]["any_frac_solved"] == 1.0
     assert (out / "runs.sqlite").is_file()
-    assert (out / "seed000_table1_solved.png").stat().st_size > 0
-    assert (out / "seed000-table1_profile.png").stat().st_size > 0
+    assert (out / "trinkle1997-table1_solved.png").stat().st_size > 0
+    assert (out / "trinkle1997-table1_profile.png").stat().st_size > 0
+    printed = capsys.readouterr()
+    # the former name is an alias; what ran is said before running: 3 instances x 4 solver variants
+    assert "trinkle1997-table1: 3 instances x 4 solver variants" in printed.err
+    assert "= 12 runs; --limit 3 counts instances" in printed.err
+    lines = printed.out.splitlines()
+    assert lines[0].split()[:4] == ["size", "data_sets", "ours", "/"]
+    assert lines[2].split()[:4] == ["2", str(rows[0]["data_sets"]), "/", str(rows[0]["paper_data_sets"])]
+    assert lines[5].split()[0] == "all"
+    for name in ("runs.sqlite", "summary.json", "summary.csv", "trinkle1997-table1_solved.png"):
+        assert any(line.strip().removeprefix("wrote ").strip() == str(out / name) for line in lines)
+    csv_rows = (out / "summary.csv").read_text().splitlines()
+    assert csv_rows[0].startswith("size,data_sets,paper_data_sets,") and len(csv_rows) == len(rows) + 1
     assert main(["experiment", "profile", "--out", str(out)]) == 0
     assert (out / "profile.png").is_file()
     capsys.readouterr()
@@ -165,7 +177,9 @@ def test_experiment_command_writes_summary_and_figures(tmp_path: Path, capsys) -
 
 def test_scara_and_example1_experiments_on_a_few_instances(tmp_path: Path, capsys) -> None:
     scara = tmp_path / "scara"
-    assert main(["experiment", "seed001-scara", "--out", str(scara), "--limit", "1", "--workers", "2"]) == 0
+    assert (
+        main(["experiment", "andreani2002-scara", "--out", str(scara), "--limit", "1", "--workers", "2"]) == 0
+    )
     rows = json.loads((scara / "summary.json").read_text())
     mncp = next(
         r
@@ -175,9 +189,12 @@ def test_scara_and_example1_experiments_on_a_few_instances(tmp_path: Path, capsy
     assert mncp["paper_solved"] == 183 and mncp["data_sets"] == 1
     assert any("agree_cp1" in r for r in rows)
     grid = tmp_path / "grid"
-    assert main(["experiment", "seed002-example1", "--out", str(grid), "--limit", "2", "--workers", "2"]) == 0
+    assert (
+        main(["experiment", "trinkle1997-rod-cube", "--out", str(grid), "--limit", "2", "--workers", "2"])
+        == 0
+    )
     rows = json.loads((grid / "summary.json").read_text())
     assert {r["zeta"] for r in rows} == {2.0, 0.0}
     assert all(r["paper_solved"] == 400 for r in rows)
-    assert list(grid.glob("seed002_fig3_*.png"))
-    capsys.readouterr()
+    assert list(grid.glob("trinkle1997-rod-cube_fig3_*.png"))
+    assert "2 instances x 2 solver variants (ipopt, newton) = 4 runs" in capsys.readouterr().err
