@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from contactmodel import validate
 from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
 from contactmodel.manipulator import Manipulator
@@ -424,8 +425,8 @@ def assemble_from_matrices(
     body system is symmetric, so a non-symmetric A (relative 1e-9) is refused unless
     ``check_symmetric=False``, for problems whose A is not such a product (e.g. FCLIB W).
     """
-    A = np.asarray(A.toarray() if sp.issparse(A) else A, dtype=float)
-    b = np.asarray(b, dtype=float).reshape(-1)
+    A = validate.real_array(A, "A", ndim=2, finite=False)
+    b = validate.real_array(b, "b", ndim=1, finite=False)
     d = 4 if torsion else 3
     m = b.shape[0]
     if A.shape != (m, m) or m % d:
@@ -444,7 +445,7 @@ def assemble_from_matrices(
     names = list(names) if names is not None else [f"c{j}" for j in range(nc)]
     if len(names) != nc or len(set(names)) != nc:
         raise DeclarationError(f"names must be {nc} distinct contact names (got {names})")
-    vel = np.zeros((nc, d - 1)) if velocities is None else np.asarray(velocities, dtype=float)
+    vel = np.zeros((nc, d - 1)) if velocities is None else validate.real_array(velocities, "velocities")
     if vel.shape != (nc, d - 1):
         raise DeclarationError(f"velocities must have shape ({nc}, {d - 1}) (got {vel.shape})")
     system = System(rolling_tol=rolling_tol)

@@ -32,6 +32,10 @@ class SolverError(ContactModelError):
     """A solver is unknown, not installed, incompatible with the problem, or given bad options."""
 
 
+class OptionError(SolverError):
+    """A solver option (or a keyword of ``cm.solve``) has the wrong type or an invalid value."""
+
+
 class UnknownNameError(ContactModelError, KeyError):
     """A name looked up in a collection that holds no such entry (a contact of a Solution, an
     experiment, an instance family). Also a ``KeyError``, as mapping lookups raise."""

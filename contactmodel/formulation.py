@@ -33,6 +33,7 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 from pyomo.mpec import Complementarity, complements
 
+from contactmodel import validate
 from contactmodel.assembly import (
     COMPONENTS,
     Assembly,
@@ -372,12 +373,11 @@ def formulate_from_matrices(
     """
     from contactmodel.friction import CoulombCone
 
+    torsion = validate.boolean(torsion, "torsion", error=FormulationError)
     d = 4 if torsion else 3
-    nc = len(np.asarray(b).reshape(-1)) // d
+    nc = validate.real_array(b, "b", ndim=1, finite=False).shape[0] // d
     if velocities is None and sliding is not None:
-        flags = np.asarray(sliding, dtype=bool).reshape(-1)
-        if flags.shape != (nc,):
-            raise FormulationError(f"sliding must have one flag per contact ({nc}), got {flags.shape}")
+        flags = _sliding_flags(sliding, nc, names)
         velocities = np.zeros((nc, d - 1))
         velocities[flags, 0] = 1.0
     assembly = assemble_from_matrices(
@@ -387,13 +387,35 @@ def formulate_from_matrices(
     if friction is None:
         if mu is None:
             raise FormulationError("give mu (scalar or per contact) or friction= for formulate_from_matrices")
-        mus = np.broadcast_to(np.asarray(mu, dtype=float), (nc,))
+        mus = validate.real_array(mu, "mu", error=FormulationError)
+        if mus.ndim > 1 or (mus.ndim == 1 and mus.shape != (nc,)):
+            raise FormulationError(
+                f"mu must be a scalar or one coefficient per contact ({nc}), got shape {mus.shape}"
+            )
+        mus = np.broadcast_to(mus, (nc,))
         friction = {name: CoulombCone(m) for name, m in zip(contact_names, mus)}
     elif isinstance(friction, (list, tuple)):
         if len(friction) != nc:
             raise FormulationError(f"friction list must have one law per contact ({nc})")
         friction = dict(zip(contact_names, friction))
     return formulate(assembly, friction=friction, form="reduced")
+
+
+def _sliding_flags(sliding, nc: int, names) -> np.ndarray:
+    """(nc,) bools from ``sliding``: one bool per contact, or the names of the sliding contacts."""
+    entries = [sliding] if isinstance(sliding, str) else list(np.asarray(sliding, dtype=object).reshape(-1))
+    if entries and all(isinstance(e, str) for e in entries):
+        known = list(names) if names is not None else [f"c{j}" for j in range(nc)]
+        unknown = sorted(set(entries) - set(known))
+        if unknown:
+            raise FormulationError(f"sliding names unknown contact(s) {unknown}; the contacts are {known}")
+        return np.array([name in entries for name in known])
+    flags = np.array(
+        [validate.boolean(e, "sliding entry", error=FormulationError) for e in entries], dtype=bool
+    )
+    if flags.shape != (nc,):
+        raise FormulationError(f"sliding must have one flag per contact ({nc}), got {flags.shape}")
+    return flags
 
 
 class FormModel(ABC):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from contactmodel import validate
 from contactmodel.errors import DeclarationError
 
 UNIT_TOL = 1e-6
@@ -16,7 +17,7 @@ def vector(value, length: int, field: str, default=None) -> np.ndarray:
         if default is None:
             raise DeclarationError(f"{field} is required: give {length} numbers")
         value = default
-    arr = np.asarray(value, dtype=float).reshape(-1)
+    arr = validate.real_array(value, field, finite=False).reshape(-1)
     if arr.shape != (length,):
         raise DeclarationError(f"{field} must have {length} entries (got shape {np.shape(value)})")
     if not np.all(np.isfinite(arr)):
@@ -30,9 +31,7 @@ def rotation_matrix(value, field: str) -> np.ndarray:
         return np.eye(3)
     if isinstance(value, Rotation):
         return value.as_matrix()
-    arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise DeclarationError(f"{field} contains NaN or infinity: give finite numbers")
+    arr = validate.real_array(value, field)
     if arr.shape == (4,):
         norm = np.linalg.norm(arr)
         if abs(norm - 1.0) > UNIT_TOL:

@@ -12,9 +12,9 @@ import time
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from contactmodel import solvers
+from contactmodel import solvers, validate
 from contactmodel.analysis.modes import contact_modes
-from contactmodel.errors import SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
@@ -88,6 +88,9 @@ def solve(
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine.
     """
+    accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
+    if blas_threads is not None:
+        blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     compiled, mcp = _compile(problem)
@@ -95,7 +98,8 @@ def solve(
     module = _load_solver(solver, mcp)
     opts = solvers.make_options(solver, options)
     if x0 is not None:
-        mcp = MCP(**{**mcp.__dict__, "x0": np.asarray(x0, dtype=float)})
+        x0 = validate.real_array(x0, "solve: x0", shape=(mcp.n,), error=OptionError)
+        mcp = MCP(**{**mcp.__dict__, "x0": x0})
     result, seconds = _run(solver, module, mcp, opts, blas_threads)
     timings["solve"] = seconds
     target = compiled if compiled is not None else mcp

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from contactmodel import validate
 from contactmodel.errors import DeclarationError
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.geometry import contact_frame, rotation_matrix, vector
@@ -27,16 +28,14 @@ __all__ = ["Body", "Contact", "ContactBody", "Ground", "LinkRef", "System", "che
 
 def check_inertia(inertia, field_name: str) -> np.ndarray:
     """A symmetric positive definite 3x3 inertia tensor, or a DeclarationError naming the field."""
-    arr = np.asarray(inertia, dtype=float)
+    arr = validate.real_array(inertia, field_name)
     if arr.shape == (3,):
         arr = np.diag(arr)
     if arr.shape != (3, 3):
         raise DeclarationError(
             f"{field_name} must be a 3x3 matrix or 3 principal moments (got shape {arr.shape})"
         )
-    if not np.all(np.isfinite(arr)):
-        raise DeclarationError(f"{field_name} contains NaN or infinity: give finite numbers")
-    scale = max(np.abs(arr).max(), 1e-300)
+    scale = validate.scale(max(np.abs(arr).max(), 1e-300), f"{field_name} (largest entry)")
     if np.abs(arr - arr.T).max() > 1e-9 * scale:
         raise DeclarationError(
             f"{field_name} is not symmetric: an inertia tensor satisfies I = I^T; "
@@ -58,15 +57,8 @@ def check_inertia(inertia, field_name: str) -> np.ndarray:
 
 
 def check_mass(mass, field_name: str) -> float:
-    try:
-        value = float(mass)
-    except (TypeError, ValueError):
-        raise DeclarationError(f"{field_name} must be a number in kg (got {mass!r})") from None
-    if not np.isfinite(value):
-        raise DeclarationError(f"{field_name} is {value}: give a finite mass in kg")
-    if value <= 0:
-        raise DeclarationError(f"{field_name} must be positive (got {value}); give the mass in kg")
-    return value
+    value = validate.real(mass, f"{field_name} (kg)", low=0.0, low_open=True)
+    return validate.scale(value, field_name)
 
 
 @dataclass(eq=False)
@@ -150,6 +142,10 @@ class System:
 
     def __post_init__(self) -> None:
         self.gravity = vector(self.gravity, 3, "System.gravity")
+        self.rolling_tol = validate.real(self.rolling_tol, "System.rolling_tol (m/s)", low=0.0)
+        self.normal_velocity_tol = validate.real(
+            self.normal_velocity_tol, "System.normal_velocity_tol (m/s)", low=0.0
+        )
 
     # -- declarations -------------------------------------------------------------------
     def add_body(
@@ -223,6 +219,7 @@ class System:
                 f"{field_}: body_a is the ground; put the moving body first and the ground second "
                 "(the normal points into body_a)"
             )
+        torsion = validate.boolean(torsion, f"{field_}.torsion")
         dim = 4 if torsion else 3
         contact = Contact(
             name=name,
@@ -231,7 +228,7 @@ class System:
             point=vector(point, 3, f"{field_}.point"),
             frame=contact_frame(normal, tangent, field_),
             friction=friction,
-            torsion=bool(torsion),
+            torsion=torsion,
             curvature=None if curvature is None else vector(curvature, dim, f"{field_}.curvature"),
         )
         if friction is not None:
@@ -282,7 +279,20 @@ class System:
                 f"{declared}); create it with system.add_body first"
             )
         if isinstance(body, tuple) and len(body) == 2:
-            body = LinkRef(*body)
+            arm, index = body
+            if isinstance(arm, str):
+                found = [m for m in self.manipulators if m.name == arm]
+                if not found:
+                    raise DeclarationError(
+                        f"{field_name}: no manipulator named '{arm}' is declared in this system "
+                        f"(declared: {[m.name for m in self.manipulators]})"
+                    )
+                arm = found[0]
+            if not isinstance(arm, Manipulator):
+                raise DeclarationError(
+                    f"{field_name}: a link is (manipulator or its name, link index), got {body!r}"
+                )
+            body = LinkRef(arm, validate.integer(index, f"{field_name} link index"))
         if isinstance(body, Ground):
             if body is not self.ground:
                 raise DeclarationError(

@@ -18,6 +18,7 @@ import numpy as np
 import pyomo.environ as pe
 from pyomo.mpec import Complementarity, complements
 
+from contactmodel import validate
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.sets import FrictionSet, SetPart
 
@@ -51,12 +52,7 @@ class ContactContext:
 
 def check_coefficient(value, field: str, positive: bool = False) -> float:
     """A finite friction coefficient >= 0 (> 0 when ``positive``)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise FrictionLawError(f"{field} must be a number (got {value!r})") from None
-    if math.isnan(v) or math.isinf(v):
-        raise FrictionLawError(f"{field} is {v}: give a finite number")
+    v = validate.real(value, field, error=FrictionLawError)
     if v < 0 or (positive and v == 0):
         bound = "> 0" if positive else ">= 0"
         raise FrictionLawError(f"{field} must be {bound} (got {v})")

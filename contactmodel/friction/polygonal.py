@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyomo.environ as pe
 
+from contactmodel import validate
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
@@ -36,7 +37,7 @@ class Polygonal(FrictionLaw):
         if not isinstance(k, (int, float, np.integer)) or not np.isfinite(k) or int(k) != k or k < 3:
             raise FrictionLawError(f"Polygonal.k must be an integer >= 3 (got {k})")
         self.k = int(k)
-        self.offset = float(offset)
+        self.offset = validate.real(offset, "Polygonal.offset (rad)", error=FrictionLawError)
 
     @property
     def directions(self) -> np.ndarray:

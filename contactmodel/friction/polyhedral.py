@@ -14,6 +14,7 @@ import numpy as np
 import pyomo.environ as pe
 from scipy.optimize import linprog, minimize, nnls
 
+from contactmodel import validate
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
@@ -32,12 +33,7 @@ class PolyhedralLimitSurface(FrictionLaw):
     """Any bounded polyhedral friction set containing the origin, given by its facets."""
 
     def __init__(self, G, mu: float = 1.0):
-        try:
-            G = np.asarray(G, dtype=float)
-        except (TypeError, ValueError):
-            raise FrictionLawError(
-                f"PolyhedralLimitSurface.G must be a numeric (m x 2) or (m x 3) matrix (got {G!r})"
-            ) from None
+        G = validate.real_array(G, "PolyhedralLimitSurface.G", finite=False, error=FrictionLawError)
         if G.ndim != 2 or G.shape[1] not in (2, 3) or G.shape[0] < G.shape[1] + 1:
             raise FrictionLawError(
                 "PolyhedralLimitSurface.G must be an (m x 2) or (m x 3) matrix of facet normals "

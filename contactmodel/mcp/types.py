@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from contactmodel import validate
 from contactmodel.errors import FormulationError
 from contactmodel.mcp import cones as _cones
 
@@ -88,9 +89,18 @@ class MCP:
     @classmethod
     def from_lcp(cls, M, q, names: list[str] | None = None) -> MCP:
         """The LCP 0 <= z _|_ M z + q >= 0 as an MCP."""
-        M = sp.csr_matrix(np.asarray(M, dtype=float) if not sp.issparse(M) else M, dtype=float)
-        q = np.asarray(q, dtype=float).ravel()
+        q = validate.real_array(q, "LCP q", ndim=1, error=FormulationError)
         n = q.shape[0]
+        if sp.issparse(M):
+            M = sp.csr_matrix(M, dtype=float)
+            if M.shape != (n, n) or not np.all(np.isfinite(M.data)):
+                raise FormulationError(
+                    f"LCP M must be a finite ({n}, {n}) matrix for q of length {n}, got {M.shape}"
+                )
+        else:
+            M = sp.csr_matrix(validate.real_array(M, "LCP M", shape=(n, n), error=FormulationError))
+        if names is not None:
+            names = validate.names(names, "LCP names", n, error=FormulationError)
         return cls(
             F=lambda x: M @ x + q,
             J=lambda x: M,

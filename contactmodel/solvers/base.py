@@ -13,6 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from contactmodel.errors import OptionError
+from contactmodel.validate import check_field
+
 
 class Status(enum.Enum):
     """Outcome of a solve, decided by the dispatcher from its own residuals."""
@@ -48,3 +51,13 @@ class SolverResult:
     iterations: int = 0
     message: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Options:
+    """Base of every solver's options dataclass: each assignment (construction included) is
+    checked against the field's annotation (:func:`contactmodel.validate.check_field`), so a
+    wrong type (``tol="tight"``, ``max_iter=10.5``, ``x0="zero"``) raises :class:`OptionError`
+    naming the field; range checks stay in each solver's ``validate()``."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, check_field(self, name, value, OptionError))

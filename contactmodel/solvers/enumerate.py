@@ -22,7 +22,7 @@ from scipy.optimize import linprog
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 _CHUNK = 4096
 _COND_MAX = 1e10
@@ -30,7 +30,7 @@ _LP_TOL = 1e-7
 
 
 @dataclass
-class EnumerateOptions:
+class EnumerateOptions(Options):
     """Options of :func:`solve`."""
 
     max_n: int = 20

@@ -41,11 +41,11 @@ from scipy.optimize import linprog
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 
 @dataclass
-class FIPOptions:
+class FIPOptions(Options):
     """Options of :func:`solve` (names as in the seed's appendix).
 
     The seed fixes only epsilon = 1e-6 and max_iter = 300; sigma, rho, eta, zeta, beta0 and the

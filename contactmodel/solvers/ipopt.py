@@ -16,7 +16,7 @@ import numpy as np
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     COMPLEMENTARITY_TERMS,
     MNCPOpt,
@@ -37,7 +37,7 @@ _STATUS_NAMES: dict[int, str] = {
 
 
 @dataclass
-class IpoptOptions:
+class IpoptOptions(Options):
     """Options of the "ipopt" solver.
 
     complementarity_term: "product" (seed 001's (u^T z)^2) or "componentwise"

@@ -38,11 +38,11 @@ from scipy.linalg import blas
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 
 @dataclass
-class LemkeOptions:
+class LemkeOptions(Options):
     """Options of :func:`solve`; tolerances are relative to the scale of what they compare."""
 
     covering: np.ndarray | None = None

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import newton_kernels
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 _MERITS = ("fb", "penalized_fb")
 _POLISH = ("auto", "always", "never")
@@ -40,7 +40,7 @@ _KERNELS = ("auto", "numba", "numpy")
 
 
 @dataclass
-class NewtonOptions:
+class NewtonOptions(Options):
     """Options of the ``newton`` solver (both methods: box MCPs and Coulomb cone blocks).
 
     Every field has a default, stated once: in the field declarations below (the shipped presets

@@ -32,14 +32,14 @@ import scipy.sparse as sp
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 BACKENDS = ("auto", "gamspy", "pyomo")
 LICENSE_LIMIT = 1000
 
 
 @dataclass
-class PathOptions:
+class PathOptions(Options):
     """Options of the "path" solver.
 
     backend: "auto", "gamspy" or "pyomo" (see the module docstring).

@@ -17,7 +17,7 @@ from scipy.optimize import Bounds, OptimizeWarning, minimize
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     COMPLEMENTARITY_TERMS,
     MNCPOpt,
@@ -29,7 +29,7 @@ METHODS: tuple[str, ...] = ("L-BFGS-B", "trust-constr")
 
 
 @dataclass
-class ScipyOptions:
+class ScipyOptions(Options):
     """Options of the "scipy" solver.
 
     method: "L-BFGS-B" (exact gradient) or "trust-constr" (exact gradient and Hessian).
