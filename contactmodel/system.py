@@ -142,9 +142,11 @@ class System:
 
     def __post_init__(self) -> None:
         self.gravity = vector(self.gravity, 3, "System.gravity")
-        self.rolling_tol = validate.real(self.rolling_tol, "System.rolling_tol (m/s)", low=0.0)
+        self.rolling_tol = validate.real(
+            self.rolling_tol, "System.rolling_tol (m/s)", low=0.0, allow_inf=True
+        )
         self.normal_velocity_tol = validate.real(
-            self.normal_velocity_tol, "System.normal_velocity_tol (m/s)", low=0.0
+            self.normal_velocity_tol, "System.normal_velocity_tol (m/s)", low=0.0, allow_inf=True
         )
 
     # -- declarations -------------------------------------------------------------------
