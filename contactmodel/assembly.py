@@ -442,7 +442,7 @@ def assemble_from_matrices(
             "to solve with a non-symmetric A as given"
         )
     nc = m // d
-    names = list(names) if names is not None else [f"c{j}" for j in range(nc)]
+    names = validate.names(names, "names", nc) if names is not None else [f"c{j}" for j in range(nc)]
     if len(names) != nc or len(set(names)) != nc:
         raise DeclarationError(f"names must be {nc} distinct contact names (got {names})")
     vel = np.zeros((nc, d - 1)) if velocities is None else validate.real_array(velocities, "velocities")

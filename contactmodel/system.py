@@ -57,7 +57,9 @@ def check_inertia(inertia, field_name: str) -> np.ndarray:
 
 
 def check_mass(mass, field_name: str) -> float:
-    value = validate.real(mass, f"{field_name} (kg)", low=0.0, low_open=True)
+    value = validate.real(mass, f"{field_name} (kg)")
+    if value <= 0:
+        raise DeclarationError(f"{field_name} must be positive (got {value}); give the mass in kg")
     return validate.scale(value, field_name)
 
 

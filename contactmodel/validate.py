@@ -12,6 +12,7 @@ assignment (see :class:`contactmodel.solvers.base.Options`).
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
 import numbers
@@ -28,6 +29,10 @@ from contactmodel.errors import ContactModelError, DeclarationError
 SCALE_MAX = 1e150
 #: smallest positive mass or moment accepted: its reciprocal squared stays finite
 SCALE_MIN = 1e-150
+
+#: largest friction coefficient (or ellipse weight) accepted: far past any physical value, small
+#: enough that mu^2 times a force squared stays finite
+COEFFICIENT_MAX = 1e6
 
 Error = type[ContactModelError]
 
@@ -158,6 +163,19 @@ def names(value, field: str, length: int, *, error: Error = DeclarationError) ->
     return out
 
 
+def index_set(value, field: str, *, error: Error = DeclarationError) -> np.ndarray:
+    """``value`` as a 1-D array of integers (indices) or bools (a mask)."""
+    if isinstance(value, (str, bytes)):
+        raise error(f"{field} must be a boolean mask or a list of indices, got {_given(value)}")
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        raise error(f"{field} is ragged: give a boolean mask or a list of indices") from None
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "biu"):
+        raise error(f"{field} must be a boolean mask or a list of indices, got {_given(value)}")
+    return arr if arr.size else arr.astype(int)
+
+
 def scale(value: float, field: str, *, error: Error = DeclarationError) -> float:
     """``value`` if its magnitude lies in [SCALE_MIN, SCALE_MAX] (masses, principal moments):
     outside it, squares and reciprocals in the solvers overflow."""
@@ -198,6 +216,8 @@ def check_field(obj, name: str, value, error: Error):
         raise error(f"{label} must not be None; leave it out for its default")
     kinds = [m for m in members if m is not type(None)]
     origin = [typing.get_origin(m) or m for m in kinds]
+    if set(origin) == {np.ndarray, collections.abc.Sequence}:  # a boolean mask or an index set
+        return index_set(value, label, error=error)
     if len(origin) != 1 or origin[0] not in (float, int, bool, str, dict, np.ndarray):
         return value  # unions of several kinds (e.g. an array or a sequence) are checked by their users
     kind = origin[0]

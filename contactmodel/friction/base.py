@@ -51,8 +51,8 @@ class ContactContext:
 
 
 def check_coefficient(value, field: str, positive: bool = False) -> float:
-    """A finite friction coefficient >= 0 (> 0 when ``positive``)."""
-    v = validate.real(value, field, error=FrictionLawError)
+    """A finite friction coefficient >= 0 (> 0 when ``positive``), at most ``validate.COEFFICIENT_MAX``."""
+    v = validate.real(value, field, high=validate.COEFFICIENT_MAX, error=FrictionLawError)
     if v < 0 or (positive and v == 0):
         bound = "> 0" if positive else ">= 0"
         raise FrictionLawError(f"{field} must be {bound} (got {v})")

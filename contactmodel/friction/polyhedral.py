@@ -33,7 +33,9 @@ class PolyhedralLimitSurface(FrictionLaw):
     """Any bounded polyhedral friction set containing the origin, given by its facets."""
 
     def __init__(self, G, mu: float = 1.0):
-        G = validate.real_array(G, "PolyhedralLimitSurface.G", finite=False, error=FrictionLawError)
+        G = validate.real_array(
+            G, "PolyhedralLimitSurface.G (an m x 2 or m x 3 matrix)", finite=False, error=FrictionLawError
+        )
         if G.ndim != 2 or G.shape[1] not in (2, 3) or G.shape[0] < G.shape[1] + 1:
             raise FrictionLawError(
                 "PolyhedralLimitSurface.G must be an (m x 2) or (m x 3) matrix of facet normals "
