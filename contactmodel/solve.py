@@ -13,11 +13,11 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers, validate
-from contactmodel.analysis.modes import contact_modes
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
+from contactmodel.modes import contact_modes
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 

@@ -36,7 +36,14 @@ from contactmodel.analysis.matrices import (
     is_row_sufficient,
     is_s_matrix,
 )
-from contactmodel.analysis.modes import ContactMode, PatternLabel, classify, contact_modes, pattern_label
+from contactmodel.analysis.modes import (
+    ContactMode,
+    Mode,
+    PatternLabel,
+    classify,
+    contact_modes,
+    pattern_label,
+)
 from contactmodel.analysis.multiple import SolutionSet, all_solutions
 from contactmodel.analysis.verify import VerificationReport, friction_excess, verify
 
@@ -44,6 +51,7 @@ __all__ = [
     "Census",
     "Condition",
     "ContactMode",
+    "Mode",
     "Diagnosis",
     "Existence",
     "ModeCone",

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from contactmodel.analysis.lcp import WrenchMap, wrench_map
-from contactmodel.analysis.modes import PatternLabel, pattern_label
+from contactmodel.analysis.modes import Mode, PatternLabel, pattern_label
 from contactmodel.errors import FormulationError
 from contactmodel.formulation import Problem
 
@@ -126,7 +126,7 @@ def _resolve(problem: Problem, contact: str, mode: str, keys: list[str]) -> tupl
     law = problem.laws[contact]
     sliding = contact in problem.assembly.sliding
     if mode == "approach":
-        return "", PatternLabel("approach", "approach")
+        return "", PatternLabel(Mode.APPROACH, "approach")
     if len(mode) == len(keys) and set(mode) <= {"0", "1"}:
         return mode, pattern_label(law, sliding, keys, mode)
     for bits, lab in contact_patterns(problem, contact):
@@ -275,7 +275,7 @@ def mode_cone(
         keys = [p.key for p in pairs[name]]
         bits, lab = _resolve(problem, name, assignment[name], keys)
         patterns[name], labels[name] = bits, lab
-        if lab.mode == "approach":
+        if lab.mode is Mode.APPROACH:
             K_normal += [p.index for p in pairs[name] if p.key == "normal"]
             continue
         for p, bit in zip(pairs[name], bits):

@@ -11,7 +11,7 @@ wrenches and velocity products acting on C are part of w; everything else is ``q
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pe
@@ -19,47 +19,7 @@ import pyomo.environ as pe
 from contactmodel.assembly import Assembly
 from contactmodel.errors import FormulationError
 from contactmodel.formulation import Problem
-from contactmodel.mcp.compile import _split
-
-PolyLaw = ("Frictionless", "Planar", "Pyramid", "Polygonal")
-
-
-@dataclass
-class Pair:
-    """One complementarity pair of the compiled MCP: ``contact[NAME].pairs[key]``."""
-
-    contact: str
-    key: str
-    index: int  # MCP index (variable and row)
-    var: object = field(repr=False)  # the Pyomo variable
-
-    @property
-    def variable(self) -> str:
-        """The Pyomo variable's name (computed on use: Pyomo names are slow to build)."""
-        return self.var.name
-
-
-def pairs_of(problem: Problem, compiled=None) -> list[Pair]:
-    """Every complementarity pair of the problem's compiled MCP (``compiled``, default
-    ``problem.compile()``), contact by contact; found once per compilation."""
-    compiled = problem.compile() if compiled is None else compiled
-    if "pairs" not in compiled.derived:
-        compiled.derived["pairs"] = _find_pairs(problem, compiled)
-    return list(compiled.derived["pairs"])
-
-
-def _find_pairs(problem: Problem, compiled) -> list[Pair]:
-    position = {id(v): i for i, v in enumerate(compiled.variables)}
-    out: list[Pair] = []
-    for name in problem.contact_names:
-        blk = problem.block(name)
-        comp = blk.component("pairs")
-        if comp is None:
-            continue
-        for key in comp:
-            var = _split(comp[key])[0]
-            out.append(Pair(name, str(key), position[id(var)], var))
-    return out
+from contactmodel.modes import Pair, pairs_of
 
 
 @dataclass

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from contactmodel.errors import FrictionLawError
-from contactmodel.modes import PatternLabel
+from contactmodel.modes import Mode, PatternLabel
 
 
 def project_box(y: np.ndarray, half_widths: np.ndarray) -> np.ndarray:
@@ -198,16 +198,16 @@ class BoxPart(SetPart):
         states = {a: _AXIS_STATE[(bits[f"plus_{a}"], bits[f"minus_{a}"])] for a in axes}
         if bits["normal"] == "0":
             ok = all(bits[f"plus_{a}"] == "0" and bits[f"minus_{a}"] == "1" for a in axes)
-            return PatternLabel("separate", "separate" if ok else f"separate?{pattern}", not ok, ok)
+            return PatternLabel(Mode.SEPARATE, "separate" if ok else f"separate?{pattern}", not ok, ok)
         if all(s == "?" for s in states.values()):
-            return PatternLabel("slide", "slide (no friction force)", True)
+            return PatternLabel(Mode.SLIDE, "slide (no friction force)", True)
         if any(s == "?" for s in states.values()):
-            return PatternLabel("slide", f"slide?{pattern}", True, False)
+            return PatternLabel(Mode.SLIDE, f"slide?{pattern}", True, False)
         moving = [a for a in axes if states[a] != "0"]
         if not moving:
-            return PatternLabel("roll", "roll")
+            return PatternLabel(Mode.ROLL, "roll")
         label = "slide " + "".join(f"{states[a]}{a}" for a in moving)
-        return PatternLabel("slide", label, len(moving) < len(axes))
+        return PatternLabel(Mode.SLIDE, label, len(moving) < len(axes))
 
     def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
         signs = ["+" if s > eps else "-" if s < -eps else "0" for s in aT]
@@ -348,19 +348,19 @@ class PolygonPart(PolytopePart):
         lam = bits["limit"] == "1"
         if bits["normal"] == "0":
             ok = lam and not any(beta)
-            return PatternLabel("separate", "separate" if ok else f"separate?{pattern}", not ok, ok)
+            return PatternLabel(Mode.SEPARATE, "separate" if ok else f"separate?{pattern}", not ok, ok)
         support = [i for i in range(k) if beta[i]]
         if not lam:
             ok = all(beta)
-            return PatternLabel("roll", "roll" if ok else f"roll?{pattern}", not ok, True)
+            return PatternLabel(Mode.ROLL, "roll" if ok else f"roll?{pattern}", not ok, True)
         if not support:
-            return PatternLabel("slide", "slide (no friction force)", True)
+            return PatternLabel(Mode.SLIDE, "slide (no friction force)", True)
         if len(support) == 1:
-            return PatternLabel("slide", f"slide d{support[0]}")
+            return PatternLabel(Mode.SLIDE, f"slide d{support[0]}")
         if len(support) == 2 and (support[1] - support[0]) % k in (1, k - 1):
             i, j = support if support[1] - support[0] == 1 else support[::-1]
-            return PatternLabel("slide", f"slide d{i}|d{j}", True)
-        return PatternLabel("slide", f"slide?{pattern}", True, True)
+            return PatternLabel(Mode.SLIDE, f"slide d{i}|d{j}", True)
+        return PatternLabel(Mode.SLIDE, f"slide?{pattern}", True, True)
 
     def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
         proj = self.directions @ aT
@@ -472,8 +472,8 @@ class FrictionSet:
         b = dict(zip(keys, bits))
         if sliding or not self.parts:
             if b["normal"] == "0":
-                return PatternLabel("separate", "separate")
-            return PatternLabel("slide", "slide") if sliding else PatternLabel("roll", "maintain")
+                return PatternLabel(Mode.SEPARATE, "separate")
+            return PatternLabel(Mode.SLIDE, "slide") if sliding else PatternLabel(Mode.ROLL, "maintain")
         if len(self.parts) != 1 or not self.lcp:
             raise FrictionLawError(
                 f"{self.label} has no sign patterns: only laws stated as an LCP (pyramid, planar, "
