@@ -20,7 +20,6 @@ Only complementarity forms accepted by Pyomo's ``mpec.nl`` transformation are us
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -192,7 +191,9 @@ class Problem:
             values = law.lift(self.contexts[name], c[rows], a[rows])
             blk = self.block(name)
             for local, val in values.items():
-                _component(blk, local).set_value(val, skip_validation=True)
+                comp = blk.component(local)
+                for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
+                    comp[index].set_value(v, skip_validation=True)
         _FORM_MODELS[self.form].load(self, c)
 
     def _as_vector(self, c) -> np.ndarray:
@@ -221,18 +222,6 @@ def _structure(model: pe.Block) -> tuple:
     # cone complementarity blocks (CoulombCone(form="soc")) are rows too
     counts.append(len(cone_blocks(model)))
     return tuple(counts)
-
-
-_LOCAL = re.compile(r"^(\w+)(?:\[(.+)\])?$")
-
-
-def _component(blk: pe.Block, local: str):
-    match = _LOCAL.match(local)
-    comp = getattr(blk, match.group(1))
-    index = match.group(2)
-    if index is None:
-        return comp
-    return comp[int(index)] if index.lstrip("-").isdigit() else comp[index]
 
 
 def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]:

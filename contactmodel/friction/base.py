@@ -28,6 +28,10 @@ if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
 # component -> list of (coefficient, variable); a component absent from the map is zero.
 ForceMap = dict[str, list[tuple[float, object]]]
 
+#: values of a law's variables: the variable's name on the contact block (``"c_n"``, ``"beta"``)
+#: -> its value, or for an indexed variable a mapping index -> value (``{"beta": {0: 1.5, ...}}``)
+Lifted = dict[str, float | dict[object, float]]
+
 
 @dataclass
 class ContactContext:
@@ -82,9 +86,9 @@ class FrictionLaw(ABC):
         """Add this contact's complementarity pairs, using ``blk.accel[comp]``."""
 
     @abstractmethod
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
-        """Values of this law's variables (by local name, e.g. ``"beta[2]"``) at a physical
-        point: ``force`` and ``accel`` are (n, t, o[, r]) in the contact frame."""
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
+        """Values of this law's variables at a physical point (see :data:`Lifted`): ``force``
+        and ``accel`` are (n, t, o[, r]) in the contact frame."""
 
     def friction_set(self) -> FrictionSet:
         """The law's friction set (one object: projection, membership, polyhedral rows, outline,

@@ -38,6 +38,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -141,7 +142,7 @@ class CoulombCone(FrictionLaw):
             pt, po = mu * pn * zt / r, mu * pn * zo / r
         return max(abs(cn - pn), abs(ct - pt), abs(co - po))
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if self.form == "soc" and not ctx.sliding("to"):
             values.update(c_t=float(force[1]), c_o=float(force[2]))

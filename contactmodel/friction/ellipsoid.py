@@ -32,6 +32,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -75,7 +76,7 @@ def ellipse_variables(blk, axes: str) -> ForceMap:
 
 def lift_ellipse(
     axes: str, weights: dict[str, float], force, accel, k: dict[str, float] | None = None
-) -> dict[str, float]:
+) -> Lifted:
     """Values of the rolling-contact variables at (force, accel); ``k`` as in :func:`add_ellipse`."""
     k = k if k is not None else {a: weights[a] ** 2 for a in axes}
     idx = ["ntor".index(a) for a in axes]
@@ -153,7 +154,7 @@ class Ellipsoid(FrictionLaw):
         label = f"ellipsoid mu={self.mu:g} e=({self.e_t:g}, {self.e_o:g}, {self.e_r:g})"
         return FrictionSet([EllipsoidPart("tor", self.mu, e, k)], label, lcp_law=Pyramid(self.mu))
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if not ctx.sliding("tor"):
             values.update(lift_ellipse("tor", self.weights, force, accel, self.direction_weights))

@@ -15,6 +15,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     normal_force,
     normal_pair,
@@ -71,7 +72,7 @@ class EllipticTorsion(FrictionLaw):
         label = f"ellipse+torsion mu={self.mu:g} e=({self.e_t:g}, {self.e_o:g}, {self.e_r:g})"
         return FrictionSet(parts, label, lcp_law=Pyramid(self.mu))
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if not ctx.sliding("to"):
             values.update(lift_ellipse("to", self._ellipse, force, accel))

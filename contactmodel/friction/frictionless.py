@@ -8,6 +8,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     normal_force,
     normal_pair,
 )
@@ -26,5 +27,5 @@ class Frictionless(FrictionLaw):
     def friction_set(self) -> FrictionSet:
         return FrictionSet([], "frictionless")
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         return {"c_n": float(force[0])}

@@ -12,6 +12,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     normal_force,
     normal_pair,
@@ -43,7 +44,7 @@ class Planar(FrictionLaw):
     def friction_set(self) -> FrictionSet:
         return FrictionSet([BoxPart("t", self.mu)], f"planar mu={self.mu:g}")
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if not ctx.sliding("t"):
             values.update(lift_interval_axes("t", {"t": self.mu}, force, accel))

@@ -20,6 +20,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     nonneg_pair,
     normal_force,
@@ -85,11 +86,11 @@ class Polygonal(FrictionLaw):
     def friction_set(self) -> FrictionSet:
         return FrictionSet([PolygonPart(self.mu, self.directions)], f"{self.k}-gon mu={self.mu:g}")
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if ctx.sliding("to"):
             return values
         beta = self.decompose(np.asarray(force[1:3], dtype=float))
-        values.update({f"beta[{i}]": float(b) for i, b in enumerate(beta)})
+        values["beta"] = {i: float(b) for i, b in enumerate(beta)}
         values["lam"] = float(max(0.0, np.max(-(self.directions @ np.asarray(accel[1:3])))))
         return values

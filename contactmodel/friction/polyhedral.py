@@ -20,6 +20,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     equation,
     nonneg_pair,
@@ -117,7 +118,7 @@ class PolyhedralLimitSurface(FrictionLaw):
         label = f"polyhedral ({len(self.G)} faces) mu={self.mu:g}"
         return FrictionSet([PolytopePart(self.axes, self.G, self.mu)], label)
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         axes = self.axes
         if ctx.sliding(axes):
@@ -131,5 +132,5 @@ class PolyhedralLimitSurface(FrictionLaw):
         nu = np.zeros(len(self.G))
         if np.any(a != 0) and np.any(active):
             nu[active], _ = nnls(self.G[active].T, -a)
-        values.update({f"nu[{i}]": float(x) for i, x in enumerate(nu)})
+        values["nu"] = {i: float(x) for i, x in enumerate(nu)}
         return values

@@ -17,6 +17,7 @@ from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
+    Lifted,
     check_coefficient,
     nonneg_pair,
     normal_force,
@@ -45,13 +46,13 @@ def add_interval_pairs(blk, axes: str, bound: dict[str, float]) -> None:
         nonneg_pair(blk, f"minus_{alpha}", blk.a_minus[alpha], 2 * k * blk.c_n - blk.s_plus[alpha])
 
 
-def lift_interval_axes(axes: str, bound: dict[str, float], force, accel) -> dict[str, float]:
-    values = {}
-    for alpha in axes:
-        i = "ntor".index(alpha)
-        values[f"s_plus[{alpha}]"] = float(bound[alpha] * force[0] + force[i])
-        values[f"a_minus[{alpha}]"] = float(max(-accel[i], 0.0))
-    return values
+def lift_interval_axes(axes: str, bound: dict[str, float], force, accel) -> Lifted:
+    """Values of ``s_plus[alpha]`` and ``a_minus[alpha]`` at (force, accel)."""
+    idx = {alpha: "ntor".index(alpha) for alpha in axes}
+    return {
+        "s_plus": {a: float(bound[a] * force[0] + force[i]) for a, i in idx.items()},
+        "a_minus": {a: float(max(-accel[i], 0.0)) for a, i in idx.items()},
+    }
 
 
 class Pyramid(FrictionLaw):
@@ -76,7 +77,7 @@ class Pyramid(FrictionLaw):
     def friction_set(self) -> FrictionSet:
         return FrictionSet([BoxPart("to", self.mu)], f"pyramid mu={self.mu:g}", relaxes_cone=self.mu)
 
-    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> dict[str, float]:
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
         if not ctx.sliding("to"):
             values.update(lift_interval_axes("to", {"t": self.mu, "o": self.mu}, force, accel))
