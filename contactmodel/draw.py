@@ -36,6 +36,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 from scipy.ndimage import distance_transform_edt
 
+from contactmodel.errors import ArgumentKindError, DrawingError
 from contactmodel.formulation import Problem
 from contactmodel.friction import FrictionLaw
 from contactmodel.friction.sets import Outline
@@ -376,7 +377,7 @@ def _scales(
     if isinstance(scale, Mapping):
         unknown = set(scale) - set(out)
         if unknown:
-            raise ValueError(f"unknown scale keys {sorted(unknown)}; use {sorted(out)}")
+            raise DrawingError(f"draw(scale=...): unknown keys {sorted(unknown)}; use {sorted(out)}")
         out.update({k: float(v) for k, v in scale.items()})
     elif scale is not None:
         out["force"] = float(scale)
@@ -387,11 +388,13 @@ def _resolve(target, solution, friction) -> tuple[System, dict[str, FrictionLaw 
     if isinstance(target, tuple) and len(target) == 2 and solution is None:
         target, solution = target
     if isinstance(target, Solution):
-        raise TypeError("draw needs the geometry: give draw(problem, solution) or draw(system, solution)")
+        raise ArgumentKindError(
+            "draw needs the geometry: give draw(problem, solution) or draw(system, solution)"
+        )
     if isinstance(target, Problem):
         system = getattr(target.assembly, "system", None)
         if not isinstance(system, System):
-            raise TypeError(
+            raise ArgumentKindError(
                 "this problem has no System (formulated from matrices): there is no geometry to draw"
             )
         laws: dict[str, FrictionLaw | None] = dict(target.laws)
@@ -407,11 +410,11 @@ def _resolve(target, solution, friction) -> tuple[System, dict[str, FrictionLaw 
         system = target
         laws = {c.name: _law_for(c, friction) for c in system.contacts}
     else:
-        raise TypeError(
+        raise ArgumentKindError(
             f"draw takes a System, a Problem or a (Problem, Solution) pair (got {type(target).__name__})"
         )
     if solution is not None and not isinstance(solution, Solution):
-        raise TypeError(f"solution must be a contactmodel Solution (got {type(solution).__name__})")
+        raise ArgumentKindError(f"solution must be a contactmodel Solution (got {type(solution).__name__})")
     return system, laws, solution
 
 
@@ -459,7 +462,7 @@ def draw(
     elif view == "3d":
         planar = False
     else:
-        raise ValueError(f"view must be '3d', 'planar' or None (got {view!r})")
+        raise DrawingError(f"draw(view=...) must be '3d', 'planar', '2d' or None (got {view!r})")
     if ax is not None:
         planar = getattr(ax, "name", "") != "3d"
 
@@ -1173,12 +1176,12 @@ def sweep_plot(
     fig = ax.figure
     if values_y is None:
         if zz.shape != x.shape:
-            raise ValueError(f"z must have the shape of values_x {x.shape} (got {zz.shape})")
+            raise DrawingError(f"z must have the shape of values_x {x.shape} (got {zz.shape})")
         line = ax.plot(x, zz, marker=".", lw=1.5, label=label)[0]
         if modes is not None:
             idx, names = _mode_indices(modes)
             if idx.shape != x.shape:
-                raise ValueError(f"modes must have the shape of values_x {x.shape} (got {idx.shape})")
+                raise DrawingError(f"modes must have the shape of values_x {x.shape} (got {idx.shape})")
             edges = np.concatenate([[x[0]], 0.5 * (x[1:] + x[:-1]), [x[-1]]])
             cmap_modes = _mode_colours(len(names))
             shown: set[int] = set()
@@ -1204,7 +1207,7 @@ def sweep_plot(
     else:
         y = np.asarray(values_y, dtype=float)
         if zz.shape != (len(y), len(x)):
-            raise ValueError(
+            raise DrawingError(
                 f"z must have shape (len(values_y), len(values_x)) = {(len(y), len(x))} (got {zz.shape})"
             )
         dx = (x[-1] - x[0]) / max(len(x) - 1, 1) if len(x) > 1 else 1.0
@@ -1218,7 +1221,7 @@ def sweep_plot(
         if modes is not None:
             idx, names = _mode_indices(modes)
             if idx.shape != zz.shape:
-                raise ValueError(f"modes must have the shape of z {zz.shape} (got {idx.shape})")
+                raise DrawingError(f"modes must have the shape of z {zz.shape} (got {idx.shape})")
             if len(names) > 1 and min(len(x), len(y)) > 1:
                 X, Y = np.meshgrid(x, y)
                 cs = ax.contour(

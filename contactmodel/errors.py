@@ -47,3 +47,13 @@ class UnknownNameError(ContactModelError, KeyError):
 class UnknownAttributeError(ContactModelError, AttributeError):
     """A name the package does not define (``contactmodel.nonexistent``). Also an ``AttributeError``,
     as attribute lookups raise (``hasattr`` and ``getattr(obj, name, default)`` rely on it)."""
+
+
+class DrawingError(ContactModelError):
+    """A picture cannot be drawn as asked: an unknown option value (scale key, view) or arrays of
+    mismatched shapes (sweep plots)."""
+
+
+class ArgumentKindError(ContactModelError, TypeError):
+    """An argument of the wrong kind (e.g. a Solution where the geometry is needed, or a problem
+    object that is neither a contact Problem nor an MCP). Also a ``TypeError``."""

@@ -27,6 +27,7 @@ from scipy.optimize import linprog
 
 from contactmodel.analysis import matrices as mx
 from contactmodel.assembly import Assembly
+from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
 
 
@@ -66,7 +67,8 @@ class Diagnosis:
         for c in self.conditions:
             if c.name == name:
                 return c
-        raise KeyError(name)
+        known = [c.name for c in self.conditions]
+        raise UnknownNameError(f"Diagnosis.condition: no condition named {name!r}; use one of {known}")
 
     def summary(self) -> str:
         lines = [

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from contactmodel.errors import ArgumentKindError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
 from contactmodel.solution import Solution
@@ -191,13 +192,19 @@ def all_solutions(
     t0 = time.perf_counter()
     mcp = problem.compile().mcp if isinstance(problem, Problem) else problem
     if not isinstance(mcp, MCP):
-        raise TypeError(f"all_solutions needs a Problem or an MCP (got {type(problem).__name__})")
+        raise ArgumentKindError(
+            f"all_solutions(problem=...) needs a contact Problem (cm.formulate) or an MCP such as "
+            f"cm.LCP(M, q) (got {type(problem).__name__})"
+        )
     use_enum = method == "enumerate" or (method == "auto" and mcp.is_lcp and mcp.n <= max_n)
     found: list[Solution] = []
     attempts = 0
     if use_enum:
         if not mcp.is_lcp:
-            raise ValueError("enumeration needs an LCP (polyhedral laws, reduced form)")
+            raise SolverError(
+                "all_solutions(method='enumerate') needs an LCP: use polyhedral laws (Pyramid, Planar, "
+                "Polygonal, Frictionless) in the reduced form, or method='multistart'"
+            )
         M = mcp.M.toarray() if hasattr(mcp.M, "toarray") else np.asarray(mcp.M)
         for z in enum_all(M, mcp.q, 1e-9):
             attempts += 1
