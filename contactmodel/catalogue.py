@@ -24,6 +24,7 @@ from contactmodel.friction import (
     PolyhedralLimitSurface,
     Pyramid,
 )
+from contactmodel.friction.anisotropic import AnisotropicCone
 from contactmodel.system import System
 
 G = 9.81
@@ -54,6 +55,7 @@ class Case:
             Polygonal(mu, k=6),
             Planar(mu),
             PolyhedralLimitSurface([[1, 0], [-1, 0], [0, 1], [0, -1]], mu),
+            AnisotropicCone(mu, 2 * mu),  # every case slides (if at all) along t
         ]
         if self.torsion:
             laws += [Ellipsoid(mu, 1.0, 1.0, 0.5), EllipticTorsion(mu, 1.0, 1.0, 0.5)]

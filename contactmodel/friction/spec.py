@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from contactmodel.errors import FrictionLawError
+from contactmodel.friction.anisotropic import AnisotropicCone
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.friction.cone import CoulombCone
 from contactmodel.friction.ellipsoid import DIRECTIONS, Ellipsoid
@@ -29,6 +30,7 @@ FORMS: tuple[str, ...] = (
     "planar:MU",
     "ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite]",
     "elliptic-torsion:MU[:E_T:E_O:E_R]",
+    "anisotropic:MU_T:MU_O",
 )
 
 ACCEPTED = ", ".join(FORMS)
@@ -74,6 +76,7 @@ _LAWS: dict[str, tuple[Callable[..., FrictionLaw], int, int]] = {
     "planar": (lambda mu: Planar(_number(mu)), 1, 1),
     "ellipsoid": (_ellipsoid, 1, 5),
     "elliptic-torsion": (_weighted(EllipticTorsion), 1, 4),
+    "anisotropic": (lambda mu_t, mu_o: AnisotropicCone(_number(mu_t), _number(mu_o)), 2, 2),
 }
 
 
