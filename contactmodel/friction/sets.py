@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 
 import numpy as np
@@ -150,6 +151,12 @@ class SetPart(ABC):
         return []
 
 
+def _per_axis(value, count: int) -> np.ndarray:
+    """``value`` (a number, or ``count`` numbers) as a float array of length ``count``."""
+    v = np.asarray(value, dtype=float)
+    return np.full(count, float(v)) if v.ndim == 0 else v.copy()
+
+
 def _padded(values: np.ndarray, axes: str) -> np.ndarray:
     """A (p, len(axes)) section laid out in (t, o) columns."""
     out = np.zeros((len(values), 2))
@@ -167,7 +174,7 @@ class BoxPart(SetPart):
 
     def __init__(self, components: str, half_widths) -> None:
         self.components = components
-        self.w = np.broadcast_to(np.asarray(half_widths, dtype=float), (len(components),)).copy()
+        self.w = _per_axis(half_widths, len(components))
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_box(y, self.w * cn)
@@ -230,7 +237,7 @@ class EllipsoidPart(SetPart):
     def __init__(self, components: str, mu: float, e, accel_weights: np.ndarray | float = 1.0) -> None:
         self.components = components
         self.mu = float(mu)
-        self.e = np.broadcast_to(np.asarray(e, dtype=float), (len(components),)).copy()
+        self.e = _per_axis(e, len(components))
         self.accel_weights = accel_weights
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
@@ -278,7 +285,7 @@ class PolytopePart(SetPart):
     def __init__(self, components: str, G, h) -> None:
         self.components = components
         self.G = np.asarray(G, dtype=float)
-        self.h = np.broadcast_to(np.asarray(h, dtype=float), (len(self.G),)).copy()
+        self.h = _per_axis(h, len(self.G))
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_polytope(y, self.G, self.h * cn)
@@ -324,17 +331,25 @@ _TINY = 1e-12
 class PolygonPart(PolytopePart):
     """The polygon with vertices ``mu c_n d_i`` in (t, o) (unit directions d_i, counter-clockwise,
     regular), stated by the law as the LCP of ``beta_i`` (pairs ``direction_i``) and ``lambda``
-    (pair ``limit``)."""
+    (pair ``limit``). Its faces (``G``, ``h``) are computed when first needed: the law residual
+    only projects onto the vertices."""
 
     lcp = True
 
     def __init__(self, mu: float, directions: np.ndarray) -> None:
-        D = np.asarray(directions, dtype=float)
-        normals = D + np.roll(D, -1, axis=0)
-        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
-        super().__init__("to", normals, mu * np.cos(np.pi / len(D)))
+        self.components = "to"
         self.mu = float(mu)
-        self.directions = D
+        self.directions = np.asarray(directions, dtype=float)
+
+    @cached_property
+    def G(self) -> np.ndarray:  # noqa: N802 - the face matrix, as in PolytopePart
+        D = self.directions
+        normals = D + np.roll(D, -1, axis=0)
+        return normals / np.linalg.norm(normals, axis=1, keepdims=True)
+
+    @cached_property
+    def h(self) -> np.ndarray:
+        return np.full(len(self.directions), self.mu * np.cos(np.pi / len(self.directions)))
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_polygon(y, self.mu * cn * self.directions)
