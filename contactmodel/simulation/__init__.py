@@ -1,0 +1,11 @@
+"""Time stepping with the instantaneous contact models: :func:`simulate` -> :class:`Trajectory`.
+
+See :mod:`contactmodel.simulation.stepper` for the scheme, :mod:`.collision` for contact
+generation and :mod:`.trajectory` for the result.
+"""
+
+from contactmodel.simulation.collision import Plane
+from contactmodel.simulation.stepper import SimulationError, State, simulate
+from contactmodel.simulation.trajectory import Trajectory, load
+
+__all__ = ["Plane", "SimulationError", "State", "Trajectory", "load", "simulate"]
