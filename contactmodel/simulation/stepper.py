@@ -155,7 +155,7 @@ def _pose(body) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(body, LinkRef):
         R, p = body.manipulator.link_frames()[body.index]
         return R, p
-    raise TypeError(body)
+    raise SimulationError(f"not a contact body: {body!r}; contacts join bodies, links or the ground")
 
 
 def _track(contact: Contact) -> _Tracked:
