@@ -287,26 +287,21 @@ class Trajectory:
         np.savez_compressed(path, **arrays)
         return path
 
-    def to_dataframe(self):
-        """A pandas DataFrame, one row per time: t, per body x y z qw qx qy qz vx vy vz wx wy wz,
-        kinetic, potential; per contact the impulse of the step that starts at that time
-        (``<contact>.p_n`` ...) and its mode. Needs pandas (extra ``sim``)."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ContactModelError(
-                "to_dataframe needs pandas: pip install 'contactmodel[sim]' (or pandas)"
-            ) from None
+    def columns(self) -> dict[str, np.ndarray]:
+        """One column per quantity, one row per time: t, per body x y z qw qx qy qz vx vy vz
+        wx wy wz, per manipulator q_i qdot_i, kinetic, potential; per contact the impulse of the
+        step that starts at that time (``<contact>.p_n`` ..., NaN when inactive) and its mode."""
         cols: dict[str, np.ndarray] = {"t": self.times}
+        groups = (
+            (self.positions, ("x", "y", "z")),
+            (self.quaternions, ("qw", "qx", "qy", "qz")),
+            (self.velocities, ("vx", "vy", "vz")),
+            (self.angular_velocities, ("wx", "wy", "wz")),
+        )
         for i, name in enumerate(self.body_names):
-            for j, ax in enumerate("xyz"):
-                cols[f"{name}.{ax}"] = self.positions[:, i, j]
-            for j, ax in enumerate(("qw", "qx", "qy", "qz")):
-                cols[f"{name}.{ax}"] = self.quaternions[:, i, j]
-            for j, ax in enumerate(("vx", "vy", "vz")):
-                cols[f"{name}.{ax}"] = self.velocities[:, i, j]
-            for j, ax in enumerate(("wx", "wy", "wz")):
-                cols[f"{name}.{ax}"] = self.angular_velocities[:, i, j]
+            for arr, labels in groups:
+                for j, label in enumerate(labels):
+                    cols[f"{name}.{label}"] = arr[:, i, j]
         for name in self.q:
             for j in range(self.q[name].shape[1]):
                 cols[f"{name}.q{j}"] = self.q[name][:, j]
@@ -322,7 +317,36 @@ class Trajectory:
             modes = np.full(n, "", dtype=object)
             modes[: len(imp)] = self.modes[name]
             cols[f"{name}.mode"] = modes
-        return pd.DataFrame(cols)
+        return cols
+
+    def to_dataframe(self):
+        """:meth:`columns` as a pandas DataFrame (needs pandas: extra ``sim``)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ContactModelError(
+                "to_dataframe needs pandas: pip install 'contactmodel[sim]' (or pandas)"
+            ) from None
+        return pd.DataFrame(self.columns())
+
+    def to_csv(self, path) -> Path:
+        """Write :meth:`columns` as a CSV file with a header row (no pandas needed)."""
+        import csv
+
+        cols = self.columns()
+        path = Path(path)
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(list(cols))
+            for k in range(len(self.times)):
+                writer.writerow([_cell(col[k]) for col in cols.values()])
+        return path
+
+
+def _cell(value) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if not np.isfinite(value) else repr(float(value))
 
 
 def load(path) -> Trajectory:
