@@ -292,16 +292,20 @@ class Simulator:
             if gap <= self.margin + h * max(0.0, -vn):
                 out.append(dataclasses.replace(c, point=wa, frame=frame))
                 gaps.append(gap)
+        shaped = [b for b in self.system.bodies if supported(b.shape)]
         for plane in self.planes:
             frame = plane.frame
+            normal = frame[0]
             law = plane.friction if plane.friction is not None else self.friction
-            for body in self.system.bodies:
-                if not supported(body.shape):
-                    continue
-                for label, p in shape_points(body.shape, body.position, body.rotation, plane):
-                    gap = float(plane.distance(p)[0])
-                    vn = frame[0] @ _point_velocity(body, p)
-                    if gap <= self.margin + h * max(0.0, -vn):
+            for body in shaped:
+                found = shape_points(body.shape, body.position, body.rotation, plane)
+                points = np.array([p for _, p in found])
+                dist = plane.distance(points)
+                # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
+                r_x_n = np.cross(points - body.position, normal)
+                vn = normal @ body.velocity + r_x_n @ body.angular_velocity
+                for (label, p), gap, speed in zip(found, dist, vn):
+                    if gap <= self.margin + h * max(0.0, -speed):
                         out.append(
                             Contact(
                                 name=f"{body.name}.{label}@{plane.name}",
@@ -313,7 +317,7 @@ class Simulator:
                                 torsion=self.torsion,
                             )
                         )
-                        gaps.append(gap)
+                        gaps.append(float(gap))
         return out, np.asarray(gaps, dtype=float)
 
     # -- one step -----------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_painleve_rod_jams_where_the_instantaneous_problem_has_no_solution():
 
 def test_stack_settles_with_the_weights_on_each_interface():
     ex = _load("sim_stack")
-    traj = cm.simulate(ex.build(), t_end=0.05, dt=1e-2, **ex.simulation())
+    traj = cm.simulate(ex.build(0.5), t_end=0.05, dt=1e-2, **ex.simulation())
     _no_energy_gain(traj)
     assert np.allclose(traj.velocities[-1], 0.0, atol=1e-8)
     for k in range(ex.N):

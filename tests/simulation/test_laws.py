@@ -57,3 +57,12 @@ def test_planar_friction_stops_only_the_t_component():
 def test_frictionless_box_keeps_its_speed():
     moved, v = _run(cm.Frictionless(), "lemke")
     assert np.allclose(v, V0 / np.sqrt(2), atol=1e-12)
+
+
+def test_cone_in_the_seeds_mncp_form_gives_the_cones_answer():
+    """The default CoulombCone statement (MNCP (27)-(29)) on the straight slide: d* within v0 dt."""
+    system, planes = sliding_box((V0, 0.0, 0.0))
+    traj = simulate(system, 0.12, DT, friction=cm.CoulombCone(MU), planes=planes)
+    assert traj.ok
+    assert abs(traj.positions[-1, 0, 0] - D_STAR) <= V0 * DT
+    assert np.max(np.diff(traj.energy)) <= 1e-9
