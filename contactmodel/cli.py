@@ -179,6 +179,12 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None] | 
         _experiment_arguments,
     ),
     "solvers": ("list the registered solvers and whether they are available", "", None),
+    "simulate": (
+        "time-step the system returned by build() in MODEL.py",
+        "Import MODEL.py, call build() -> contactmodel.System (and simulation() -> dict of simulate "
+        "keywords if defined), simulate it and print a summary table.",
+        lambda sub: _cli_simulate().declare(sub),
+    ),
 }
 
 
@@ -416,7 +422,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+def _cli_simulate():
+    from contactmodel import cli_simulate
+
+    return cli_simulate
+
+
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "simulate":
+        return _cli_simulate().run(args)
     if args.command == "solvers":
         return _solvers()
     if args.command == "experiment":

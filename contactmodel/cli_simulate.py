@@ -1,0 +1,106 @@
+"""``contactmodel simulate MODEL.py``: run :func:`contactmodel.simulate` on a model file.
+
+MODEL.py defines ``build() -> contactmodel.System`` (``MODEL.py:NAME`` calls ``NAME()``) and
+optionally ``simulation() -> dict`` of further :func:`~contactmodel.simulate` keywords
+(``planes``, ``wrenches``, ``efforts``, ``margin``, ``restitution``, ``friction``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from pathlib import Path
+
+from contactmodel.errors import ContactModelError
+from contactmodel.friction.spec import ACCEPTED, parse_friction
+from contactmodel.system import System
+
+
+class SimulateCommandError(ContactModelError):
+    """MODEL.py or an option of ``contactmodel simulate`` cannot be used."""
+
+
+def declare(sim: argparse.ArgumentParser) -> None:
+    """Declare the ``simulate`` subcommand's arguments on its parser."""
+    sim.add_argument(
+        "model", metavar="MODEL.py", help="Python file defining build(); MODEL.py:NAME calls NAME()"
+    )
+    sim.add_argument("--t-end", type=float, default=1.0, metavar="S", help="duration in s (default 1)")
+    sim.add_argument("--dt", type=float, default=1e-3, metavar="S", help="step in s (default 1e-3)")
+    sim.add_argument("--friction", metavar="LAW", help=f"one law for every contact ({ACCEPTED})")
+    sim.add_argument("--solver", default=None, help="solver name (default: the model's, else newton)")
+    sim.add_argument(
+        "--out", metavar="FILE", help="write the run: .npz (trajectory), .csv (table) or .gif/.mp4"
+    )
+    sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _load(target: str) -> tuple[System, dict]:
+    file, sep, func = target.rpartition(":")
+    if not (sep and func.isidentifier() and file.endswith(".py")):
+        file, func = target, "build"
+    path = Path(file)
+    if not path.is_file():
+        raise SimulateCommandError(f"model file '{file}' not found")
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)
+    try:
+        namespace = runpy.run_path(str(path), run_name=f"_contactmodel_sim_{path.stem}")
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+    build = namespace.get(func)
+    if not callable(build):
+        raise SimulateCommandError(f"'{file}' defines no {func}() function returning a contactmodel.System")
+    system = build()
+    if not isinstance(system, System):
+        raise SimulateCommandError(f"{func}() in '{file}' returned {type(system).__name__}; return a System")
+    extra = namespace.get("simulation")
+    options = dict(extra()) if callable(extra) else {}
+    return system, options
+
+
+def run(args: argparse.Namespace) -> int:
+    """Execute the subcommand; 0 when every step was solved, 1 when a step failed."""
+    import warnings
+
+    from contactmodel.simulation import simulate
+
+    system, options = _load(args.model)
+    if args.friction is not None:
+        options["friction"] = parse_friction(args.friction)
+    if args.solver is not None:
+        options["solver"] = args.solver
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix.lower() not in (".npz", ".csv", ".gif", ".mp4"):
+        raise SimulateCommandError(f"--out must end in .npz, .csv, .gif or .mp4 (got '{out}')")
+    bar = None
+    if not args.no_progress:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=int(args.t_end / args.dt + 1e-9), unit="step", file=sys.stderr)
+    progress = None if bar is None else (lambda k, n: bar.update(1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        traj = simulate(system, t_end=args.t_end, dt=args.dt, progress=progress, **options)
+    if bar is not None:
+        bar.close()
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(traj.summary())
+    if out is not None:
+        suffix = out.suffix.lower()
+        if suffix == ".npz":
+            traj.save(out)
+        elif suffix == ".csv":
+            traj.to_csv(out)
+        else:
+            from contactmodel.simulation.pictures import animate
+
+            animate(traj, out=out)
+        print(f"wrote {out}")
+    return 0 if traj.ok else 1

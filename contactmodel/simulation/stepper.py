@@ -1,0 +1,570 @@
+"""Velocity-level time stepping (Stewart-Trinkle / Anitescu-Potra) with the same formulation.
+
+One step of length h from velocities nu to nu+ with contact impulses p (N s) is the
+instantaneous contact problem with every active contact rolling, read at another level:
+
+    M nu+ = M nu + h f + G^T p,      v+ = G nu+ = A p + b,
+    A = G M^-1 G^T,                  b = G nu + h G M^-1 f + d.
+
+Forces become impulses and accelerations become post-step relative velocities, so each friction
+law's rolling-contact conditions apply unchanged to (p, v+). The step is built by giving
+:func:`contactmodel.formulate` an :class:`~contactmodel.assembly.Assembly` whose generalized
+force is ``M nu + h f`` and whose velocity is zero (so every contact is rolling): its
+"accelerations" are then exactly nu+.
+
+The term d on the normal rows handles gaps and drift (gap g in m, negative when penetrating):
+``d_n = g / h`` for an open contact (g > 0: the contact may close during the step but not pass
+through) and ``d_n = beta g / h`` for a penetrating one (a fraction ``beta`` of the penetration is
+removed per step; ``beta = 0`` only stops it growing). With Newton restitution ``e`` a closing
+contact (v_n < 0) also gets ``e v_n``: v_n+ >= -e v_n. Poses are integrated semi-implicitly
+(new velocities, then positions; x+ = x + h v+, q+ = exp(h omega+ / 2) q, renormalized).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial.transform import Rotation
+
+from contactmodel.assembly import Assembly, assemble
+from contactmodel.errors import ContactModelError
+from contactmodel.formulation import Problem, formulate
+from contactmodel.friction.base import ContactContext, FrictionLaw
+from contactmodel.simulation.collision import Plane, shape_points, supported
+from contactmodel.simulation.trajectory import Trajectory
+from contactmodel.system import Body, Contact, Ground, LinkRef, System
+
+
+@dataclass
+class StepAssembly(Assembly):
+    """A step's Assembly: generalized force ``M nu + h f`` and zero velocity (every contact
+    rolling), so its "accelerations" are the post-step velocities nu+ and its b is
+    G nu + h G M^-1 f + d. M^-1 is formed body block by body block (no coordinate is prescribed
+    in a simulation), and the products below avoid sparse fancy indexing."""
+
+    Minv: sp.csr_matrix | None = None
+
+    @classmethod
+    def of(cls, asm: Assembly, h: float, d: np.ndarray) -> StepAssembly:
+        fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
+        fields.update(
+            f=asm.M @ asm.nu + h * asm.f,
+            nu=np.zeros_like(asm.nu),
+            gdot_nu=d,
+            rolling=[c.name for c in asm.system.contacts],
+            sliding=[],
+        )
+        sysm = asm.system
+        blocks = [np.diag(np.full(3, 1.0 / b.mass)) for b in sysm.bodies]
+        inverses = []
+        for body, lin in zip(sysm.bodies, blocks):
+            inverses += [lin, np.linalg.inv(body.inertia_world)]
+        inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
+        Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
+        step = cls(**fields, Minv=Minv)
+        step.__dict__["_M_free_inverse"] = step.Minv
+        return step
+
+    @cached_property
+    def A_sparse(self) -> sp.csr_matrix:
+        A = (self.G @ self.Minv @ self.G.T).tocsr()
+        return ((A + A.T) * 0.5).tocsr()
+
+    @cached_property
+    def b(self) -> np.ndarray:
+        return self.G @ (self.Minv @ self.f) + self.gdot_nu
+
+    def accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(nq,) post-step velocities nu+ = M^-1 (M nu + h f + G^T p) for impulses p (m,)."""
+        return self.Minv @ (self.f + self.G.T @ c)
+
+    def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        """(m,) post-step relative velocities G nu+ + d for impulses p."""
+        return self.G @ self.accelerations(c) + self.gdot_nu
+
+
+class SimulationError(ContactModelError):
+    """A simulation input is invalid (step, duration, state, controller output)."""
+
+
+@dataclass
+class State:
+    """What a controller sees at time ``t`` (s): per body name its ``position`` (3,), unit
+    ``quaternion`` (w, x, y, z), ``velocity`` (3,) and ``angular_velocity`` (3,) in world axes;
+    per manipulator name its joint ``q`` (n,) and ``qdot`` (n,)."""
+
+    t: float
+    position: dict[str, np.ndarray] = field(default_factory=dict)
+    quaternion: dict[str, np.ndarray] = field(default_factory=dict)
+    velocity: dict[str, np.ndarray] = field(default_factory=dict)
+    angular_velocity: dict[str, np.ndarray] = field(default_factory=dict)
+    q: dict[str, np.ndarray] = field(default_factory=dict)
+    qdot: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def quat_from_matrix(R: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of a rotation matrix, with w >= 0."""
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    q = np.array([w, x, y, z])
+    return q if w >= 0 else -q
+
+
+def quat_to_matrix(q: np.ndarray) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = q
+    return Rotation.from_quat([x, y, z, w]).as_matrix()
+
+
+def quat_step(q: np.ndarray, omega: np.ndarray, h: float) -> np.ndarray:
+    """q+ = exp(h omega / 2) (x) q for a world-frame angular velocity omega (rad/s), renormalized."""
+    angle = float(np.linalg.norm(omega)) * h
+    if angle < 1e-300:
+        return q / np.linalg.norm(q)
+    axis = omega / np.linalg.norm(omega)
+    dw, dv = np.cos(0.5 * angle), np.sin(0.5 * angle) * axis
+    w, v = q[0], q[1:]
+    out = np.concatenate([[dw * w - dv @ v], dw * v + w * dv + np.cross(dv, v)])
+    return out / np.linalg.norm(out)
+
+
+@dataclass
+class _Tracked:
+    """A hand-declared contact followed as a pair of material points (one on each body) with
+    the frame fixed in body_b (the world for the ground)."""
+
+    contact: Contact
+    local_a: np.ndarray
+    local_b: np.ndarray
+    frame_b: np.ndarray
+
+
+def _pose(body) -> tuple[np.ndarray, np.ndarray]:
+    """World (R, p) of a contact body's frame: a body's centre of mass, a link's frame, the world."""
+    if isinstance(body, Ground):
+        return np.eye(3), np.zeros(3)
+    if isinstance(body, Body):
+        return body.rotation, body.position
+    if isinstance(body, LinkRef):
+        R, p = body.manipulator.link_frames()[body.index]
+        return R, p
+    raise SimulationError(f"not a contact body: {body!r}; contacts join bodies, links or the ground")
+
+
+def _track(contact: Contact) -> _Tracked:
+    Ra, pa = _pose(contact.body_a)
+    Rb, pb = _pose(contact.body_b)
+    return _Tracked(contact, Ra.T @ (contact.point - pa), Rb.T @ (contact.point - pb), contact.frame @ Rb)
+
+
+def _finite_state(system: System) -> None:
+    for body in system.bodies:
+        for name in ("position", "velocity", "angular_velocity", "rotation"):
+            if not np.all(np.isfinite(getattr(body, name))):
+                raise SimulationError(f"body '{body.name}'.{name} is not finite: give finite numbers")
+
+
+class Simulator:
+    """The stepper behind :func:`simulate`; see the module docstring for the scheme."""
+
+    def __init__(
+        self,
+        system: System,
+        dt: float,
+        friction=None,
+        solver: str = "newton",
+        planes: Sequence[Plane] = (),
+        margin: float = 1e-3,
+        beta: float = 0.2,
+        restitution: float = 0.0,
+        wrenches: Mapping[str, Callable] | None = None,
+        efforts: Mapping[str, Callable] | None = None,
+        torsion: bool = False,
+        solver_options: Mapping | None = None,
+        warm_start: bool = True,
+    ) -> None:
+        if not isinstance(system, System):
+            raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
+        self.h = _positive(dt, "dt")
+        self.system = copy.deepcopy(system)
+        self.system.normal_velocity_tol = np.inf
+        _finite_state(self.system)
+        self.friction = friction
+        self.solver = solver
+        self.planes = list(planes)
+        for k, plane in enumerate(self.planes):
+            if not isinstance(plane, Plane):
+                raise SimulationError(f"planes[{k}] must be a contactmodel Plane (got {plane!r})")
+        self.margin = _nonnegative(margin, "margin")
+        self.beta = _nonnegative(beta, "beta")
+        self.restitution = _nonnegative(restitution, "restitution")
+        if self.restitution > 1:
+            raise SimulationError(f"restitution must be in [0, 1] (got {self.restitution})")
+        self.torsion = bool(torsion)
+        self.solver_options = dict(solver_options or {})
+        self.warm_start = warm_start
+        names = {b.name for b in self.system.bodies}
+        arms = {a.name: a for a in self.system.manipulators}
+        self.wrenches = dict(wrenches or {})
+        for name, fn in self.wrenches.items():
+            if name not in names or not callable(fn):
+                raise SimulationError(
+                    f"wrenches['{name}'] must map a declared body name to a callable (t, state)"
+                )
+        self.efforts = dict(efforts or {})
+        for name, fn in self.efforts.items():
+            if name not in arms or not callable(fn):
+                raise SimulationError(
+                    f"efforts['{name}'] must map a declared manipulator name to a callable (t, state)"
+                )
+        for arm in self.system.manipulators:
+            if any(e is None for e in arm.efforts):
+                raise SimulationError(
+                    f"manipulator '{arm.name}' has unknown efforts (None); simulate needs every joint "
+                    "effort: give numbers or a controller in efforts={name: callable}"
+                )
+        self.tracked = [_track(c) for c in self.system.contacts]
+        self.quaternions = [quat_from_matrix(b.rotation) for b in self.system.bodies]
+        self.problem: Problem | None = None
+        self._key: tuple | None = None
+        self._x: np.ndarray | None = None
+        self.t = 0.0
+
+    # -- state --------------------------------------------------------------------------
+    def state(self) -> State:
+        s = State(self.t)
+        for body, q in zip(self.system.bodies, self.quaternions):
+            s.position[body.name] = body.position.copy()
+            s.quaternion[body.name] = q.copy()
+            s.velocity[body.name] = body.velocity.copy()
+            s.angular_velocity[body.name] = body.angular_velocity.copy()
+        for arm in self.system.manipulators:
+            s.q[arm.name] = arm.q.copy()
+            s.qdot[arm.name] = arm.qdot.copy()
+        return s
+
+    def energy(self, assembly: Assembly | None = None) -> tuple[float, float]:
+        """(kinetic, potential) energy in J; potential of gravity relative to the world origin."""
+        g = np.asarray(self.system.gravity)
+        kinetic = 0.0
+        potential = 0.0
+        for body in self.system.bodies:
+            w = body.angular_velocity
+            kinetic += 0.5 * body.mass * body.velocity @ body.velocity + 0.5 * w @ body.inertia_world @ w
+            potential -= body.mass * g @ body.position
+        for arm in self.system.manipulators:
+            kinetic += 0.5 * arm.qdot @ arm.mass_matrix() @ arm.qdot
+            potential -= float(np.sum(arm._mass * (arm.com_positions() @ g)))
+        return float(kinetic), float(potential)
+
+    def _apply_controllers(self) -> None:
+        if not self.wrenches and not self.efforts:
+            return
+        state = self.state()
+        for name, fn in self.wrenches.items():
+            body = next(b for b in self.system.bodies if b.name == name)
+            body.wrench = _call(fn, self.t, state, 6, f"wrenches['{name}']")
+        for name, fn in self.efforts.items():
+            arm = next(a for a in self.system.manipulators if a.name == name)
+            arm.efforts = list(_call(fn, self.t, state, arm.n, f"efforts['{name}']"))
+
+    # -- contacts -----------------------------------------------------------------------
+    def contacts(self) -> tuple[list[Contact], np.ndarray]:
+        """The active contacts at the current state and their gaps (m)."""
+        h = self.h
+        out: list[Contact] = []
+        gaps: list[float] = []
+        for tr in self.tracked:
+            c = tr.contact
+            Ra, pa = _pose(c.body_a)
+            Rb, pb = _pose(c.body_b)
+            wa, wb = pa + Ra @ tr.local_a, pb + Rb @ tr.local_b
+            frame = tr.frame_b @ Rb.T
+            gap = float(frame[0] @ (wa - wb))
+            vn = frame[0] @ (_point_velocity(c.body_a, wa) - _point_velocity(c.body_b, wb))
+            if gap <= self.margin + h * max(0.0, -vn):
+                out.append(dataclasses.replace(c, point=wa, frame=frame))
+                gaps.append(gap)
+        shaped = [b for b in self.system.bodies if supported(b.shape)]
+        for plane in self.planes:
+            frame = plane.frame
+            normal = frame[0]
+            law = plane.friction if plane.friction is not None else self.friction
+            for body in shaped:
+                found = shape_points(body.shape, body.position, body.rotation, plane)
+                points = np.array([p for _, p in found])
+                dist = plane.distance(points)
+                # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
+                r_x_n = np.cross(points - body.position, normal)
+                vn = normal @ body.velocity + r_x_n @ body.angular_velocity
+                for (label, p), gap, speed in zip(found, dist, vn):
+                    if gap <= self.margin + h * max(0.0, -speed):
+                        out.append(
+                            Contact(
+                                name=f"{body.name}.{label}@{plane.name}",
+                                body_a=body,
+                                body_b=self.system.ground,
+                                point=p,
+                                frame=frame,
+                                friction=law,
+                                torsion=self.torsion,
+                            )
+                        )
+                        gaps.append(float(gap))
+        return out, np.asarray(gaps, dtype=float)
+
+    # -- one step -----------------------------------------------------------------------
+    def step_assembly(self, contacts: list[Contact], gaps: np.ndarray) -> Assembly:
+        """The step's Assembly (see the module docstring): its b is G nu + h G M^-1 f + d."""
+        sysm = System(
+            gravity=self.system.gravity,
+            rolling_tol=self.system.rolling_tol,
+            normal_velocity_tol=np.inf,
+            bodies=self.system.bodies,
+            manipulators=self.system.manipulators,
+            contacts=contacts,
+            ground=self.system.ground,
+        )
+        asm = assemble(sysm)
+        h = self.h
+        d = np.zeros(len(asm.rows))
+        v = asm.v
+        for k, c in enumerate(contacts):
+            r = asm.contact_rows[c.name]["n"]
+            g = gaps[k]
+            d[r] = g / h if g > 0 else self.beta * g / h
+            if self.restitution > 0 and v[r] < 0:
+                d[r] += self.restitution * v[r]
+        return StepAssembly.of(asm, self.h, d)
+
+    def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:
+        """The step's Problem: the previous one with new ``b`` when the contacts and A are
+        unchanged (no Pyomo rebuild, the compiled structure reused), else a new one."""
+        laws = {c.name: self._law(c) for c in contacts}
+        key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
+        old = self.problem
+        if old is not None and key == self._key:
+            A_old, A_new = old.assembly.A_sparse, step.A_sparse
+            diff = abs(A_new - A_old).max() if A_new.nnz or A_old.nnz else 0.0
+            if diff <= 1e-12 * max(1.0, abs(A_new).max() if A_new.nnz else 1.0):
+                step.__dict__["A_sparse"] = A_old  # the model's coefficients are exactly these
+                old.assembly = step
+                old.contexts = {
+                    c.name: ContactContext(c, np.zeros(c.dimension), step.system.rolling_tol)
+                    for c in contacts
+                }
+                b = step.b
+                for r in range(len(b)):
+                    old.model.b[r] = float(b[r])
+                return old, True
+        problem = formulate(step, friction=laws)
+        self.problem, self._key, self._x = problem, key, None
+        return problem, False
+
+    def _law(self, contact: Contact) -> FrictionLaw:
+        """``friction`` given as one law replaces every contact's; as a mapping, the named ones."""
+        f = self.friction
+        if isinstance(f, Mapping):
+            law = f.get(contact.name, contact.friction)
+        else:
+            law = f if f is not None else contact.friction
+        if law is None:
+            raise SimulationError(
+                f"contact '{contact.name}' has no friction law: give friction= to simulate, to the "
+                "Plane, or to add_contact"
+            )
+        return law
+
+    def advance(self, nu_new: np.ndarray) -> None:
+        """Semi-implicit pose update with the post-step velocities ``nu_new``."""
+        h = self.h
+        for i, body in enumerate(self.system.bodies):
+            v, w = nu_new[6 * i : 6 * i + 3], nu_new[6 * i + 3 : 6 * i + 6]
+            body.velocity = v.copy()
+            body.angular_velocity = w.copy()
+            body.position = body.position + h * v
+            self.quaternions[i] = quat_step(self.quaternions[i], w, h)
+            body.rotation = quat_to_matrix(self.quaternions[i])
+        offset = 6 * len(self.system.bodies)
+        for arm in self.system.manipulators:
+            qd = nu_new[offset : offset + arm.n]
+            arm.qdot = qd
+            arm.q = arm.q + h * qd
+            offset += arm.n
+        self.t += h
+        _finite_state(self.system)
+
+
+def _point_velocity(body, point: np.ndarray) -> np.ndarray:
+    if isinstance(body, Ground):
+        return np.zeros(3)
+    if isinstance(body, Body):
+        return body.velocity + np.cross(body.angular_velocity, point - body.position)
+    return body.manipulator.point_velocity(body.index, point)
+
+
+def _call(fn: Callable, t: float, state: State, size: int, field_name: str) -> np.ndarray:
+    try:
+        value = fn(t, state)
+    except ContactModelError:
+        raise
+    except Exception as exc:  # a controller's own failure is reported with its name
+        raise SimulationError(f"{field_name} raised {type(exc).__name__}: {exc} (at t = {t:.6g} s)") from exc
+    try:
+        arr = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise SimulationError(f"{field_name} returned {value!r}: return {size} numbers") from None
+    if arr.shape != (size,):
+        raise SimulationError(
+            f"{field_name} returned {arr.size} values at t = {t:.6g} s: return {size} numbers"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise SimulationError(
+            f"{field_name} returned NaN or infinity at t = {t:.6g} s: return finite numbers"
+        )
+    return arr
+
+
+def _positive(value, field_name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SimulationError(f"{field_name} must be a number in s (got {value!r})") from None
+    if not np.isfinite(x) or x <= 0:
+        raise SimulationError(f"{field_name} must be positive and finite (got {x})")
+    return x
+
+
+def _nonnegative(value, field_name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise SimulationError(f"{field_name} must be a number (got {value!r})") from None
+    if not np.isfinite(x) or x < 0:
+        raise SimulationError(f"{field_name} must be >= 0 and finite (got {x})")
+    return x
+
+
+def simulate(
+    system: System,
+    t_end: float,
+    dt: float,
+    friction=None,
+    solver: str = "newton",
+    planes: Sequence[Plane] = (),
+    margin: float = 1e-3,
+    beta: float = 0.2,
+    restitution: float = 0.0,
+    wrenches: Mapping[str, Callable] | None = None,
+    efforts: Mapping[str, Callable] | None = None,
+    torsion: bool = False,
+    keep_steps: bool = True,
+    on_failure: str = "stop",
+    progress: Callable[[int, int], None] | None = None,
+    warm_start: bool = True,
+    **solver_options,
+) -> Trajectory:
+    """Simulate ``system`` from t = 0 to ``t_end`` (s) with steps of ``dt`` (s).
+
+    ``friction``: the law of every contact (one declaration swaps the law of the whole run), a
+    mapping contact name -> law, or None (each contact's own law; generated contacts take their
+    Plane's law). ``planes``: fixed planes against which Box and Sphere bodies get contacts
+    generated (see :mod:`contactmodel.simulation.collision`, ``margin`` in m); contacts declared
+    with ``system.add_contact`` follow their material points. ``beta``: fraction of a
+    penetration removed per step; ``restitution``: Newton's coefficient (0 = inelastic).
+    ``wrenches`` / ``efforts``: controllers, body name / manipulator name -> ``f(t, state)``
+    returning 6 numbers (force, torque; world) or one effort per joint.
+    ``keep_steps`` keeps each step's Assembly so ``trajectory.step_model(k)`` can rebuild it.
+    A step whose solver fails ends the run: the partial trajectory is returned (with a warning)
+    and ``trajectory.failed_problem`` holds that step's Problem; ``on_failure="raise"`` raises
+    :class:`~contactmodel.errors.SolverError` instead. Other keywords go to :func:`cm.solve`.
+    """
+    from contactmodel.errors import SolverError
+    from contactmodel.solve import solve
+
+    try:
+        t_end = float(t_end)
+    except (TypeError, ValueError):
+        raise SimulationError(f"t_end must be a number in s (got {t_end!r})") from None
+    if not np.isfinite(t_end) or t_end < 0:
+        raise SimulationError(f"t_end must be >= 0 and finite (got {t_end})")
+    if on_failure not in ("stop", "raise"):
+        raise SimulationError(f"on_failure must be 'stop' or 'raise' (got {on_failure!r})")
+    sim = Simulator(
+        system,
+        dt,
+        friction,
+        solver,
+        planes,
+        margin,
+        beta,
+        restitution,
+        wrenches,
+        efforts,
+        torsion,
+        solver_options,
+        warm_start,
+    )
+    n_steps = int(np.floor(t_end / sim.h + 1e-9))
+    traj = Trajectory.start(sim, solver)
+    for k in range(n_steps):
+        t0 = time.perf_counter()
+        sim._apply_controllers()
+        contacts, gaps = sim.contacts()
+        t1 = time.perf_counter()
+        step = sim.step_assembly(contacts, gaps)
+        t2 = time.perf_counter()
+        if contacts:
+            problem, reused = sim.problem_for(step, contacts)
+            t3 = time.perf_counter()
+            x0 = sim._x if (warm_start and reused) else None
+            solution = solve(problem, solver=solver, x0=x0, **solver_options)
+            if not solution.ok:
+                traj.fail(k, problem, solution)
+                message = (
+                    f"step {k} (t = {sim.t:.6g} s): solver '{solver}' returned {solution.status.value} "
+                    f"(residual {solution.residual:.3g}); {solution.message}. The run stops here: "
+                    "trajectory.failed_problem holds the step's model"
+                )
+                if on_failure == "raise":
+                    raise SolverError(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                break
+            sim._x = solution.x
+            p = problem.force_vector()
+        else:
+            problem, reused, solution, t3 = None, False, None, time.perf_counter()
+            p = np.zeros(0)
+        nu_new = step.accelerations(p)
+        t4 = time.perf_counter()
+        traj.record_step(
+            sim,
+            step,
+            contacts,
+            gaps,
+            p,
+            solution,
+            reused,
+            keep_steps,
+            {
+                "contacts": t1 - t0,
+                "update": t2 - t1 + (t3 - t2 if reused else 0.0),
+                "build": 0.0 if reused or problem is None else t3 - t2,
+                "solve": t4 - t3,
+            },
+        )
+        sim.advance(nu_new)
+        traj.record_state(sim)
+        if progress is not None:
+            progress(k + 1, n_steps)
+    return traj.finish()
+
+
+__all__ = ["Plane", "SimulationError", "Simulator", "State", "simulate"]

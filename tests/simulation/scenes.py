@@ -1,0 +1,59 @@
+"""Small scenes with closed-form motions, shared by the simulation tests."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+import contactmodel as cm
+from contactmodel.shapes import Box, Sphere
+from contactmodel.simulation import Plane
+
+G = 9.81
+SIDE = 0.2
+
+
+def sliding_box(v0=(0.5, 0.0, 0.0), mass: float = 1.0) -> tuple[cm.System, list[Plane]]:
+    """A cube of side 0.2 m resting on the plane z = 0, sliding at v0 (m/s)."""
+    system = cm.System(gravity=(0, 0, -G))
+    system.add_body(
+        "box",
+        mass,
+        cm.inertia.box(mass, (SIDE,) * 3),
+        position=(0, 0, SIDE / 2),
+        velocity=v0,
+        shape=Box((SIDE,) * 3),
+    )
+    return system, [Plane(tangent=(1.0, 0.0, 0.0))]
+
+
+def incline(theta: float) -> tuple[Plane, np.ndarray, np.ndarray]:
+    """The plane through the origin tilted by theta (rad) about y; its normal, and the unit
+    downhill direction."""
+    n = np.array([-np.sin(theta), 0.0, np.cos(theta)])
+    down = np.array([-np.cos(theta), 0.0, -np.sin(theta)])
+    return Plane(normal=n, name="incline", tangent=-down), n, down
+
+
+def box_on_incline(theta: float) -> tuple[cm.System, list[Plane], np.ndarray]:
+    """A cube at rest on an incline of angle theta; returns the downhill direction too."""
+    plane, n, down = incline(theta)
+    system = cm.System(gravity=(0, 0, -G))
+    R = Rotation.from_euler("y", -theta).as_matrix()
+    system.add_body(
+        "box",
+        1.0,
+        cm.inertia.box(1.0, (SIDE,) * 3),
+        position=n * SIDE / 2,
+        orientation=R,
+        shape=Box((SIDE,) * 3),
+    )
+    return system, [plane], down
+
+
+def sphere_on_incline(theta: float, radius: float = 0.1) -> tuple[cm.System, list[Plane], np.ndarray]:
+    """A uniform sphere at rest on an incline of angle theta."""
+    plane, n, down = incline(theta)
+    system = cm.System(gravity=(0, 0, -G))
+    system.add_body("ball", 1.0, cm.inertia.sphere(1.0, radius), position=n * radius, shape=Sphere(radius))
+    return system, [plane], down
