@@ -960,20 +960,41 @@ def _legend(ax: Axes, scene: _Scene, renderer, own_figure: bool) -> None:
     # which reach past the axes' box).
     fig = ax.figure
     if own_figure and not scene.planar:
-        anchor, loc = (1.0 - 4.0 / fig.bbox.width, ax.get_position().y1), "upper right"
+        # The strip's top, middle or bottom: 3D tick labels can still reach into the strip.
+        x = 1.0 - 4.0 / fig.bbox.width
+        pos = ax.get_position()
+        candidates = [
+            ((x, pos.y1), "upper right"),
+            ((x, 0.5 * (pos.y0 + pos.y1)), "center right"),
+            ((x, pos.y0), "lower right"),
+        ]
     else:
         right = ax.bbox.x1 if scene.planar else max(ax.bbox.x1, ax.get_tightbbox(renderer).x1)
-        anchor, loc = tuple(fig.transFigure.inverted().transform((right + 4.0, ax.bbox.y1))), "upper left"
-    ax.legend(
-        handles,
-        labels,
-        loc=loc,
-        bbox_to_anchor=anchor,
-        bbox_transform=fig.transFigure,
-        borderaxespad=0.0,
-        fontsize=7,
-        framealpha=0.85,
-    )
+        anchor = tuple(fig.transFigure.inverted().transform((right + 4.0, ax.bbox.y1)))
+        candidates = [(anchor, "upper left")]
+    fig.draw_without_rendering()  # 3D tick labels are placed only when the figure is drawn
+    texts = [t for t in _axes_texts(ax) if t.get_visible() and t.get_text()]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    for anchor, loc in candidates:
+        legend = ax.legend(
+            handles,
+            labels,
+            loc=loc,
+            bbox_to_anchor=anchor,
+            bbox_transform=fig.transFigure,
+            borderaxespad=0.0,
+            fontsize=7,
+            framealpha=0.85,
+        )
+        extent = legend.get_window_extent(renderer)
+        if not any(extent.overlaps(box) for box in boxes):
+            return
+
+
+def _axes_texts(ax: Axes) -> list:
+    """The texts an axes draws: its labels and annotations, axis labels and tick labels."""
+    axes = [ax.xaxis, ax.yaxis, *([ax.zaxis] if ax.name == "3d" else [])]
+    return [*ax.texts, *(t for axis in axes for t in [axis.label, *axis.get_ticklabels()])]
 
 
 def _renderer(fig: Figure):

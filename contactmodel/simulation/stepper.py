@@ -41,6 +41,7 @@ from contactmodel.friction.base import ContactContext, FrictionLaw
 from contactmodel.simulation.collision import Plane, shape_points, supported
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
+from contactmodel.validate import choice, real
 
 
 @dataclass
@@ -192,7 +193,7 @@ class Simulator:
     ) -> None:
         if not isinstance(system, System):
             raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
-        self.h = _positive(dt, "dt")
+        self.h = real(dt, "dt (s)", low=0.0, low_open=True, error=SimulationError)
         self.system = copy.deepcopy(system)
         self.system.normal_velocity_tol = np.inf
         _finite_state(self.system)
@@ -202,11 +203,9 @@ class Simulator:
         for k, plane in enumerate(self.planes):
             if not isinstance(plane, Plane):
                 raise SimulationError(f"planes[{k}] must be a contactmodel Plane (got {plane!r})")
-        self.margin = _nonnegative(margin, "margin")
-        self.beta = _nonnegative(beta, "beta")
-        self.restitution = _nonnegative(restitution, "restitution")
-        if self.restitution > 1:
-            raise SimulationError(f"restitution must be in [0, 1] (got {self.restitution})")
+        self.margin = real(margin, "margin", low=0.0, error=SimulationError)
+        self.beta = real(beta, "beta", low=0.0, error=SimulationError)
+        self.restitution = real(restitution, "restitution", low=0.0, high=1.0, error=SimulationError)
         self.torsion = bool(torsion)
         self.solver_options = dict(solver_options or {})
         self.warm_start = warm_start
@@ -432,26 +431,6 @@ def _call(fn: Callable, t: float, state: State, size: int, field_name: str) -> n
     return arr
 
 
-def _positive(value, field_name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SimulationError(f"{field_name} must be a number in s (got {value!r})") from None
-    if not np.isfinite(x) or x <= 0:
-        raise SimulationError(f"{field_name} must be positive and finite (got {x})")
-    return x
-
-
-def _nonnegative(value, field_name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise SimulationError(f"{field_name} must be a number (got {value!r})") from None
-    if not np.isfinite(x) or x < 0:
-        raise SimulationError(f"{field_name} must be >= 0 and finite (got {x})")
-    return x
-
-
 def simulate(
     system: System,
     t_end: float,
@@ -489,14 +468,8 @@ def simulate(
     from contactmodel.errors import SolverError
     from contactmodel.solve import solve
 
-    try:
-        t_end = float(t_end)
-    except (TypeError, ValueError):
-        raise SimulationError(f"t_end must be a number in s (got {t_end!r})") from None
-    if not np.isfinite(t_end) or t_end < 0:
-        raise SimulationError(f"t_end must be >= 0 and finite (got {t_end})")
-    if on_failure not in ("stop", "raise"):
-        raise SimulationError(f"on_failure must be 'stop' or 'raise' (got {on_failure!r})")
+    t_end = real(t_end, "t_end (s)", low=0.0, error=SimulationError)
+    choice(on_failure, "on_failure", ("stop", "raise"), error=SimulationError)
     sim = Simulator(
         system,
         dt,
