@@ -19,6 +19,7 @@ import numbers
 import sys
 import types
 import typing
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -207,28 +208,39 @@ def check_field(obj, name: str, value, error: Error):
     """``value`` for field ``name`` of dataclass instance ``obj``, checked against its annotation:
     ``float`` (a real number, not NaN), ``int``, ``bool``, ``str``, ``dict``, ``np.ndarray`` (a
     finite real vector), each optionally ``| None``; other annotations are not checked."""
-    hint = _hints(type(obj)).get(name, typing.Any)
-    members = _members(hint)
+    optional, check = _field_checker(type(obj), name)
     label = f"{type(obj).__name__}.{name}"
     if value is None:
-        if type(None) in members:
+        if optional:
             return None
         raise error(f"{label} must not be None; leave it out for its default")
+    return check(value, label, error)
+
+
+@functools.cache
+def _field_checker(cls: type, name: str) -> tuple[bool, Callable]:
+    """(None allowed, check(value, label, error)) for one field: the annotation is read once."""
+    members = _members(_hints(cls).get(name, typing.Any))
     kinds = [m for m in members if m is not type(None)]
     origin = [typing.get_origin(m) or m for m in kinds]
+    optional = type(None) in members
     if set(origin) == {np.ndarray, collections.abc.Sequence}:  # a boolean mask or an index set
-        return index_set(value, label, error=error)
+        return optional, lambda v, label, error: index_set(v, label, error=error)
     if len(origin) != 1 or origin[0] not in (float, int, bool, str, dict, np.ndarray):
-        return value  # unions of several kinds (e.g. an array or a sequence) are checked by their users
+        return optional, lambda v, label, error: v  # unions of several kinds: checked by their users
     kind = origin[0]
     if kind is float:
-        return real(value, label, allow_inf=True, error=error)
+        return optional, lambda v, label, error: real(v, label, allow_inf=True, error=error)
     if kind is int:
-        return integer(value, label, error=error)
+        return optional, lambda v, label, error: integer(v, label, error=error)
     if kind is bool:
-        return boolean(value, label, error=error)
+        return optional, lambda v, label, error: boolean(v, label, error=error)
     if kind is np.ndarray:
-        return real_array(value, label, ndim=1, error=error)
-    if not isinstance(value, kind):
-        raise error(f"{label} must be a {kind.__name__}, got {_given(value)}")
-    return value
+        return optional, lambda v, label, error: real_array(v, label, ndim=1, error=error)
+
+    def instance(v, label, error):
+        if not isinstance(v, kind):
+            raise error(f"{label} must be a {kind.__name__}, got {_given(v)}")
+        return v
+
+    return optional, instance

@@ -8,7 +8,8 @@ the dispatcher in :mod:`contactmodel.solve` computes the residuals and sets the 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+import functools
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -60,4 +61,15 @@ class Options:
     naming the field; range checks stay in each solver's ``validate()``."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, check_field(self, name, value, OptionError))
+        if value is not _defaults(type(self)).get(name, _NO_DEFAULT):  # declared defaults are trusted
+            value = check_field(self, name, value, OptionError)
+        object.__setattr__(self, name, value)
+
+
+_NO_DEFAULT = object()
+
+
+@functools.cache
+def _defaults(cls: type) -> dict[str, Any]:
+    """Field name -> declared default object of an options dataclass (fields with one only)."""
+    return {f.name: f.default for f in fields(cls) if f.default is not MISSING}
