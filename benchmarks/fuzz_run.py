@@ -29,10 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 sys.path.insert(0, str(ROOT))
 
-from scenes import NumpyDraw, check_answer, draw_scene  # noqa: E402
+from scenes import NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
-from contactmodel import solvers  # noqa: E402
 
 COLUMNS = (
     "solved",
@@ -46,21 +45,6 @@ COLUMNS = (
 )
 CHECK_TOL = {cm.Status.SOLVED: 1e-6, cm.Status.SOLVED_INACCURATE: 1e-2}
 TIMED = ("newton", "ipopt")  # solvers with a time_limit option
-
-
-def applicable(problem: cm.Problem, wanted: list[str]) -> list[str]:
-    mcp = problem.compile().mcp
-    out = []
-    for name in wanted:
-        info = solvers.REGISTRY[name]
-        if not info.available()[0]:
-            continue
-        if (mcp.cones is not None and not info.cones) or (info.lcp_only and not mcp.is_lcp):
-            continue
-        if name == "enumerate" and mcp.n > 12:
-            continue
-        out.append(name)
-    return out
 
 
 def law_label(scene) -> str:

@@ -292,3 +292,22 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
         report(f"{c.name} inside the friction set", max(outside, 0.0), fs)
         report(f"{c.name} maximum work", max(float(ft @ aT) - support, 0.0), fs * a_scale)
     return worst
+
+
+def applicable(problem, wanted) -> list[str]:
+    """The solvers among ``wanted`` that are installed and take ``problem``'s numeric form (cone
+    blocks, LCP only; enumerate up to size 12), in the order given."""
+    from contactmodel import solvers
+
+    mcp = problem.compile().mcp
+    out = []
+    for name in wanted:
+        info = solvers.REGISTRY[name]
+        if not info.available()[0]:
+            continue
+        if (mcp.cones is not None and not info.cones) or (info.lcp_only and not mcp.is_lcp):
+            continue
+        if name == "enumerate" and mcp.n > 12:
+            continue
+        out.append(name)
+    return out
