@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from contactmodel import inertia
+from contactmodel import inertia, shapes
 from contactmodel.friction import (
     CoulombCone,
     Ellipsoid,
     EllipticTorsion,
+    FrictionLaw,
     Planar,
     Polygonal,
     PolyhedralLimitSurface,
@@ -241,6 +242,23 @@ def sliding_and_rolling_pair() -> System:
         normal=(0, 0, 1),
         name="R",
         tangent=(np.cos(0.3), np.sin(0.3), 0),
+    )
+    return s
+
+
+def one_contact_box(law: FrictionLaw) -> System:
+    """A 0.2 m cube of 1 kg on the floor touching it at one point, 5 cm off centre along x,
+    with ``law`` there (torsion on, t along x): the scene of each law's picture."""
+    s = System()
+    box = s.add_body(
+        "box",
+        1.0,
+        inertia.box(1.0, (0.2, 0.2, 0.2)),
+        position=(0, 0, 0.1),
+        shape=shapes.Box((0.2, 0.2, 0.2)),
+    )
+    s.add_contact(
+        box, s.ground, (0.05, 0.0, 0.0), (0, 0, 1), tangent=(1, 0, 0), friction=law, name="c", torsion=True
     )
     return s
 

@@ -262,6 +262,15 @@ def _linear(coefs: np.ndarray, variables: list, constant=None):
     return LinearExpression(terms) if terms else 0.0
 
 
+def _row_expressions(K: sp.csr_matrix, variables: list, constants) -> list:
+    """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row."""
+    exprs = []
+    for r in range(K.shape[0]):
+        lo, hi = K.indptr[r], K.indptr[r + 1]
+        exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], constants[r]))
+    return exprs
+
+
 def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem:
     """Build the complementarity model of ``system`` (a System, or an assembly to reuse).
 
@@ -433,11 +442,7 @@ class ReducedForm(FormModel):
         model.b = pe.Param(range(assembly.m), mutable=True, initialize=dict(enumerate(assembly.b)))
         K = (assembly.A_sparse @ T).tocsr()
         K.eliminate_zeros()
-        exprs = []
-        for r in range(assembly.m):
-            lo, hi = K.indptr[r], K.indptr[r + 1]
-            exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], model.b[r]))
-        return exprs
+        return _row_expressions(K, variables, model.b)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
@@ -476,12 +481,7 @@ class SparseForm(FormModel):
                 model.f[k],
             )
             model.newton_euler[k] = complements(expr == 0, nd[k])
-        GF = asm.G[:, free].tocsr()
-        exprs = []
-        for r in range(asm.m):
-            lo, hi = GF.indptr[r], GF.indptr[r + 1]
-            exprs.append(_linear(GF.data[lo:hi], [nd[j] for j in GF.indices[lo:hi]], model.bias[r]))
-        return exprs
+        return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """nu_dot from the dynamics at forces c."""

@@ -124,29 +124,6 @@ def pictures() -> list[Path]:
     return written
 
 
-def law_system(law: cm.FrictionLaw) -> cm.System:
-    """One box on the floor touching it at one point, with ``law`` there (torsion on)."""
-    system = cm.System()
-    box = system.add_body(
-        "box",
-        1.0,
-        cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-        position=(0, 0, 0.1),
-        shape=cm.shapes.Box((0.2, 0.2, 0.2)),
-    )
-    system.add_contact(
-        box,
-        system.ground,
-        (0.05, 0.0, 0.0),
-        (0, 0, 1),
-        tangent=(1, 0, 0),
-        friction=law,
-        name="c",
-        torsion=True,
-    )
-    return system
-
-
 #: the friction-law pictures of the documentation: file stem -> law
 LAW_PICTURES = {
     "law_cone": cm.CoulombCone(0.5),
@@ -177,7 +154,13 @@ def law_pictures() -> list[Path]:
     written = []
     for stem, law in LAW_PICTURES.items():
         path = OUT / f"{stem}.png"
-        draw(law_system(law), view="3d", scale={"friction": 0.1}, out=path, title=f"{type(law).__name__}")
+        draw(
+            catalogue.one_contact_box(law),
+            view="3d",
+            scale={"friction": 0.1},
+            out=path,
+            title=f"{type(law).__name__}",
+        )
         written.append(path)
     return written
 

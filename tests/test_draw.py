@@ -166,28 +166,6 @@ def test_every_catalogue_case_renders(name: str, tmp_path: Path) -> None:
     assert {a.name for a in arrows(fig) if a.kind == "force"} == set(case.forces)
 
 
-def one_contact(law: cm.FrictionLaw) -> cm.System:
-    system = cm.System()
-    box = system.add_body(
-        "box",
-        1.0,
-        cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-        position=(0, 0, 0.1),
-        shape=shapes.Box((0.2, 0.2, 0.2)),
-    )
-    system.add_contact(
-        box,
-        system.ground,
-        (0.05, 0.0, 0.0),
-        (0, 0, 1),
-        tangent=(1, 0, 0),
-        friction=law,
-        name="c",
-        torsion=True,
-    )
-    return system
-
-
 HEXAGON = [[np.cos(a), np.sin(a)] for a in np.pi / 3 * np.arange(6)]
 LAWS = [
     (cm.CoulombCone(0.5), 0, 64),
@@ -209,7 +187,7 @@ LAWS = [
 
 @pytest.mark.parametrize("law, vertices, points", LAWS, ids=[repr(law)[:40] for law, _, _ in LAWS])
 def test_every_law_draws_its_friction_set(law, vertices: int, points: int) -> None:
-    system = one_contact(law)
+    system = catalogue.one_contact_box(law)
     fig = draw(system, view="3d", scale={"friction": 0.1})
     drawn = friction_sets(fig)["c"]
     assert drawn.set.vertices == vertices
@@ -237,7 +215,7 @@ def test_every_law_draws_its_friction_set(law, vertices: int, points: int) -> No
 
 
 def test_solved_torsion_and_sliding_arrows_match() -> None:
-    system = one_contact(cm.Ellipsoid(0.5, 1.0, 1.0, 0.2))
+    system = catalogue.one_contact_box(cm.Ellipsoid(0.5, 1.0, 1.0, 0.2))
     system.bodies[0].wrench = np.array([0.5, 0.2, 0.0, 0.0, 0.0, 0.05])
     problem = cm.formulate(system)
     solution = cm.solve(problem)
@@ -352,8 +330,8 @@ def test_registry_and_user_axes() -> None:
     fig = Figure(figsize=SIZE, dpi=DPI)
     left = fig.add_subplot(1, 2, 1, projection="3d")
     right = fig.add_subplot(1, 2, 2)
-    draw(one_contact(Triangle(0.3)), ax=left)
-    draw(one_contact(cm.Planar(0.3)), ax=right)
+    draw(catalogue.one_contact_box(Triangle(0.3)), ax=left)
+    draw(catalogue.one_contact_box(cm.Planar(0.3)), ax=right)
     assert right.name != "3d" and left.name == "3d"
     assert {a.gid for a in arrows(fig)} >= {"frame-n:c", "frame-t:c", "frame-o:c"}
 
