@@ -1,0 +1,411 @@
+"""cm.simulate side by side with Siconos' Moreau-Jean time stepping on the same scenes, in one run.
+
+Scenes (a 1 kg cube of side 0.2 m and a 1 kg sphere of radius 0.1 m on the floor z = 0; an
+incline is the floor with gravity tilted by theta about y, which is the same physics):
+
+- ``box_slide``: the cube slides at 1 m/s along x, mu = 0.5: stops after v0 / (mu g) = 0.204 s
+  at v0^2 / (2 mu g) = 0.102 m.
+- ``box_incline``: the cube released on a 35 deg incline, mu = 0.5 (tan 35 deg = 0.70 > mu):
+  slides at g (sin theta - mu cos theta) = 1.61 m/s^2.
+- ``sphere_bowl``: the sphere thrown at 1 m/s without spin, mu = 0.2: slides until its speed is
+  5/7 v0 at t = 2 v0 / (7 mu g) = 0.146 s, then rolls.
+- ``sphere_incline``: the sphere released on a 30 deg incline, mu = 0.5: rolls without slipping
+  at 5/7 g sin theta = 3.50 m/s^2.
+- ``boxes_N`` (``--boxes N``): N cubes dropped from 0.5 mm above the floor, tilted and spinning
+  slowly (the scene of benchmarks/simulate_scale.py), for the time per step at scale.
+
+Ours: ``cm.simulate`` with the Coulomb cone in its second-order-cone form (``--law cone``, solver
+newton; the law Siconos' FrictionContact solves) or the pyramid (``--law pyramid``, lemke).
+Siconos (Debian's python3-siconos, run with ``/usr/bin/python3``; this file is its worker too):
+RigidBodyDS (Newton-Euler) bodies, Bullet contact detection against a static box under the floor,
+NewtonImpactFrictionNSL(e = 0, mu), MoreauJeanOSI(theta = 0.5), FrictionContact(3) with its
+default solver (NSGS), TimeStepping. Both schemes are first order in h at impacts and stick-slip
+transitions; the expected gap between the trajectories is a few v h (m) in position and g h in
+velocity. Bullet reports the resting contacts only after the first step, so Siconos' bodies fall
+for one step and land (a velocity blip of a few g h): velocities are compared from t = 0.02 s on.
+
+Printed per scene: the largest difference of the centre of mass positions and velocities over the
+run (and of ours and Siconos' against the closed form where there is one), and the wall time per
+step of each (ours split into contact generation, model update, build and solve).
+
+    python benchmarks/simulate_peer.py                      # the four small scenes, dt = 1e-3
+    python benchmarks/simulate_peer.py --dt 1e-2 1e-3 --law cone pyramid
+    python benchmarks/simulate_peer.py --scenes boxes --boxes 100 --t-end 0.2
+
+Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
+only ours run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+G = 9.81
+SIDE = 0.2
+RADIUS = 0.1
+SETTLE = 0.02  # s: velocities are compared after Siconos' first landing (see compare)
+
+
+def _tilted(theta_deg: float) -> list[float]:
+    """Gravity (m/s^2) of the floor tilted by theta about y: downhill is +x."""
+    th = math.radians(theta_deg)
+    return [G * math.sin(th), 0.0, -G * math.cos(th)]
+
+
+def _cube(position, velocity=(0.0, 0.0, 0.0), quaternion=(1.0, 0.0, 0.0, 0.0), omega=(0.0, 0.0, 0.0)):
+    i = SIDE**2 / 6.0
+    return {
+        "shape": "box",
+        "size": [SIDE] * 3,
+        "mass": 1.0,
+        "inertia": [i, i, i],
+        "position": list(position),
+        "quaternion": list(quaternion),
+        "velocity": list(velocity),
+        "angular_velocity": list(omega),
+    }
+
+
+def _ball(position, velocity=(0.0, 0.0, 0.0)):
+    i = 0.4 * RADIUS**2
+    return {
+        "shape": "sphere",
+        "radius": RADIUS,
+        "mass": 1.0,
+        "inertia": [i, i, i],
+        "position": list(position),
+        "quaternion": [1.0, 0.0, 0.0, 0.0],
+        "velocity": list(velocity),
+        "angular_velocity": [0.0, 0.0, 0.0],
+    }
+
+
+def scenes(names: list[str], boxes: int, t_end: float | None) -> list[dict]:
+    """The scene specifications (plain data, shared by both interpreters)."""
+    out = []
+    for name in names:
+        if name == "box_slide":
+            s = {
+                "mu": 0.5,
+                "gravity": [0, 0, -G],
+                "t_end": 0.3,
+                "bodies": [_cube((0, 0, SIDE / 2), (1, 0, 0))],
+            }
+        elif name == "box_incline":
+            s = {"mu": 0.5, "gravity": _tilted(35), "t_end": 0.3, "bodies": [_cube((0, 0, SIDE / 2))]}
+        elif name == "sphere_bowl":
+            s = {"mu": 0.2, "gravity": [0, 0, -G], "t_end": 0.3, "bodies": [_ball((0, 0, RADIUS), (1, 0, 0))]}
+        elif name == "sphere_incline":
+            s = {"mu": 0.5, "gravity": _tilted(30), "t_end": 0.3, "bodies": [_ball((0, 0, RADIUS))]}
+        elif name == "boxes":
+            s = {"mu": 0.5, "gravity": [0, 0, -G], "t_end": 0.2, "bodies": _grid(boxes)}
+            name = f"boxes_{boxes}"
+        else:
+            raise SystemExit(f"unknown scene {name!r}")
+        s["name"] = name
+        if t_end is not None:
+            s["t_end"] = t_end
+        out.append(s)
+    return out
+
+
+def _grid(n: int, seed: int = 0) -> list[dict]:
+    """n cubes on a grid, tilted by ~0.02 rad, lowest corner 0.5 mm above the floor."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(seed)
+    side = int(np.ceil(np.sqrt(n)))
+    signs = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], dtype=float)
+    bodies = []
+    for k in range(n):
+        i, j = divmod(k, side)
+        rot = Rotation.from_rotvec(rng.normal(scale=0.02, size=3))
+        lowest = ((signs * SIDE / 2) @ rot.as_matrix().T)[:, 2].min()
+        x, y, z, w = rot.as_quat()
+        omega = rng.normal(scale=0.2, size=3)
+        bodies.append(_cube((0.3 * i, 0.3 * j, 5e-4 - lowest), (0, 0, 0), (w, x, y, z), omega))
+    return bodies
+
+
+def closed_form(scene: dict, t: np.ndarray) -> np.ndarray | None:
+    """(len(t), 3) centre-of-mass positions of the single body, or None."""
+    name, mu = scene["name"], scene["mu"]
+    p0 = np.array(scene["bodies"][0]["position"])
+    x = None
+    if name == "box_slide":
+        v0 = 1.0
+        ts = v0 / (mu * G)
+        tt = np.minimum(t, ts)
+        x = v0 * tt - 0.5 * mu * G * tt**2
+    elif name == "box_incline":
+        th = math.radians(35)
+        x = 0.5 * G * (math.sin(th) - mu * math.cos(th)) * t**2
+    elif name == "sphere_bowl":
+        v0 = 1.0
+        ts = 2 * v0 / (7 * mu * G)
+        tt = np.minimum(t, ts)
+        x = v0 * tt - 0.5 * mu * G * tt**2 + (5 / 7) * v0 * np.maximum(t - ts, 0.0)
+    elif name == "sphere_incline":
+        x = 0.5 * (5 / 7) * G * math.sin(math.radians(30)) * t**2
+    if x is None:
+        return None
+    out = np.tile(p0, (len(t), 1))
+    out[:, 0] += x
+    return out
+
+
+# -- Siconos (runs under /usr/bin/python3; imports nothing of contactmodel) -----------------------
+def run_siconos(scene: dict, h: float) -> dict:
+    import siconos.kernel as sk
+    import siconos.numerics as sn
+    from siconos.mechanics.collision import (
+        RigidBodyDS,
+        SiconosBox,
+        SiconosContactor,
+        SiconosContactorSet,
+        SiconosSphere,
+    )
+    from siconos.mechanics.collision.bullet import SiconosBulletCollisionManager, SiconosBulletOptions
+
+    opts = SiconosBulletOptions()
+    opts.worldScale = 1.0
+    opts.contactBreakingThreshold = 0.01
+    manager = SiconosBulletCollisionManager(opts)
+    nsds = sk.NonSmoothDynamicalSystem(0.0, scene["t_end"])
+    bodies = []
+    for spec in scene["bodies"]:
+        q0 = spec["position"] + spec["quaternion"]
+        v0 = spec["velocity"] + spec["angular_velocity"]
+        body = RigidBodyDS(q0, v0, spec["mass"], np.diag(spec["inertia"]))
+        body.setUseContactorInertia(False)
+        if spec["shape"] == "box":
+            shape = SiconosBox(*spec["size"])
+            shape.setInsideMargin(0.01 * min(spec["size"]))
+        else:
+            shape = SiconosSphere(spec["radius"])
+            shape.setInsideMargin(0.0)
+        shape.setOutsideMargin(0.0)
+        contactors = SiconosContactorSet()
+        contactors.append(SiconosContactor(shape))
+        body.setContactors(contactors)
+        body.setFExtPtr([spec["mass"] * g for g in scene["gravity"]])
+        nsds.insertDynamicalSystem(body)
+        bodies.append(body)
+    floor = SiconosBox(100.0, 100.0, 1.0)
+    floor.setInsideMargin(0.01)
+    floor.setOutsideMargin(0.0)
+    fixed = SiconosContactorSet()
+    fixed.append(SiconosContactor(floor))
+    manager.insertStaticContactorSet(fixed, [0, 0, -0.5, 1, 0, 0, 0])
+    manager.insertNonSmoothLaw(sk.NewtonImpactFrictionNSL(0.0, 0.0, scene["mu"], 3), 0, 0)
+    osi = sk.MoreauJeanOSI(0.5)
+    problem = sk.FrictionContact(3)
+    problem.setMStorageType(sn.NM_SPARSE_BLOCK)
+    problem.setKeepLambdaAndYState(True)
+    sim = sk.TimeStepping(nsds, sk.TimeDiscretisation(0.0, h))
+    sim.insertIntegrator(osi)
+    sim.insertNonSmoothProblem(problem)
+    sim.insertInteractionManager(manager)
+    sim.setNewtonOptions(sk.SICONOS_TS_NONLINEAR)
+    sim.setNewtonMaxIteration(1)
+
+    def state():
+        return [list(b.q()[:3]) for b in bodies], [list(b.velocity()[:3]) for b in bodies]
+
+    n_steps = int(math.floor(scene["t_end"] / h + 1e-9))
+    pos, vel = state()
+    positions, velocities, contacts = [pos], [vel], []
+    seconds = []
+    for _ in range(n_steps):
+        t0 = time.perf_counter()
+        sim.computeOneStep()
+        sim.nextStep()
+        seconds.append(time.perf_counter() - t0)
+        pos, vel = state()
+        positions.append(pos)
+        velocities.append(vel)
+        contacts.append(problem.getSizeOutput() // 3)
+    return {
+        "positions": positions,
+        "velocities": velocities,
+        "seconds": seconds,
+        "contacts": contacts,
+    }
+
+
+def siconos_available() -> str | None:
+    """None when /usr/bin/python3 imports siconos.kernel, else why not."""
+    try:
+        out = subprocess.run(
+            [SYSTEM_PYTHON, "-c", "import siconos.kernel, siconos.mechanics.collision.bullet"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{SYSTEM_PYTHON} cannot run: {exc}"
+    if out.returncode:
+        return f"{SYSTEM_PYTHON} cannot import siconos.kernel (apt-get install python3-siconos)"
+    return None
+
+
+def siconos(scene: dict, h: float) -> dict:
+    """Run the Siconos worker on one scene; arrays as numpy."""
+    out = subprocess.run(
+        [SYSTEM_PYTHON, __file__, "--worker", json.dumps({"scene": scene, "h": h})],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode:
+        raise RuntimeError(f"Siconos worker failed:\n{out.stderr[-2000:]}")
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    for key in ("positions", "velocities", "seconds"):
+        data[key] = np.asarray(data[key], dtype=float)
+    return data
+
+
+# -- ours ------------------------------------------------------------------------------------
+def system_of(scene: dict):
+    """The scene as a contactmodel System and the floor plane."""
+    import contactmodel as cm
+    from contactmodel.shapes import Box, Sphere
+    from contactmodel.simulation.stepper import quat_to_matrix
+
+    system = cm.System(gravity=tuple(scene["gravity"]))
+    for k, spec in enumerate(scene["bodies"]):
+        shape = Box(tuple(spec["size"])) if spec["shape"] == "box" else Sphere(spec["radius"])
+        system.add_body(
+            f"b{k}",
+            spec["mass"],
+            np.diag(spec["inertia"]),
+            position=spec["position"],
+            orientation=quat_to_matrix(np.array(spec["quaternion"])),
+            velocity=spec["velocity"],
+            angular_velocity=spec["angular_velocity"],
+            shape=shape,
+        )
+    return system, [cm.Plane(tangent=(1.0, 0.0, 0.0))]
+
+
+def ours(scene: dict, h: float, law: str) -> dict:
+    import contactmodel as cm
+
+    system, planes = system_of(scene)
+    mu = scene["mu"]
+    friction, solver = (
+        (cm.CoulombCone(mu, form="soc"), "newton") if law == "cone" else (cm.Pyramid(mu), "lemke")
+    )
+    t0 = time.perf_counter()
+    traj = cm.simulate(
+        system, scene["t_end"], h, friction=friction, solver=solver, planes=planes, keep_steps=False
+    )
+    wall = time.perf_counter() - t0
+    if not traj.ok:
+        raise RuntimeError(f"{scene['name']}: our run failed at step {traj.failed_step}")
+    return {
+        "positions": traj.positions,
+        "velocities": traj.velocities,
+        "wall": wall,
+        "steps": traj.n_steps,
+        "timings": {k: float(np.mean(v)) for k, v in traj.timings.items()},
+        "energy_rise": float(np.max(np.diff(traj.energy), initial=0.0)),
+    }
+
+
+def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
+    """One row: differences (m, m/s) and times per step (ms)."""
+    mine = ours(scene, h, law)
+    n = mine["steps"]
+    t = h * np.arange(n + 1)
+    row = {
+        "scene": scene["name"],
+        "dt": h,
+        "law": law,
+        "ours_ms": 1e3 * mine["wall"] / n,
+        "ours_split_ms": {k: 1e3 * v for k, v in mine["timings"].items()},
+        "ours_energy_rise": mine["energy_rise"],
+    }
+    exact = closed_form(scene, t) if len(scene["bodies"]) == 1 else None
+    if exact is not None:
+        row["ours_vs_exact_m"] = float(np.max(np.abs(mine["positions"][:, 0] - exact)))
+    if peer is not None:
+        row["siconos_ms"] = 1e3 * float(np.median(peer["seconds"]))
+        row["siconos_mean_ms"] = 1e3 * float(np.mean(peer["seconds"]))
+        k = min(len(peer["positions"]), len(mine["positions"]))
+        row["position_gap_m"] = float(np.max(np.abs(mine["positions"][:k] - peer["positions"][:k])))
+        # Bullet reports the resting contacts after the first step: Siconos' body falls for a
+        # step and lands, so velocities are compared from SETTLE seconds on
+        j = min(k - 1, int(round(SETTLE / h)))
+        row["velocity_gap_m_s"] = float(np.max(np.abs(mine["velocities"][j:k] - peer["velocities"][j:k])))
+        row["final_gap_m"] = float(np.max(np.abs(mine["positions"][k - 1] - peer["positions"][k - 1])))
+        if exact is not None:
+            row["siconos_vs_exact_m"] = float(np.max(np.abs(peer["positions"][:k, 0] - exact[:k])))
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scenes", nargs="+", default=["box_slide", "box_incline", "sphere_bowl", "sphere_incline"]
+    )
+    parser.add_argument("--dt", nargs="+", type=float, default=[1e-3])
+    parser.add_argument("--law", nargs="+", default=["cone"], choices=["cone", "pyramid"])
+    parser.add_argument("--boxes", type=int, default=100)
+    parser.add_argument("--t-end", type=float, default=None)
+    parser.add_argument("--json", action="store_true", help="one JSON line per row instead of the table")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        job = json.loads(args.worker)
+        print(json.dumps(run_siconos(job["scene"], job["h"])))
+        return
+    missing = siconos_available()
+    if missing:
+        print(f"Siconos skipped: {missing}")
+    rows = []
+    for scene in scenes(args.scenes, args.boxes, args.t_end):
+        for h in args.dt:
+            peer = None if missing else siconos(scene, h)
+            for law in args.law:
+                row = compare(scene, h, law, peer)
+                rows.append(row)
+                if args.json:
+                    print(json.dumps(row))
+    if args.json:
+        return
+    head = (
+        f"{'scene':<16}{'dt':>7} {'law':<8}{'|dx| vs Siconos':>16}{'|dv| vs Siconos':>16}"
+        f"{'ours vs exact':>14}{'Siconos vs exact':>17}{'ours ms/step':>13}{'Siconos ms/step':>16}"
+    )
+    print(head)
+    for r in rows:
+        print(
+            f"{r['scene']:<16}{r['dt']:>7g} {r['law']:<8}{_f(r.get('position_gap_m')):>16}"
+            f"{_f(r.get('velocity_gap_m_s')):>16}{_f(r.get('ours_vs_exact_m')):>14}"
+            f"{_f(r.get('siconos_vs_exact_m')):>17}{r['ours_ms']:>13.2f}{_f(r.get('siconos_ms'), '.2f'):>16}"
+        )
+    print(
+        "ours per step (ms): "
+        + "; ".join(
+            f"{r['scene']} {r['law']} dt={r['dt']:g}: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in r["ours_split_ms"].items())
+            for r in rows
+        )
+    )
+
+
+def _f(value, spec: str = ".2e") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
