@@ -6,7 +6,7 @@ Usage:
                                    [--tol 1e-8] [--options 'fip:{"epsilon": 1e-12, "tol": 1e-12}']
                                    [--out FILE.jsonl] [--summarize FILE.jsonl]
 
-Problems. 3D laws: ``random_boxes`` of :mod:`contactmodel.experiments.generators` (seed 000 §6:
+Problems. 3D laws: ``random_boxes`` of :mod:`contactmodel.experiments.generators` (Trinkle et al. (1997) §6:
 boxes on the ground, stacked or side by side, pushed, rolling or sliding, some spinning), with
 the generator's size drawn in ``--sizes`` and mu in {0.1, ..., 1.0}; half of the problems (drawn)
 start from rest (velocities zeroed: every contact rolls, the LCP/MNCP branch of each law; their size
@@ -33,6 +33,11 @@ correctness: two verified answers that differ show that the problem has more tha
 
 Output: one JSON line per (problem, solver), then one summary line per (law, solver), then a
 table. ipopt and scipy are slow: they get the first ``--slow-n`` problems of each law only.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

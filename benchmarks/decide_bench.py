@@ -7,8 +7,8 @@ Usage:
     python benchmarks/decide_bench.py agreement [--n 200] [--laws pyramid cone ...] [--enum-max 12]
     (common: [--time-limit S] [--out FILE.jsonl]; ``--summary FILE.jsonl`` prints the table only)
 
-Instances. ``seed000``: the seed 000 Table 1 problem of LCP size 170, generator seed 0, under the
-friction pyramid at each mu (``contactmodel experiment seed000-table1``; the four no solver
+Instances. ``seed000``: the Trinkle et al. (1997) Table 1 problem of LCP size 170, generator seed 0, under the
+friction pyramid at each mu (``contactmodel experiment trinkle1997-table1``; the four no solver
 solves are mu = 0.7 .. 1.0). ``peer``: the friction-pyramid LCPs of
 ``/work/shared/tools/make_peer_instances.py OUTDIR --seed S`` (``lcp_{family}_n{size}.npz``; slide
 n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
@@ -21,6 +21,11 @@ decide's exact rational check; every solution's residual ``||min(z, M z + q)||_i
 solutions their inf-norm distance. One JSON line per instance (verdict, exact, seconds, n, the
 evidence's scalars, ``check`` = the re-check passed), then a table by instance kind and size
 bucket: counts per verdict, median and max seconds.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

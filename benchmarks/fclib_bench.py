@@ -13,7 +13,7 @@ Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``
 whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is formulated with
 ``contactmodel.io.fclib.to_problem`` (A = W exactly as read, symmetric or not; b = q; all contacts
 rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` that it accepts:
-``mncp`` is ``CoulombCone(mu_a, slack=...)`` (seed 000's MNCP), ``soc`` is
+``mncp`` is ``CoulombCone(mu_a, slack=...)`` (Trinkle et al.'s (1997) MNCP), ``soc`` is
 ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to ``--nlp-max-contacts``
 contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
 limit of time limit + 10 s. Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and
@@ -30,6 +30,11 @@ kind, asymmetry (max|W - W^T| / max|W|), seconds (the solve call), status, itera
 markdown tables: per file and solver (status, fc3d, dispatcher residual, seconds); per solver the
 fraction solved and median times; per test set ours next to the published fractions at 1e-8.
 Not part of the test suite.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

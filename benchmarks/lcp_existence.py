@@ -4,9 +4,9 @@ Usage:
     python benchmarks/lcp_existence.py [--mus 0.5 0.55 0.6 0.602 0.65 0.7 1.0]
     python benchmarks/lcp_existence.py --npz INSTANCE.npz [INSTANCE.npz ...]
 
-Without ``--npz`` the LCPs are those of the seed 000 Table 1 problem of size 170, generator seed 0
-(``contactmodel experiment seed000-table1``), under the friction pyramid, at each ``mu`` of
-``--mus``; with ``--npz`` the ``M, q`` of each file (e.g. from
+Without ``--npz`` the LCPs are those of the Trinkle et al. (1997) Table 1 problem of size 170,
+generator seed 0 (``contactmodel experiment trinkle1997-table1``), under the friction pyramid, at
+each ``mu`` of ``--mus``; with ``--npz`` the ``M, q`` of each file (e.g. from
 ``/work/shared/tools/make_peer_instances.py``). One JSON line per LCP: n, sizes of the connected
 components of the graph of ``M`` (independent sub-LCPs), lp_feasible (is ``{z >= 0, M z + q >= 0}``
 nonempty, HiGHS; if not, ``farkas_q_y`` < 0 certifies that no solution exists), newton and lemke
@@ -15,6 +15,11 @@ point its ``max_z``. A solution norm that grows without bound as ``mu`` rises to
 (``max_z`` ~ C / (mu* - mu)) is the mark of a Painleve-type loss of solutions: ``d = z / max z``
 tends to a nonzero solution of the homogeneous LCP (``d >= 0, M d >= 0, d . M d = 0``) with
 ``q . d < 0``, reported as ``d_min_Md``, ``d_dot_Md``, ``q_dot_d``. Not part of the test suite.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Contact modes of a solved contact: separate, roll, slide (with direction), approach.
 
-Two views, as in seed 003:
+Two views, as in Berard et al. (2004):
 
 - physical: from a contact's force c = (n, t, o[, r]) and relative acceleration a (same frame)
   (:func:`contact_modes`, used by the dispatcher for every Solution; :func:`classify` for one
@@ -13,9 +13,13 @@ Two views, as in seed 003:
 
 Pyramid directions are written ``+t-o`` (sign of the sliding acceleration along t and o); a
 slide along one axis only (force on a face of the pyramid, not at a vertex) is degenerate: the
-transition between two quadrants (seed 003 §VI-A). Polygonal(k) directions are ``d3`` (force
+transition between two quadrants (Berard et al. (2004) §VI-A). Polygonal(k) directions are ``d3`` (force
 along -a at friction direction 3, a non-degenerate slide) or ``d3|d4`` (between two directions:
 degenerate).
+
+References:
+
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ class PatternLabel:
     ``mode`` is a :class:`Mode`; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
     ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
     ways along one axis while rolling along the other) - such a pattern is always infeasible;
-    ``degenerate`` marks the boundary cases of seed 003 (single-axis pyramid slides,
+    ``degenerate`` marks the boundary cases of Berard et al. (2004) (single-axis pyramid slides,
     two-direction polygonal slides, and ``"slide (no friction force)"``, feasible only at
     mu = 0).
     """

@@ -1,4 +1,4 @@
-"""Contact modes of a disc at rest touching a small fixed disc (seed 003, Fig. 2).
+"""Contact modes of a disc at rest touching a small fixed disc (Berard et al. (2004), Fig. 2).
 
 Seed 003 illustrates contact modes with a disc at rest in contact with a small fixed disc,
 friction coefficient 0.4, and asks which external wrenches keep the contact rolling, make it
@@ -39,6 +39,10 @@ Run it:
     python examples/disc_modes.py
     contactmodel solve examples/disc_modes.py --json
     contactmodel solve examples/disc_modes.py --friction pyramid:0.4 --solver lemke
+
+References:
+
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from __future__ import annotations

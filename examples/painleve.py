@@ -1,6 +1,6 @@
 """Painlevé's sliding rod: with enough friction, rigid-body contact has no solution at all.
 
-The classical paradox from the related work of seed 004 (Lötstedt, Baraff): a thin uniform rod
+The classical paradox from the related work of Trinkle et al. (1997) (Lötstedt, Baraff): a thin uniform rod
 of length 2l and mass m leans at an angle theta above a horizontal table, one end on the table,
 sliding. For large friction coefficients the instantaneous rigid-body problem (the one every
 solver here solves) has no solution, or several; no contact force is consistent with Coulomb's
@@ -53,6 +53,11 @@ Run it:
     python examples/painleve.py
     contactmodel solve examples/painleve.py --json              # mu = 1.0: solved
     contactmodel solve examples/painleve.py --friction cone:2.0  # no solution: exit code 1
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

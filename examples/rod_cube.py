@@ -1,4 +1,4 @@
-"""A cube pushed and twisted by an active rod, resting on a hump (seed 002 §4, Examples 1 and 2).
+"""A cube pushed and twisted by an active rod, on a hump (Trinkle and Pang (1997) §4, Examples 1 and 2).
 
 The system of Trinkle and Pang's distributed-contact paper: a uniform cube of side 2 (its
 centre at the world origin, faces at x, y, z = +-1) and an active rod whose axis is parallel
@@ -6,7 +6,7 @@ to the world x axis. The rod's tip presses on the cube's front face x = +1; its 
 joints translate the rod along its axis with a force tau1 (N) and turn it about its axis with
 a moment tau2 (N m). Every contact is a soft finger (``torsion=True``): besides the force
 (c_n, c_t, c_o) it carries a moment c_r about its normal, and friction follows the
-ellipsoidal limit surface c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2 (seed 002
+ellipsoidal limit surface c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2 (Trinkle and Pang (1997)
 (1), ``cm.Ellipsoid(mu, e_t, e_o, e_r)``) with maximum work.
 
 Contacts (points relative to the cube's centre; normals point into the cube, which is the
@@ -31,7 +31,7 @@ Masses. The paper gives the system mass matrix M = diag(1, 1, 1, 3, 3, 3, 4, 2):
 rod 2 kg) and rod axial inertia 2 kg m^2. This file builds that M faithfully. Gravity is
 g = 10 m/s^2 along -z (the cube weighs 10 N); the rod's joints carry no gravity load.
 
-How this model compares with the paper's Table 1 (see /work/shared/seeds/README.md):
+How this model compares with the paper's Table 1:
 
 * The authors' matrices (``build_authors()``): G with -1 instead of +1 as the y-moment entry
   of the hump's o row (the corner geometry, and display (2) itself, give +1),
@@ -65,9 +65,9 @@ solutions, the system jams or all contacts slide. Example 1: no fixed rod, the h
 middle of the bottom face, eta = 1.5, zeta = 2 (or 0: singular Jacobian), tau = (5, 3),
 e_r = 1 at the rod and 0.25 at the hump, mu1 and mu2 varied over [0.1, 1.0] in the paper.
 
-The contact Jacobian (8 x 12, seed 002 display (2)) is G^T here with its columns ordered
+The contact Jacobian (8 x 12, Trinkle and Pang (1997) display (2)) is G^T here with its columns ordered
 (n1, n2, n3, t1, t2, t3, o1, o2, o3, r1, r2, r3); its cube rows agree with the paper's. Its
-two rod rows have the opposite sign: seed 000 (3) writes the manipulator dynamics as
+two rod rows have the opposite sign: Trinkle et al. (1997) (3) writes the manipulator dynamics as
 tau - J^T c = M qddot, while this library writes M qddot = tau + G^T c.
 
 Run it:
@@ -75,6 +75,13 @@ Run it:
     contactmodel solve examples/rod_cube.py:build_authors --all-solutions
     contactmodel solve examples/rod_cube.py --json
     contactmodel solve examples/rod_cube.py --friction elliptic-torsion:0.9:1:1:2
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations
@@ -128,7 +135,7 @@ def build(
     zeta: float | None = None,
     tau: tuple[float, float] | None = None,
 ) -> cm.System:
-    """The rod-and-cube system of seed 002's Example 2 (default) or Example 1.
+    """The rod-and-cube system of Trinkle and Pang's (1997) Example 2 (default) or Example 1.
 
     ``mu``: one friction coefficient per contact (default: the example's); ``zeta`` (m): the
     height parameter of the rod's contact, z = zeta - 1 on the front face (Example 1 uses 2
@@ -205,7 +212,8 @@ def build(
 
 def seed_jacobian(system: cm.System) -> np.ndarray:
     """G^T with the columns in the paper's order (all n, all t, all o, all r): compare with
-    seed 002 display (2) (cube rows equal, rod rows of opposite sign, see the module docstring)."""
+    Trinkle and Pang (1997) display (2) (cube rows equal, rod rows of opposite sign, see the module
+    docstring)."""
     asm = cm.assemble(system)
     names = [c.name for c in system.contacts]
     order = [asm.row(name, comp) for comp in "ntor" for name in names]

@@ -1,8 +1,8 @@
-"""Two SCARA robots grasp a cube between their fingertips (seed 001 §4).
+"""Two SCARA robots grasp a cube between their fingertips (Andreani et al. (2002) §4).
 
 The test problem of Andreani, Friedlander, Mello and Santos: a cube of side 2r = 0.4 m and
 mass 3 kg is held between the fingertips of two SCARA arms, one on each side, the contact
-points at the centres of two opposite vertical faces. Each arm is seed 001's SCARA in
+points at the centres of two opposite vertical faces. Each arm is Andreani et al.'s (2002) SCARA in
 standard Denavit-Hartenberg form (``contactmodel.manipulator.scara``): a shoulder and an
 elbow turning about vertical axes (links of l1 = 0.4 m and l2 = 0.25 m), a vertical
 prismatic quill, and a wrist (l3 = 0). The fingertip is the origin of link 4's frame.
@@ -28,13 +28,13 @@ Contacts (point contacts, ``cm.CoulombCone``): ``tip1`` at (-r, 0, a) with mu1 =
 tangent t is (0, 0, -1) at both contacts (o = n x t).
 
 Motion. The seed sets the relative velocities to v_i = (0, 1, 0) in each contact frame: the
-cube slips down between the fingers at 1 m/s (``build(sliding=True)``, the default, seed 001
+cube slips down between the fingers at 1 m/s (``build(sliding=True)``, the default, Andreani et al. (2002)
 §4.1). ``build(sliding=False)`` puts everything at rest, so both contacts roll (§4.2).
 
 Efforts. Each arm squeezes with SQUEEZE = 200 N: the shoulder and elbow torques are
 tau = J^T (SQUEEZE n_into_cube), J the fingertip's linear Jacobian (only the elbow carries
 it: the fingertip lies on the line through the shoulder axis). The quill is servoed: its
-effort is unknown (None) and its acceleration prescribed to 0 (seed 000 §2.5), so the
+effort is unknown (None) and its acceleration prescribed to 0 (Trinkle et al. (1997) §2.5), so the
 solution reports the force it needs. The wrist effort is 0.
 
 What to expect. At rest (rolling) friction can hold the weight: each tip needs
@@ -54,6 +54,14 @@ Run it:
     python examples/scara_grasp.py
     contactmodel solve examples/scara_grasp.py --json
     contactmodel solve examples/scara_grasp.py --friction pyramid:0.2 --solver lemke
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations

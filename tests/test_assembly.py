@@ -187,7 +187,7 @@ def test_reduced_and_sparse_forms_have_the_same_solutions(name, law):
 
 def test_unknown_effort_with_prescribed_acceleration():
     """A vertical prismatic joint lifting a 2 kg link at a prescribed 1.5 m/s^2 needs an effort
-    m (a + g); a box resting on that link then feels the same acceleration (seed 000 §2.5)."""
+    m (a + g); a box resting on that link then feels the same acceleration (Trinkle et al. (1997) §2.5)."""
     from contactmodel.manipulator import Link, Prismatic
 
     g, m, a = 9.81, 2.0, 1.5

@@ -86,7 +86,7 @@ def test_example_runs_from_the_command_line(name, capsys):
     assert data["contacts"]
 
 
-# -- two SCARA robots grasping a cube (seed 001 §4) --------------------------------------------
+# -- two SCARA robots grasping a cube (Andreani et al. (2002) §4) --------------------------------------------
 def test_scara_fingertips_touch_the_cube_faces():
     system = scara_grasp.build()
     cube = system.body("cube")
@@ -131,7 +131,7 @@ def test_scara_rolling_grasp_holds_the_cube():
     np.testing.assert_allclose(solution.bodies[0].angular_acceleration, 0.0, atol=1e-9)
 
 
-# -- the rod and the cube (seed 002 §4) ---------------------------------------------------------
+# -- the rod and the cube (Trinkle and Pang (1997) §4) -------------------------------------------------------
 def _seed_display_2(eta: float, zeta: float, gamma: float, delta: float) -> np.ndarray:
     """Seed 002 display (2), cube rows (x, y, z, wx, wy, wz) and the rod's translation row, as
     read from the extraction; NaN marks entries the extraction does not give: its third row of
@@ -161,7 +161,7 @@ def _seed_display_2(eta: float, zeta: float, gamma: float, delta: float) -> np.n
 def test_rod_cube_jacobian_has_the_structure_of_seed_display_2():
     """Compared: the six cube rows of all twelve columns except the z row of the (o, r) block
     (missing from the extraction) and the rod's translation row; the rod rows have the opposite
-    sign (seed 000 (3) writes tau - J^T c). The rod's rotation row is printed as zeros, which
+    sign (Trinkle et al. (1997) (3) writes tau - J^T c). The rod's rotation row is printed as zeros, which
     cannot be (c_r1 = tau2 when jammed): ours has -1 under r1 and is checked separately."""
     eta, zeta, gamma, delta = 1.5, 1.5, 1.5, 0.5
     ours = rod_cube.seed_jacobian(rod_cube.build())
@@ -230,7 +230,7 @@ def test_rod_cube_example_1_solves_at_the_corners_of_the_mu_grid(zeta):
         assert solution.checks["normal_complementarity"] < 1e-8
 
 
-# -- the disc at rest touching a small fixed disc (seed 003 Fig. 2) -----------------------------
+# -- the disc at rest touching a small fixed disc (Berard et al. (2004) Fig. 2) -----------------------------
 def test_disc_default_push_slides_as_derived():
     solution = cm.solve(cm.formulate(disc_modes.build()))
     contact = solution.contact("contact")

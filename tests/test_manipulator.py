@@ -1,5 +1,5 @@
 """Tests of contactmodel.manipulator: kinematics and dynamics against finite differences,
-hand-derived pendulum / two-link formulas, declaration errors, and the seed 001 SCARA grasp."""
+hand-derived pendulum / two-link formulas, declaration errors, and the Andreani et al. (2002) SCARA grasp."""
 
 from __future__ import annotations
 

@@ -3,11 +3,17 @@
 - :func:`contact_modes` / :func:`classify`: the mode of each contact (separate, roll, slide with
   its direction, approach; degenerate cases named) and the complementarity pairs deciding it;
 - :func:`mode_cone`, :func:`enumerate_modes`, :func:`mode_census`: the wrenches consistent with a
-  mode assignment in span and face form (cddlib), seed 003's counts, :func:`plot_disc_cones`;
-- :func:`verify`: residuals per pair, friction-set membership, colinearity, seed 000 Prop. 1;
+  mode assignment in span and face form (cddlib), Berard et al.'s (2004) counts, :func:`plot_disc_cones`;
+- :func:`verify`: residuals per pair, friction-set membership, colinearity, Trinkle et al. (1997) Prop. 1;
 - :func:`diagnose`: ranks, definiteness, matrix classes, existence/uniqueness conditions;
 - :func:`decide`: existence/uniqueness with certificates (Farkas ray, pattern MILP, P-matrix);
 - :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from contactmodel.analysis.cones import (

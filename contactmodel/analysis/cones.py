@@ -7,14 +7,18 @@ has a solution with that pattern is the projection onto w of
 
     { (w, z_I) : z_I >= 0,  y = M_{:,I} z_I + Q w + q_rest,  y_I = 0,  y_J >= 0 }
 
-(I: pairs whose variable may be positive, J: the others; seed 003 (26)-(29)). ``approach`` at a
-contact (seed 003 Table II, an initially separated contact closing) sets all its variables to
+(I: pairs whose variable may be positive, J: the others; Berard et al. (2004) (26)-(29)). ``approach`` at a
+contact (Berard et al. (2004) Table II, an initially separated contact closing) sets all its variables to
 zero, drops its rows and asks a_n <= 0. The set is a polyhedral cone when q_rest = 0 (e.g.
 bodies at rest, no G_dot nu, no applied forces outside w; gravity on the chosen body is part
 of w), otherwise a polyhedron: both are reported in span form (vertices, rays, lineality) and
 face form (F w <= h, E w = e), converted by cddlib (pycddlib). A pattern is *feasible* when some
-w gives a solution with every member allowed to be positive strictly positive (seed 003 §V-A:
+w gives a solution with every member allowed to be positive strictly positive (Berard et al. (2004) §V-A:
 strict complementarity); an infeasible pattern reports an empty set.
+
+References:
+
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from __future__ import annotations
@@ -355,7 +359,7 @@ def enumerate_modes(
 
 @dataclass
 class Census:
-    """Sign patterns of one initially rolling contact under a law (seed 003 §V-VI)."""
+    """Sign patterns of one initially rolling contact under a law (Berard et al. (2004) §V-VI)."""
 
     law: str
     patterns: int
@@ -400,12 +404,12 @@ def mode_census(law) -> Census:
     return census
 
 
-# -- seed 003 Fig. 2: a disc at rest touching a small fixed disc, another one close by --------
+# -- Berard et al. (2004) Fig. 2: a disc at rest touching a small fixed disc, another one close by --------
 DISC_COORDINATES = ["disc.vx", "disc.vy", "disc.wz"]
 
 
 def disc_example(mu: float = 0.4, angles=(-50.0, -130.0), radius: float = 1.0) -> Problem:
-    """The planar disc of seed 003 Fig. 2: a unit disc at rest, no gravity, touching fixed disc 1
+    """The planar disc of Berard et al. (2004) Fig. 2: a unit disc at rest, no gravity, touching fixed disc 1
     at polar angle ``angles[0]`` (degrees) and close to fixed disc 2 at ``angles[1]`` (a
     contact that may only approach or stay apart). Both contacts use ``Planar(mu)``;
     t = n rotated by +90 degrees in the plane. Wrench space: (f_x, f_y, m_z) on the disc.
@@ -435,7 +439,7 @@ def disc_cones(mu: float = 0.4, **kwargs) -> list[ModeCone]:
 
 
 def plot_disc_cones(path, mu: float = 0.4, angles=(-50.0, -130.0)) -> list[ModeCone]:
-    """Draw seed 003 Fig. 2: each mode's wrench-cone generators as lines of action on the disc.
+    """Draw Berard et al. (2004) Fig. 2: each mode's wrench-cone generators as lines of action on the disc.
 
     A generator (f_x, f_y, m) is drawn as the force f along its line of action
     {p : p_x f_y - p_y f_x = m}; lineality directions are drawn double-headed. Writes a PNG.

@@ -1,21 +1,32 @@
 """Existence and uniqueness diagnostics of a contact problem (``cm.diagnose``).
 
-- ranks of G and of the system Jacobian (seed 000 (22): 𝒥 = G_F^T, free coordinates),
+- ranks of G and of the system Jacobian (Trinkle et al. (1997) (22): 𝒥 = G_F^T, free coordinates),
   definiteness of A = G_F M_FF^-1 G_F^T;
 - matrix classes of the LCP matrix when the problem compiles to an LCP (P, P0, copositive,
   copositive-plus, row/column sufficient; :mod:`contactmodel.analysis.matrices`);
-- seed 000 Theorem 1 (a) and seed 002 Theorem 1 (B): with no sliding contact, a solution exists
-  if b^T c >= 0 for every c in the friction sets with G_F^T c = 0 (seed 000 (36) is the same
-  quantity: on the null space of G_F^T, b^T c reduces to the G_dot nu terms). Checked by an LP,
+- Trinkle et al. (1997) Theorem 1 (a) and Trinkle and Pang (1997) Theorem 1 (B): with no sliding
+  contact, a solution exists if b^T c >= 0 for every c in the friction sets with G_F^T c = 0
+  (Trinkle et al. (1997) (36) is the same quantity: on the null space of G_F^T, b^T c reduces to
+  the G_dot nu terms). Checked by an LP,
   min b^T c over {c in F, A c = 0, sum c_n = 1}; round friction sets are replaced by
   circumscribed polygons (a nonnegative minimum is then a proof) and inscribed ones (a negative
   minimum is then a disproof);
-- seed 002 Theorem 1 (A) / seed 000 Theorem 1 (b), (c): A positive definite (𝒥 of full column
-  rank) gives existence for small friction at sliding contacts, uniqueness for small friction
-  everywhere (the bound is not computed);
-- seed 001 Theorem 1 at a returned point: the Schur complement J/g_v of the free rows in the
+- Trinkle and Pang (1997) Theorem 1 (A) / Trinkle et al. (1997) Theorem 1 (b), (c): A positive
+  definite (𝒥 of full column rank) gives existence for small friction at sliding contacts,
+  uniqueness for small friction everywhere (the bound is not computed);
+- Andreani et al. (2002) Theorem 1 at a returned point: the Schur complement J/g_v of the free rows in the
   MCP Jacobian must be a row-sufficient S-matrix for a stationary point of MNCPOpt to solve
   the MNCP.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations
@@ -89,7 +100,8 @@ class Diagnosis:
             val = f" (value {c.value:.4g})" if c.value is not None else ""
             lines.append(f"{c.name}: {state}{val}. {c.detail}")
         if self.schur:
-            lines.append(f"seed 001 Theorem 1 at the returned point: {self.schur.get('text', '')}")
+            text = self.schur.get("text", "")
+            lines.append(f"Andreani et al. (2002) Theorem 1 at the returned point: {text}")
         lines.append("In plain words: " + self._meaning())
         return "\n".join(lines)
 
@@ -109,7 +121,7 @@ class Diagnosis:
             if self.full_rank:
                 out.append(
                     "with sliding contacts a solution is guaranteed only for small enough friction there "
-                    "(the Jacobian has full column rank, so seed 000 Theorem 1 (b) applies)"
+                    "(the Jacobian has full column rank, so Trinkle et al. (1997) Theorem 1 (b) applies)"
                 )
             else:
                 out.append(
@@ -120,7 +132,8 @@ class Diagnosis:
             out.append("the contact forces are not unique (A is singular), even where the accelerations are")
         if self.schur and self.schur.get("holds") is False:
             out.append(
-                "the returned point does not meet seed 001's sufficient condition (check it with cm.verify)"
+                "the returned point does not meet the sufficient condition of Andreani et al. (2002) "
+                "(check it with cm.verify)"
             )
         return "; ".join(out) + "."
 
@@ -178,7 +191,10 @@ def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
         "; round friction sets approximated by 16-gons" if round_laws else ""
     )
     rolling = not d.sliding
-    names = ("seed 000 Theorem 1 (a) (existence)", "seed 002 Theorem 1 (B) (existence)")
+    names = (
+        "Trinkle et al. (1997) Theorem 1 (a) (existence)",
+        "Trinkle and Pang (1997) Theorem 1 (B) (existence)",
+    )
     for name in names:
         d.conditions.append(
             Condition(
@@ -192,7 +208,7 @@ def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
     pd = d.A_eigenvalues[0] > 1e-10 * max(1.0, d.A_eigenvalues[1])
     d.conditions.append(
         Condition(
-            "seed 002 Theorem 1 (A) / seed 000 Theorem 1 (b), (c)",
+            "Trinkle and Pang (1997) Theorem 1 (A) / Trinkle et al. (1997) Theorem 1 (b), (c)",
             True,
             pd,
             d.A_eigenvalues[0],
@@ -235,7 +251,7 @@ def schur_condition(problem: Problem, x) -> dict[str, object]:
 
 def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagnosis:
     """Diagnostics of ``problem`` (see module docstring); ``solution`` (a Solution or MCP
-    point) is used for seed 001's Schur-complement condition (default: solved with newton)."""
+    point) is used for Andreani et al.'s (2002) Schur-complement condition (default: solved with newton)."""
     asm = problem.assembly
     A = asm.A
     eig = np.linalg.eigvalsh(A) if A.size else np.zeros(1)

@@ -1,6 +1,6 @@
 """Contact modes: separate, roll, slide (with direction), approach; degenerate cases named.
 
-Two views, as in seed 003:
+Two views, as in Berard et al. (2004):
 
 - physical: from a contact's force c = (n, t, o[, r]) and relative acceleration a (same frame)
   (:func:`classify`, used by the dispatcher for every Solution);
@@ -11,9 +11,13 @@ Two views, as in seed 003:
 
 Pyramid directions are written ``+t-o`` (sign of the sliding acceleration along t and o); a
 slide along one axis only (force on a face of the pyramid, not at a vertex) is degenerate: the
-transition between two quadrants (seed 003 §VI-A). Polygonal(k) directions are ``d3`` (force
+transition between two quadrants (Berard et al. (2004) §VI-A). Polygonal(k) directions are ``d3`` (force
 along -a at friction direction 3, a non-degenerate slide) or ``d3|d4`` (between two directions:
 degenerate).
+
+References:
+
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from __future__ import annotations

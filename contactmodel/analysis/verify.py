@@ -1,6 +1,15 @@
 """Verification report of a Solution: residual per pair, friction-set membership, colinearity of
-friction and sliding acceleration (seed 001 §4.2.3), Proposition 1 of seed 000 (a pyramid
-solution inside the Coulomb cone is a cone solution), and the contact modes."""
+friction and sliding acceleration (Andreani et al. (2002) §4.2.3), Proposition 1 of Trinkle et al. (1997)
+(a pyramid solution inside the Coulomb cone is a cone solution), and the contact modes.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,16 @@
 Every function takes the rows of :meth:`runner.Store.rows` (plain dicts). A run counts as
 solved when its status is ``solved`` or ``solved-inaccurate`` (relative natural-map residual
 at most 1e-5; ``strict`` counts only ``solved``, at most 1e-8).
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations
@@ -18,7 +28,7 @@ import numpy as np
 
 OK = ("solved", "solved-inaccurate")
 
-#: seed 000 Table 1: size -> (# data sets, Lemke frac, restarts, iter, FIP frac, FIP iter)
+#: Trinkle et al. (1997) Table 1: size -> (# data sets, Lemke frac, restarts, iter, FIP frac, FIP iter)
 PAPER_TABLE1: dict[int, tuple] = {
     2: (20, 1.00, 1.0, 2.0, 0.50, 8.4),
     10: (60, 0.92, 1.3, 8.9, 0.35, 10.4),
@@ -31,7 +41,7 @@ PAPER_TABLE1: dict[int, tuple] = {
     170: (10, 0.00, None, None, 0.00, None),
 }
 
-#: seed 001 §4: (family, friction) -> what the paper reports
+#: Andreani et al. (2002) §4: (family, friction) -> what the paper reports
 PAPER_SCARA: dict[tuple[str, str], dict[str, Any]] = {
     ("sliding", "cone"): {"formulation": "LCPOpt (all sliding, LCP of size 2)", "solved": 200},
     ("rolling", "cone"): {
@@ -144,7 +154,7 @@ def _tangential(c: dict) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def colinear(c: dict, tol: float = 1e-6) -> bool:
-    """Tangential acceleration directly opposed to the tangential force (seed 001 §4.2.3);
+    """Tangential acceleration directly opposed to the tangential force (Andreani et al. (2002) §4.2.3);
     vacuously true when either is zero (rolling on, or separating with no force)."""
     f, a, _ = _tangential(c)
     na, nf = np.linalg.norm(a), np.linalg.norm(f)
@@ -353,14 +363,14 @@ def table1_figure(summary: Sequence[dict], path: Path) -> None:
     ax.set_ylabel("fraction solved")
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=7)
-    ax.set_title("seed 000 Table 1: random multi-box problems, friction pyramid", fontsize=9)
+    ax.set_title("Trinkle et al. (1997) Table 1: random multi-box problems, friction pyramid", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
 def residual_histogram(rows: Sequence[dict], path: Path) -> None:
-    """Counts of floor(-log10 residual) per variant (the analogue of seed 001 Figures 3-5)."""
+    """Counts of floor(-log10 residual) per variant (the analogue of Andreani et al. (2002) Figures 3-5)."""
     plt = _pyplot()
     groups = _by([r for r in rows if r["residual"] is not None], "instance.sliding", "friction", "label")
     fig, ax = plt.subplots(figsize=(7, 4))

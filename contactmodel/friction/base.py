@@ -5,6 +5,13 @@ contact force components as linear maps of them), then adds the contact's relati
 accelerations ``blk.accel[comp]`` (Pyomo expressions), then ``add_conditions`` (the law's
 complementarity pairs and equations). ``lift`` maps a physical point (forces, accelerations)
 to values of the law's variables, so any known solution can be substituted into any model.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations
@@ -164,8 +171,8 @@ def normal_pair(blk: pe.Block) -> None:
 
 
 def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], mu: float) -> ForceMap:
-    """Maximum-work friction at a sliding contact, linear in c_n (seed 000 (10), seed 002 KKT):
-    c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
+    """Maximum-work friction at a sliding contact, linear in c_n (Trinkle et al. (1997) (10), Trinkle and
+    Pang (1997) KKT): c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
     comps = "".join(weights)
     v = {c: ctx.velocity["ntor".index(c)] for c in comps}
     norm = math.sqrt(sum(weights[c] ** 2 * v[c] ** 2 for c in comps))

@@ -1,10 +1,11 @@
-"""Coulomb's quadratic friction cone (seed 000 (8)-(11), MNCP (27)-(29); seed 001 (16)-(19)).
+"""Coulomb's quadratic friction cone (Trinkle et al. (1997) (8)-(11), MNCP (27)-(29); Andreani et al.
+(2002) (16)-(19)).
 
 Rolling contact (variables c_n, lambda >= 0; c_t, c_o, a_t, a_o free):
     0 <= c_n    _|_ a_n >= 0
     0 <= lambda _|_ s = mu^2 c_n^2 - c_t^2 - c_o^2 >= 0
     mu c_n a_alpha + c_alpha lambda = 0,   a_alpha = (A c + b)_alpha,   alpha = t, o
-Sliding contact: c_alpha = -mu c_n v_alpha / |v_T| (seed 000 (10)); only c_n is unknown.
+Sliding contact: c_alpha = -mu c_n v_alpha / |v_T| (Trinkle et al. (1997) (10)); only c_n is unknown.
 
 ``form="soc"`` states the same law at a rolling contact as a second-order-cone complementarity
 with De Saxce's modified acceleration (Acary-Brogliato; FCLIB's fc3d), variables c_n, c_t, c_o
@@ -17,13 +18,21 @@ a_n >= 0 (a_hat in K_mu^* since a_hat_n >= mu |a_T|); rolling is a = 0; sliding 
 boundary, c_T = -mu c_n a_T / |a_T|, with a_n = 0 (c . a_hat = mu c_n |a_T| + c_T . a_T = 0 forces
 c_T opposite to a_T at full length). Unlike the MNCP it has no squared forces, so the natural map
 stays well conditioned at separating contacts. The MNCP stays the default: it is the seed's
-statement and every MCP solver takes it (ipopt, scipy, path, seed 001's MNCPOpt); with ``newton``
+statement and every MCP solver takes it (ipopt, scipy, path, MNCPOpt of Andreani et al. 2002); with ``newton``
 the SOC form is faster and more accurate (``benchmarks/newton_cone.py --form soc``).
 
 ``slack="quadratic"`` (``form="mncp"``) is the seed's s above. Its rows square the forces, so an
 MCP residual r bounds the cone violation only by ~sqrt(r) where c_n is small. ``slack="norm"`` uses
 s = mu c_n - (sqrt(c_t^2 + c_o^2 + eps^2) - eps) instead (eps = ``norm_eps``, N): the same
 solutions up to eps, with a cone violation of the order of the residual.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Soft-finger ellipsoidal limit surface (seed 002 (1), Howe-Cutkosky).
+"""Soft-finger ellipsoidal limit surface (Trinkle and Pang (1997) (1), Howe-Cutkosky).
 
 Friction (c_t, c_o, c_r) in {c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2}. Rolling
 contact (v_t = v_o = v_r = 0), MNCP as the cone with e-weights (variables c_n, lambda >= 0;
@@ -7,7 +7,7 @@ c_alpha, a_alpha free):
     k_alpha mu c_n a_alpha + c_alpha lambda = 0,   alpha = t, o, r
 Sliding: c_alpha = -k_alpha mu c_n v_alpha / sqrt(sum_beta k_beta^2 v_beta^2 / e_beta^2).
 
-``direction="max-work"`` (default): k_alpha = e_alpha^2, the maximum-work law of seed 002 and
+``direction="max-work"`` (default): k_alpha = e_alpha^2, the maximum-work law of Trinkle and Pang (1997) and
 its KKT system; the friction opposes the sliding in the metric of the ellipsoid, parallel to
 -(e_t^2 a_t, e_o^2 a_o, e_r^2 a_r). ``direction="opposite"``: k_alpha = 1, the friction is
 parallel to -(a_t, a_o, a_r) (force and moment components treated alike) and has the largest
@@ -15,9 +15,14 @@ magnitude the ellipsoid allows in that direction. The two coincide when e_t = e_
 "opposite" law is not the maximum-work law of any ellipsoid: maximum work over an ellipsoid
 with semi-axes e' gives c parallel to -diag(e')^2 a, which is parallel to -a for every a only
 for a sphere, while the set here is the e-ellipsoid. It is a non-associated law (like
-Coulomb's with an anisotropic set); it is the law under which seed 002's Table 1 sliding
+Coulomb's with an anisotropic set); it is the law under which Trinkle and Pang's (1997) Table 1 sliding
 solution holds (its (c_t, c_o, c_r) / (a_t, a_o, a_r) ratios agree over t, o and r).
 Needs contacts declared with torsion=True.
+
+References:
+
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations
@@ -89,7 +94,7 @@ def lift_ellipse(
 class Ellipsoid(FrictionLaw):
     """Soft-finger contact: ellipsoidal limit surface in (c_t, c_o, c_r).
 
-    ``direction``: ``"max-work"`` (seed 002's law) or ``"opposite"`` (friction parallel to
+    ``direction``: ``"max-work"`` (Trinkle and Pang's (1997) law) or ``"opposite"`` (friction parallel to
     -(a_t, a_o, a_r), see the module docstring).
     """
 
@@ -105,7 +110,8 @@ class Ellipsoid(FrictionLaw):
         if direction not in DIRECTIONS:
             raise FrictionLawError(
                 f"Ellipsoid.direction must be one of {DIRECTIONS} (got {direction!r}): 'max-work' for "
-                "seed 002's maximum-work law, 'opposite' for friction parallel to -(a_t, a_o, a_r)"
+                "the maximum-work law of Trinkle and Pang (1997), 'opposite' for friction parallel to "
+                "-(a_t, a_o, a_r)"
             )
         self.direction = direction
 

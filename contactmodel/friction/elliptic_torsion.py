@@ -1,9 +1,14 @@
-"""Mixed elliptic/polyhedral limit surface (seed 002 example (c)).
+"""Mixed elliptic/polyhedral limit surface (Trinkle and Pang (1997) example (c)).
 
 Friction set {c_t^2/e_t^2 + c_o^2/e_o^2 <= (mu c_n)^2, |c_r| <= e_r mu c_n}. Maximum work over
 this product set splits into two independent parts, each rolling or sliding by its own
 relative velocity: the (t, o) ellipse as the weighted-cone MNCP, and the torsional interval as
 the one-axis pyramid LCP. Needs contacts declared with torsion=True.
+
+References:
+
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations

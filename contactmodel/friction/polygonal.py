@@ -1,4 +1,4 @@
-"""k-sided polygonal friction cone (seed 003 (33)-(39)).
+"""k-sided polygonal friction cone (Berard et al. (2004) (33)-(39)).
 
 Friction force c_f = D beta with D = [d_1 ... d_k], d_i = (cos th_i, sin th_i) in the (t, o)
 plane, th_i = offset + 2 pi i / k. Rolling contact, variables c_n, beta (k), lambda >= 0:
@@ -7,6 +7,10 @@ plane, th_i = offset + 2 pi i / k. Rolling contact, variables c_n, beta (k), lam
     0 <= lambda _|_ mu c_n - e^T beta >= 0
 The friction set is the polygon with vertices mu c_n d_i (inscribed in the Coulomb cone).
 Sliding contacts use Coulomb's law.
+
+References:
+
+- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
 """
 
 from __future__ import annotations

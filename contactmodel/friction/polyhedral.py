@@ -1,4 +1,4 @@
-"""Polyhedral limit surface in face form (seed 002 example (b)).
+"""Polyhedral limit surface in face form (Trinkle and Pang (1997) example (b)).
 
 Friction f = (c_t, c_o) or (c_t, c_o, c_r) in {f : G f <= mu c_n} with G (m x 2 or m x 3); the
 rows of G are outward facet normals scaled so that the set at mu c_n = 1 is {G f <= 1}.
@@ -6,6 +6,11 @@ Maximum work at a rolling contact, with KKT multipliers nu (m) >= 0 (f free):
     a_F + G^T nu = 0,    0 <= nu _|_ mu c_n - G f >= 0,    0 <= c_n _|_ a_n >= 0.
 At a sliding contact f = mu c_n f*, f* = argmin {v . f : G f <= 1} (a linear program solved
 once when the model is built). A 3-column G needs contacts declared with torsion=True.
+
+References:
+
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations

@@ -1,11 +1,19 @@
-"""The 4-sided friction pyramid |c_t| <= mu c_n, |c_o| <= mu c_n (seed 000 (15)-(18), (30)-(35)).
+"""The 4-sided friction pyramid |c_t| <= mu c_n, |c_o| <= mu c_n (Trinkle et al. (1997) (15)-(18), (30)-(35)).
 
 Rolling contact, variables c_n, s+_t, s+_o, a-_t, a-_o >= 0 (c_alpha = s+_alpha - mu c_n):
     0 <= c_n       _|_ a_n >= 0
     0 <= s+_alpha  _|_ a+_alpha = a_alpha + a-_alpha >= 0
     0 <= a-_alpha  _|_ s-_alpha = 2 mu c_n - s+_alpha >= 0
 The pyramid's faces are normal to the contact's t and o axes (the ``tangent`` of the contact
-sets its orientation). Sliding contacts use Coulomb's law (seed 001 footnote 1).
+sets its orientation). Sliding contacts use Coulomb's law (Andreani et al. (2002) footnote 1).
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations

@@ -2,6 +2,11 @@
 
 Each ``project_*`` function projects the point(s) ``y`` onto a convex set scaled by a nonnegative radius; the
 sets are given at unit normal force and scaled by ``mu c_n`` by the caller.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations
@@ -410,7 +415,7 @@ class FrictionSet:
     (:meth:`excess`), polyhedral rows (:meth:`rows`, for mode cones and existence LPs), the
     outline to draw (:meth:`outline`), the LCP surrogate of the law (``lcp_law``, used to seed
     ``all_solutions``; None: the law itself), the friction coefficient of the Coulomb cone the set
-    circumscribes when seed 000's Proposition 1 applies to it (``relaxes_cone``: a solution whose
+    circumscribes when Trinkle et al.'s (1997) Proposition 1 applies to it (``relaxes_cone``: a solution whose
     forces lie in that cone solves the cone model), and, for LCP laws, the names of sign patterns
     and slides.
     """

@@ -1,9 +1,16 @@
 """Friction laws from short text specs, as given on the command line (``cone:0.5``).
 
-``cone:MU`` is ``CoulombCone(MU)`` (the seed's MNCP); ``cone:MU:soc`` picks the cone's
+``cone:MU`` is ``CoulombCone(MU)`` (the MNCP of Trinkle et al. (1997)); ``cone:MU:soc`` picks the cone's
 second-order-cone form, ``CoulombCone(MU, form="soc")`` (solved by ``newton`` only), and
 ``cone:MU:mncp`` names the default form explicitly. ``ellipsoid:MU[:E_T:E_O:E_R][:opposite]``
-is ``Ellipsoid`` with ``direction="opposite"`` when the last word is given (seed 002's Table 1).
+is ``Ellipsoid`` with ``direction="opposite"`` when the last word is given (Table 1 of Trinkle and Pang 1997).
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
+  ICRA 1997.
 """
 
 from __future__ import annotations

@@ -1,6 +1,14 @@
 """Solver registry: one row per solver; each solver lives in its own module.
 
 Every solver module exposes an options dataclass and ``solve(mcp, options) -> SolverResult``.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations
@@ -57,7 +65,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "fip",
             "contactmodel.solvers.fip",
             "FIPOptions",
-            "feasible interior-point potential reduction (seed 000 appendix)",
+            "feasible interior-point potential reduction (Trinkle et al. (1997) appendix)",
             lcp_only=True,
         ),
         SolverInfo(
@@ -71,7 +79,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "ipopt",
             "contactmodel.solvers.ipopt",
             "IpoptOptions",
-            "MNCPOpt / LCPOpt (seed 001) through IPOPT",
+            "MNCPOpt / LCPOpt (Andreani et al. (2002)) through IPOPT",
             requires="cyipopt",
         ),
         SolverInfo(

@@ -1,4 +1,4 @@
-"""Feasible interior-point potential-reduction method for the LCP (seed 000 Appendix, (38)-(39)).
+"""Feasible interior-point potential-reduction method for the LCP (Trinkle et al. (1997) Appendix, (38)-(39)).
 
 The LCP is: find z >= 0 with w = M z + q >= 0 and z^T w = 0. The method keeps (w, z) strictly
 positive with w = M z + q and decreases the potential
@@ -6,14 +6,14 @@ positive with w = M z + q and decreases the potential
     psi(w, z) = (n + zeta) log(w^T z) - sum_i log(w_i z_i).
 
 Step 1 solves (38), -dw + M dz = 0, Z dw + W dz = beta xi e - w o z, xi = w^T z / n, i.e.
-(W + Z M) dz = beta xi e - w o z, dw = M dz. The seed prints the right-hand side of (38) as
+(W + Z M) dz = beta xi e - w o z, dw = M dz. The paper prints the right-hand side of (38) as
 w o z - beta xi e; with that sign the step w + lambda dw would increase psi, so the sign used here
-is the one for which, as the seed says, (dw, dz) is a descent direction of psi (the directional
+is the one for which, as the paper says, (dw, dz) is a descent direction of psi (the directional
 derivative is then <= -(1 - beta) zeta). Step 2: lambda_bar is the largest step in (0, 1] keeping
 (w, z) >= 0, lambda' = eta lambda_bar, and lambda = rho^m lambda' with the least m >= 0 satisfying
 the Armijo test (39): psi(new) - psi(old) <= -sigma (1 - beta) zeta rho^m lambda'. Step 3 updates
-(w, z), stops when w^T z <= epsilon (the seed's test, 1e-6) and, added here, the natural residual
-||min(z, M z + q)||_inf <= tol, and otherwise sets beta_{k+1} = beta_factor * beta_k (the seed
+(w, z), stops when w^T z <= epsilon (the paper's test, 1e-6) and, added here, the natural residual
+||min(z, M z + q)||_inf <= tol, and otherwise sets beta_{k+1} = beta_factor * beta_k (the paper
 allows any beta_{k+1} in [0, beta_k]).
 
 Strictly feasible start (the method's assumption (b)), tried in this order:
@@ -29,6 +29,11 @@ Strictly feasible start (the method's assumption (b)), tried in this order:
    z0 = z with z0 >= t* e and w0 = M z0 + q >= t* e. When t* <= 0 the LCP has no strictly
    feasible point, FIP cannot start, and the outcome is FAILED with the LP's t* and message in
    ``extras``; this says nothing about whether the LCP has a solution.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations
@@ -46,14 +51,14 @@ from contactmodel.solvers.base import Options, Outcome, SolverResult
 
 @dataclass
 class FIPOptions(Options):
-    """Options of :func:`solve` (names as in the seed's appendix).
+    """Options of :func:`solve` (names as in the paper's appendix).
 
-    The seed fixes only epsilon = 1e-6 and max_iter = 300; sigma, rho, eta, zeta, beta0 and the
+    The paper fixes only epsilon = 1e-6 and max_iter = 300; sigma, rho, eta, zeta, beta0 and the
     beta update are its free parameters, and the defaults below are this module's choices.
     """
 
     epsilon: float = 1e-6
-    """Stop when the complementarity gap w^T z <= epsilon (absolute; the seed's 1e-6) ..."""
+    """Stop when the complementarity gap w^T z <= epsilon (absolute; the paper's 1e-6) ..."""
     tol: float = 1e-6
     """... and the natural residual ||min(z, M z + q)||_inf <= tol (absolute)."""
     sigma: float = 1e-4
@@ -69,7 +74,7 @@ class FIPOptions(Options):
     beta_factor: float = 1.0
     """beta_{k+1} = beta_factor * beta_k, beta_factor in [0, 1] (1 keeps beta fixed)."""
     max_iter: int = 300
-    """Iteration limit (the seed's 300)."""
+    """Iteration limit (the paper's 300)."""
     max_backtracks: int = 60
     """Line-search trials before the step is declared failed."""
     z0: np.ndarray | None = None

@@ -1,10 +1,16 @@
-"""Solver "ipopt": MNCPOpt / LCPOpt of seed 001 solved by Ipopt (cyipopt), exact derivatives.
+"""Solver "ipopt": MNCPOpt / LCPOpt of Andreani et al. (2002) solved by Ipopt (cyipopt), exact derivatives.
 
 The MCP (nonnegative or free variables only) becomes the bound-constrained NLP of
 :mod:`contactmodel.solvers.reformulation` with no general constraints (m = 0). A run is
 CONVERGED only when the final objective is <= ``objective_tol`` and the MCP natural residual
 (inf-norm) is <= ``tol``; a stationary point with positive objective is FAILED as a
 non-global stationary point of MNCPOpt.
+
+References:
+
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations
@@ -40,10 +46,10 @@ _STATUS_NAMES: dict[int, str] = {
 class IpoptOptions(Options):
     """Options of the "ipopt" solver.
 
-    complementarity_term: "product" (seed 001's (u^T z)^2) or "componentwise"
+    complementarity_term: "product" (Andreani et al.'s (2002) (u^T z)^2) or "componentwise"
         (sum_i (u_i z_i)^2).
     tol: acceptance bound on the inf-norm of the MCP natural residual.
-    objective_tol: acceptance bound on the MNCPOpt objective (seed 001 used 1e-10).
+    objective_tol: acceptance bound on the MNCPOpt objective (Andreani et al. (2002) used 1e-10).
     nlp_tol: Ipopt's own "tol" (scaled NLP optimality error).
     max_iter: Ipopt iteration limit.
     time_limit: wall-clock limit in seconds (Ipopt "max_wall_time"), None for none.

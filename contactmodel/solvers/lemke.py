@@ -24,8 +24,13 @@ is positive semidefinite. Then the ray's z-part y satisfies y >= 0, M^T y <= 0, 
 Farkas vector for {z >= 0, M z + q >= 0}: along the ray y^T M y + z0_ray d^T y = 0 forces
 z0_ray = 0 and (M + M^T) y = 0, and q^T y = -z0 d^T y < 0), which is verified numerically and
 returned in ``extras['certificate']``. A verified Farkas vector is a proof on its own, whatever M is. Without
-a proof, Lemke restarts from the normal start with a new random positive covering vector (seed 000
-Table 1 counts such restarts), up to ``max_restarts`` times, then reports FAILED.
+a proof, Lemke restarts from the normal start with a new random positive covering vector (Trinkle et
+al. (1997) Table 1 counts such restarts), up to ``max_restarts`` times, then reports FAILED.
+
+References:
+
+- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
+  Coulomb friction", ZAMM 77(4), 1997.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Solver "path": the PATH solver (Ferris, Munson, Dirkse), through GAMSPy or Pyomo + pathampl.
 
 Both backends rebuild F as an explicit polynomial, so they take MCPs whose F is affine
-(``mcp.M``, ``mcp.q`` set, e.g. every LCP) or quadratic (e.g. the seed's Coulomb-cone MNCP):
+(``mcp.M``, ``mcp.q`` set, e.g. every LCP) or quadratic (e.g. the Coulomb-cone MNCP of Trinkle et al. (1997)):
 F_i(x) = q_i + (A x)_i + sum_{j <= k} Q_ijk x_j x_k, with A = J(0) and Q from ``mcp.hess``. The
 quadratic model is checked against F at a random point; any other F is refused with a
 :class:`SolverError`. Bounds may be any box (lb = -inf and ub = +inf give a free variable).

@@ -1,4 +1,4 @@
-"""MNCPOpt / LCPOpt (seed 001 §3): a box MCP as a smooth bound-constrained NLP.
+"""MNCPOpt / LCPOpt (Andreani et al. (2002) §3): a box MCP as a smooth bound-constrained NLP.
 
 The MCP's variables split into u (lb = 0, ub = +inf, rows f = F_U) and v (lb = -inf,
 ub = +inf, rows g = F_V). With one slack z_k >= 0 per u-row and y = (x, z) of length
@@ -8,8 +8,14 @@ n + n_u (x in the MCP's own variable order, z in the order of the u-rows),
 
 with c = (u^T z)^2 ("product", the paper's term) or sum_k (u_k z_k)^2 ("componentwise").
 phi(y) = 0 exactly when x solves the MCP and z = F_U(x). For an LCP this is LCPOpt.
-A stationary point with phi > 0 is not a solution; Theorem 1 of seed 001 rules such points
+A stationary point with phi > 0 is not a solution; Theorem 1 of Andreani et al. (2002) rules such points
 out when the Schur complement of g_v in J is a row-sufficient S-matrix.
+
+References:
+
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations

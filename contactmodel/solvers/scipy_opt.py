@@ -1,9 +1,15 @@
-"""Solver "scipy": MNCPOpt / LCPOpt of seed 001 through ``scipy.optimize.minimize``.
+"""Solver "scipy": MNCPOpt / LCPOpt of Andreani et al. (2002) through ``scipy.optimize.minimize``.
 
 The same bound-constrained reformulation as the "ipopt" solver
 (:mod:`contactmodel.solvers.reformulation`), solved with L-BFGS-B (exact gradient) or
 trust-constr (exact gradient and Hessian). CONVERGED only when the objective is <=
 ``objective_tol`` and the MCP natural residual (inf-norm) is <= ``tol``.
+
+References:
+
+- R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
+  via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
+  2002.
 """
 
 from __future__ import annotations
@@ -34,9 +40,9 @@ class ScipyOptions(Options):
 
     method: "L-BFGS-B" (exact gradient) or "trust-constr" (exact gradient and Hessian).
     tol: acceptance bound on the inf-norm of the MCP natural residual.
-    objective_tol: acceptance bound on the MNCPOpt objective (seed 001 used 1e-10).
+    objective_tol: acceptance bound on the MNCPOpt objective (Andreani et al. (2002) used 1e-10).
     max_iter: iteration limit of the method.
-    complementarity_term: "product" (seed 001's (u^T z)^2) or "componentwise"
+    complementarity_term: "product" (Andreani et al.'s (2002) (u^T z)^2) or "componentwise"
         (sum_i (u_i z_i)^2).
     polish: when the final objective is <= ``polish_objective``, refine the point with
         active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`), kept

@@ -1,4 +1,4 @@
-"""Complementary cones of contact modes: seed 003's counts, span/face conversion, the disc."""
+"""Complementary cones of contact modes: Berard et al.'s (2004) counts, span/face conversion, the disc."""
 
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ def test_pyramid_rolling_contact_has_ten_of_32_six_non_degenerate() -> None:
 @pytest.mark.parametrize("k", [4, 5, 6])
 def test_polygonal_counts(k: int) -> None:
     """At mu > 0 the strictly complementary patterns are roll, k slides, k two-direction slides and
-    separate (2k + 2 of 2^(k+2)); seed 003's 2k + 4 adds approach and the friction-free slide that is
-    feasible only at mu = 0."""
+    separate (2k + 2 of 2^(k+2)); Berard et al.'s (2004) 2k + 4 adds approach and the friction-free
+    slide that is feasible only at mu = 0."""
     pos = mode_census(cm.Polygonal(0.5, k=k))
     assert pos.patterns == 2 ** (k + 2)
     assert len(pos.feasible) == 2 * k + 2

@@ -92,8 +92,8 @@ def test_modes_diagnose_and_all_solutions() -> None:
     assert contact_modes(ball, sol)["c"].mode == "slide"
     box = cm.formulate(pushed_box(STAY))
     d = diagnose(box)
-    assert d.condition("seed 000 Theorem 1 (a) (existence)").holds
-    assert "16-gons" in d.condition("seed 000 Theorem 1 (a) (existence)").detail
+    assert d.condition("Trinkle et al. (1997) Theorem 1 (a) (existence)").holds
+    assert "16-gons" in d.condition("Trinkle et al. (1997) Theorem 1 (a) (existence)").detail
     found = all_solutions(box, starts=2)
     assert len(found) >= 1 and all(s.ok for s in found)
     for s in found:

@@ -104,7 +104,7 @@ def cone_problem(seed: int) -> tuple[MCP, np.ndarray]:
 
 
 def check_cone_solution(x: np.ndarray, A: np.ndarray, b: np.ndarray, mu: np.ndarray, tol: float) -> None:
-    """Every condition of seed 001's MNCP (16)-(19), checked from the data directly."""
+    """Every condition of Andreani et al.'s (2002) MNCP (16)-(19), checked from the data directly."""
     c_n, lam, c_t, c_o, a_t, a_o = x.reshape(6, 2)
     a = A @ np.r_[c_n, c_t, c_o] + b
     a_n = a[:2]
