@@ -214,7 +214,7 @@ def assemble(system: System) -> Assembly:
     assembly = Assembly(
         system=system,
         coordinates=[name for b in blocks for name in b.names],
-        M=sp.block_diag([b.M for b in blocks], format="csr") if blocks else sp.csr_matrix((0, 0)),
+        M=_block_diagonal([b.M for b in blocks]),
         f=_stack([b.f for b in blocks], float),
         nu=_stack([b.nu for b in blocks], float),
         G=contacts.G,
@@ -236,7 +236,7 @@ class _Block:
     what."""
 
     names: list[str]
-    M: sp.spmatrix
+    M: np.ndarray  # dense (k, k)
     f: np.ndarray
     nu: np.ndarray
     prescribed: np.ndarray
@@ -247,10 +247,13 @@ def _body_block(body: Body, g: np.ndarray) -> _Block:
     """(v, omega) of a free body: M = diag(m I, I_world), f = (m g + force, torque - w x I w)."""
     Iw = body.inertia_world
     w = body.angular_velocity
+    M = np.zeros((6, 6))
+    M[:3, :3] = body.mass * np.eye(3)
+    M[3:, 3:] = Iw
     return _Block(
         names=[f"{body.name}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz")],
-        M=sp.block_diag([body.mass * np.eye(3), Iw]),
-        f=np.concatenate([body.wrench[:3] + body.mass * g, body.wrench[3:] - np.cross(w, Iw @ w)]),
+        M=M,
+        f=np.concatenate([body.wrench[:3] + body.mass * g, body.wrench[3:] - skew(w) @ (Iw @ w)]),
         nu=np.concatenate([body.velocity, w]),
         prescribed=np.zeros(6, dtype=bool),
         nu_dot_prescribed=np.zeros(6),
@@ -267,7 +270,7 @@ def _arm_block(arm: Manipulator, g: np.ndarray) -> _Block:
     ]
     return _Block(
         names=[f"{arm.name}.{arm.joint_name(i)}" for i in range(len(arm.joints))],
-        M=sp.csr_matrix(arm.mass_matrix()),
+        M=np.asarray(arm.mass_matrix(), dtype=float),
         f=arm.bias_forces(g) + efforts,
         nu=np.asarray(arm.qdot, dtype=float),
         prescribed=unknown,
@@ -280,6 +283,21 @@ def _offsets(system: System, blocks: list[_Block]) -> dict[int, int]:
     owners = [*system.bodies, *system.manipulators]
     starts = np.cumsum([0] + [len(b.names) for b in blocks])
     return {id(owner): int(start) for owner, start in zip(owners, starts)}
+
+
+def _block_diagonal(blocks: list[np.ndarray]) -> sp.csr_matrix:
+    """The block-diagonal CSR matrix of dense square blocks, their zeros not stored (one COO
+    build: ``sp.block_diag`` per body cost more than the rest of the assembly)."""
+    data, ri, ci, start = [], [], [], 0
+    for block in blocks:
+        r, c = np.nonzero(block)
+        data.append(block[r, c])
+        ri.append(r + start)
+        ci.append(c + start)
+        start += block.shape[0]
+    return sp.csr_matrix(
+        (_stack(data, float), (_stack(ri, np.int64), _stack(ci, np.int64))), shape=(start, start)
+    )
 
 
 def _stack(parts: list[np.ndarray], dtype) -> np.ndarray:
@@ -343,7 +361,8 @@ def _point_terms(body, contact: Contact, offsets: dict[int, int]):
         rows = [lin]
         if contact.torsion:
             rows.append(np.concatenate([np.zeros(3), C[0]])[None, :])
-        acc = [C @ np.cross(w, np.cross(w, r))]
+        W = skew(w)
+        acc = [C @ (W @ (W @ r))]  # w x (w x r)
         if contact.torsion:
             acc.append(np.zeros(1))
         start = offsets[id(body)]

@@ -34,7 +34,6 @@ from pyomo.mpec import Complementarity, complements
 
 from contactmodel import validate
 from contactmodel.assembly import (
-    COMPONENTS,
     Assembly,
     ContactAssembly,
     Motion,
@@ -42,7 +41,7 @@ from contactmodel.assembly import (
     assemble_from_matrices,
 )
 from contactmodel.errors import FormulationError
-from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw
+from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
@@ -302,8 +301,9 @@ def _formulate(system, friction, form: Form) -> Problem:
     for name, law in laws.items():
         rows = assembly.contact_rows[name]
         blk = model.contact[name]
-        comps = [c for c in COMPONENTS if c in rows]
-        blk.accel = pe.Expression(comps, rule=lambda b, c, rows=rows: accel[rows[c]])
+        blk.accel = pe.Expression(
+            axes_set(blk, "".join(rows)), initialize={c: accel[r] for c, r in rows.items()}
+        )
         law.add_conditions(blk, contexts[name])
     return Problem(
         assembly=assembly,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,15 +47,20 @@ class ContactContext:
     contact: Contact
     velocity: np.ndarray
     rolling_tol: float
+    _speeds: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.contact.name
 
     def speed(self, components: str) -> float:
-        """Norm of the relative velocity over the given components, e.g. ``"to"``."""
-        idx = ["ntor".index(c) for c in components]
-        return float(np.linalg.norm(self.velocity[idx]))
+        """Norm of the relative velocity over the given components, e.g. ``"to"`` (computed once:
+        the laws ask several times per contact)."""
+        speed = self._speeds.get(components)
+        if speed is None:
+            speed = math.sqrt(sum(float(self.velocity["ntor".index(c)]) ** 2 for c in components))
+            self._speeds[components] = speed
+        return speed
 
     def sliding(self, components: str) -> bool:
         return self.speed(components) > self.rolling_tol
@@ -143,6 +148,21 @@ class FrictionLaw(ABC):
 
 
 # -- small builders shared by the laws ------------------------------------------------------
+def axes_set(blk: pe.Block, axes: str) -> pe.Set:
+    """The ordered Set of the given axis letters (``"to"`` -> {t, o}) on the top model, created on
+    first use and shared by every contact block: a Set of its own per block (what a list index
+    makes) cost more than the block's variables."""
+    model = blk.model()
+    name = f"axes_{axes}"
+    found = model.component(name)
+    if found is None:
+        found = pe.Set(
+            initialize=list(axes), ordered=True, doc="axes of the contact blocks' indexed components"
+        )
+        model.add_component(name, found)
+    return found
+
+
 def _pairs(blk: pe.Block) -> Complementarity:
     """The contact's complementarity conditions, one indexed component: ``blk.pairs[name]``."""
     if blk.component("pairs") is None:

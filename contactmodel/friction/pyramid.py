@@ -26,6 +26,7 @@ from contactmodel.friction.base import (
     ForceMap,
     FrictionLaw,
     Lifted,
+    axes_set,
     check_coefficient,
     nonneg_pair,
     normal_force,
@@ -37,8 +38,9 @@ from contactmodel.friction.sets import BoxPart, FrictionSet
 
 def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
     """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
-    blk.s_plus = pe.Var(list(axes), domain=pe.NonNegativeReals, initialize=0.0)
-    blk.a_minus = pe.Var(list(axes), domain=pe.NonNegativeReals, initialize=0.0)
+    index = axes_set(blk, axes)
+    blk.s_plus = pe.Var(index, domain=pe.NonNegativeReals, initialize=0.0)
+    blk.a_minus = pe.Var(index, domain=pe.NonNegativeReals, initialize=0.0)
     fmap: ForceMap = {}
     for alpha in axes:
         k = bound[alpha]

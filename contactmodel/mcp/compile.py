@@ -24,8 +24,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pe
 import scipy.sparse as sp
+from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.var import VarData
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
+from pyomo.core.expr.numeric_expr import (
+    LinearExpression,
+    MonomialTermExpression,
+    NegationExpression,
+    SumExpression,
+)
 from pyomo.core.expr.relational_expr import (
     EqualityExpression,
     InequalityExpression,
@@ -219,6 +226,14 @@ def _read_rows(pairs: list[tuple], col) -> tuple[list[_Row], _Terms]:
     nonlinear = []
     rows = []
     for i, (_var, _lb, _ub, expr) in enumerate(pairs):
+        linear = _linear_terms(expr)
+        if linear is not None:  # the common case, read without the general repn
+            constant, coefs, lvars = linear
+            rows.append(_Row(constant))
+            li.extend([i] * len(lvars))
+            lj.extend([col(v) for v in lvars])
+            lv.extend(coefs)
+            continue
         repn = generate_standard_repn(expr, compute_values=False, quadratic=True)
         rows.append(_Row(repn.constant))
         if repn.linear_vars:
@@ -242,6 +257,51 @@ def _read_rows(pairs: list[tuple], col) -> tuple[list[_Row], _Terms]:
         nonlinear=nonlinear,
     )
     return rows, terms
+
+
+def _linear_terms(expr) -> tuple[object, list[float], list] | None:
+    """(constant, coefficients, variables) of a row that is a sum of numbers, Params (constants
+    kept symbolic, for :meth:`CompiledMCP.update`), unfixed variables and number * variable terms,
+    nested through sums, negations and named Expressions; None for any other row (it is read by
+    Pyomo's standard repn). Much faster than the general repn on the rows the laws write."""
+    coefs: list[float] = []
+    lvars: list = []
+    number = 0.0
+    symbolic: list = []  # (scale, constant Pyomo object)
+    stack = [(1.0, expr)]
+    while stack:
+        scale, e = stack.pop()
+        cls = e.__class__
+        if cls in native_numeric_types:
+            number += scale * e
+        elif cls is MonomialTermExpression:
+            coef, var = e.args
+            if coef.__class__ not in native_numeric_types or var.fixed:
+                return None
+            coefs.append(scale * coef)
+            lvars.append(var)
+        elif cls is LinearExpression or cls is SumExpression:
+            stack.extend((scale, a) for a in e.args)
+        elif cls is NegationExpression:
+            stack.append((-scale, e.args[0]))
+        elif e.is_named_expression_type():
+            stack.append((scale, e.expr))
+        elif e.is_variable_type():
+            if e.fixed:
+                return None
+            coefs.append(scale)
+            lvars.append(e)
+        elif not e.is_potentially_variable():
+            symbolic.append((scale, e))
+        else:
+            return None
+    if not symbolic:
+        constant = number
+    elif len(symbolic) == 1 and number == 0.0 and symbolic[0][0] == 1.0:
+        constant = symbolic[0][1]
+    else:
+        constant = number + sum(k * c for k, c in symbolic)
+    return constant, coefs, lvars
 
 
 class _Functions:

@@ -1,0 +1,71 @@
+"""The compiler's direct reading of linear rows agrees with Pyomo's general standard repn."""
+
+import numpy as np
+import pyomo.environ as pe
+import pytest
+from pyomo.mpec import Complementarity, complements
+
+import contactmodel as cm
+from contactmodel import catalogue
+from contactmodel.mcp import compile as compile_module
+
+CASE = catalogue.get("box_push_static")
+LAWS = [*CASE.laws(), cm.CoulombCone(CASE.mu, form="soc"), cm.CoulombCone(CASE.mu, slack="norm")]
+
+
+def _both(model: pe.Block, monkeypatch) -> tuple:
+    """(fast, general) compilations of the same model."""
+    fast = compile_module.compile_model(model)
+    with monkeypatch.context() as patch:
+        patch.setattr(compile_module, "_linear_terms", lambda expr: None)
+        general = compile_module.compile_model(model)
+    return fast, general
+
+
+def _assert_same(fast, general) -> None:
+    a, b = fast.mcp, general.mcp
+    assert list(a.names) == list(b.names)
+    np.testing.assert_array_equal(a.lb, b.lb)
+    np.testing.assert_array_equal(a.ub, b.ub)
+    x = np.random.default_rng(3).uniform(-1.0, 2.0, a.n)
+    np.testing.assert_allclose(a.F(x), b.F(x), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a.J(x).toarray(), b.J(x).toarray(), rtol=1e-12, atol=1e-12)
+    assert (a.M is None) == (b.M is None)
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_contact_rows_read_directly_match_the_repn(law, form, monkeypatch):
+    problem = cm.formulate(CASE.build(), friction=law, form=form)
+    fast, general = _both(problem.model, monkeypatch)
+    _assert_same(fast, general)
+    # the constants stay symbolic: a new b (or f) is re-read by update in both
+    param = problem.model.b if form == "reduced" else problem.model.f
+    for k in param:
+        param[k] = pe.value(param[k]) + 0.25 * (k + 1)
+    fast.update()
+    general.update()
+    _assert_same(fast, general)
+
+
+def test_hand_written_rows(monkeypatch):
+    """Negations, named expressions, Params scaled and summed, fixed variables and products."""
+    m = pe.ConcreteModel()
+    m.x = pe.Var(range(4), initialize=0.5)
+    m.p = pe.Param(mutable=True, initialize=2.0)
+    m.fixed = pe.Var(initialize=3.0)
+    m.fixed.fix()
+    m.e = pe.Expression(expr=-(2.0 * m.x[1] - m.p) + 4.0)
+    m.rows = Complementarity(range(4))
+    m.rows[0] = complements(m.x[0] >= 0, m.e + m.x[0] - 3 * m.p >= 0)
+    m.rows[1] = complements(m.x[1] >= 0, m.x[2] * m.x[1] + 1.0 >= 0)  # quadratic: general repn
+    m.rows[2] = complements(m.e - m.fixed * m.x[3] == 0, m.x[2])  # fixed variable: general repn
+    m.rows[3] = complements(m.p * m.x[0] - m.x[3] == 0, m.x[3])  # Param coefficient: general repn
+    fast, general = _both(m, monkeypatch)
+    _assert_same(fast, general)
+    # row 0 by hand: F_0 = -2 x1 + p + 4 + x0 - 3 p = x0 - 2 x1 + 4 - 2 p
+    x = np.array([0.3, 0.7, 0.1, 0.2])
+    assert fast.mcp.F(x)[0] == pytest.approx(0.3 - 1.4 + 4.0 - 4.0)
+    m.p = 5.0
+    fast.update()
+    assert fast.mcp.F(x)[0] == pytest.approx(0.3 - 1.4 + 4.0 - 10.0)
