@@ -11,6 +11,8 @@ incline is the floor with gravity tilted by theta about y, which is the same phy
   5/7 v0 at t = 2 v0 / (7 mu g) = 0.146 s, then rolls.
 - ``sphere_incline``: the sphere released on a 30 deg incline, mu = 0.5: rolls without slipping
   at 5/7 g sin theta = 3.50 m/s^2.
+- ``pile_N`` (``--boxes N``): N cubes in columns of 4 (see :func:`pile`) dropped 1 cm onto the
+  floor; box-box contacts from our vertex-face pair tests and Bullet's box-box on Siconos' side.
 - ``boxes_N`` (``--boxes N``): N cubes dropped from 0.5 mm above the floor, tilted and spinning
   slowly (the scene of benchmarks/simulate_scale.py), for the time per step at scale.
 
@@ -31,6 +33,7 @@ step of each (ours split into contact generation, model update, build and solve)
     python benchmarks/simulate_peer.py                      # the four small scenes, dt = 1e-3
     python benchmarks/simulate_peer.py --dt 1e-2 1e-3 --law cone pyramid
     python benchmarks/simulate_peer.py --scenes boxes --boxes 100 --t-end 0.2
+    python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 1.0
 
 Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
 only ours run.
@@ -108,6 +111,9 @@ def scenes(names: list[str], boxes: int, t_end: float | None) -> list[dict]:
         elif name == "boxes":
             s = {"mu": 0.5, "gravity": [0, 0, -G], "t_end": 0.2, "bodies": _grid(boxes)}
             name = f"boxes_{boxes}"
+        elif name == "pile":
+            s = {"mu": 0.5, "gravity": [0, 0, -G], "t_end": 0.2, "bodies": pile(boxes)}
+            name = f"pile_{boxes}"
         else:
             raise SystemExit(f"unknown scene {name!r}")
         s["name"] = name
@@ -132,6 +138,35 @@ def _grid(n: int, seed: int = 0) -> list[dict]:
         x, y, z, w = rot.as_quat()
         omega = rng.normal(scale=0.2, size=3)
         bodies.append(_cube((0.3 * i, 0.3 * j, 5e-4 - lowest), (0, 0, 0), (w, x, y, z), omega))
+    return bodies
+
+
+def pile(n: int, layers: int = 4, seed: int = 0) -> list[dict]:
+    """n cubes in columns of ``layers`` on a square grid (columns 0.3 m apart), each cube shifted
+    by up to 2 cm and turned by up to 0.05 rad about z from the one below, tilted by ~0.005 rad,
+    each cube's lowest corner 0.5 mm above the highest of the one under it (the first
+    1 cm above the floor): the columns land and settle. Once settled: 4
+    floor contacts per column and 4 vertex-face contacts per interface (100 cubes: 400)."""
+    from scipy.spatial.transform import Rotation
+
+    rng = np.random.default_rng(seed)
+    columns = int(np.ceil(n / layers))
+    side = int(np.ceil(np.sqrt(columns)))
+    signs = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], dtype=float)
+    bodies = []
+    top = 0.01  # m: the floor clearance of the first cube of each column
+    for k in range(n):
+        col, level = divmod(k, layers)
+        i, j = divmod(col, side)
+        if level == 0:
+            top = 0.01
+        shift = rng.uniform(-0.02, 0.02, size=2) if level else np.zeros(2)
+        rot = Rotation.from_rotvec([*rng.normal(scale=0.005, size=2), rng.uniform(-0.05, 0.05)])
+        corners = (signs * SIDE / 2) @ rot.as_matrix().T
+        z = top + 5e-4 * (level > 0) - corners[:, 2].min()
+        top = z + corners[:, 2].max()
+        x, y, zq, w = rot.as_quat()
+        bodies.append(_cube((0.3 * i + shift[0], 0.3 * j + shift[1], z), (0, 0, 0), (w, x, y, zq)))
     return bodies
 
 

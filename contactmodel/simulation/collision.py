@@ -1,11 +1,22 @@
-"""Contact generation between steps: closed-form pair tests of body shapes against planes.
+"""Contact generation between steps: closed-form pair tests of body shapes.
 
 A :class:`Plane` is a fixed half-space boundary (the ground, an incline). Bodies declared with a
 :class:`~contactmodel.shapes.Box` or :class:`~contactmodel.shapes.Sphere` shape get contacts with
-every plane: a box one per vertex, a sphere one at its lowest point. A candidate becomes an
-active contact when its gap g (m, signed distance along the plane normal, negative when
-penetrating) satisfies ``g <= margin + h * max(0, -v_n)``: within ``margin`` of the plane, or
-close enough to reach it during the coming step at its current approach speed v_n.
+every plane: a box one per vertex, a sphere one at its lowest point. Between two shaped bodies
+(:func:`pair_candidates`):
+
+- sphere-sphere: one contact on the line of centres, normal from b's centre to a's;
+- sphere-box: one contact at the sphere's point nearest the box (the sphere is body a), normal
+  from the box's nearest point to the centre, or along the nearest face's normal when the centre
+  is inside the box;
+- box-box: each vertex of one box near the other box gets a contact on the other box's nearest
+  face (vertex-face). Edge-edge contacts are not generated, so crossed edges can pass through
+  each other; boxes resting face on face or on a vertex are covered. A vertex of b coinciding
+  with a vertex contact of a is dropped (a face on a face of the same size gives 4 contacts, not 8).
+
+A candidate becomes an active contact when its gap g (m, signed distance along the normal,
+negative when penetrating) satisfies ``g <= margin + h * max(0, -v_n)``: within ``margin`` of
+touching, or close enough to touch during the coming step at its current approach speed v_n.
 """
 
 from __future__ import annotations
@@ -60,17 +71,210 @@ def box_vertices(size, position: np.ndarray, rotation: np.ndarray) -> np.ndarray
     return position + (signs * half) @ rotation.T
 
 
-def shape_points(
-    shape, position: np.ndarray, rotation: np.ndarray, plane: Plane
-) -> list[tuple[str, np.ndarray]]:
-    """The candidate contact points (label, world point) of ``shape`` against ``plane``."""
+def plane_candidates(
+    shapes: list, positions: np.ndarray, rotations: np.ndarray, plane: Plane
+) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The candidate points of every Box and Sphere body against ``plane``, vectorized:
+    (owner body indices (K,), labels (K,), world points (K, 3)), in body order, a box's 8
+    vertices ``v0``..``v7`` (as :func:`box_vertices`), a sphere's lowest point ``s``."""
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    owners, labels, points = [], [], []
+    box = [i for i, s in enumerate(shapes) if isinstance(s, Box)]
+    if box:
+        half = 0.5 * np.array([shapes[i].size for i in box], dtype=float)
+        local = signs[None, :, :] * half[:, None, :]  # (nb, 8, 3)
+        verts = positions[box][:, None, :] + np.einsum("bjk,bvk->bvj", rotations[box], local)
+        for n, i in enumerate(box):
+            owners.append(np.full(8, i))
+            points.append(verts[n])
+    normal = np.asarray(plane.normal)
+    for i, s in enumerate(shapes):
+        if isinstance(s, Sphere):
+            owners.append(np.array([i]))
+            points.append((positions[i] - s.radius * normal)[None, :])
+    if not owners:
+        return np.zeros(0, dtype=int), [], np.zeros((0, 3))
+    owner = np.concatenate(owners)
+    order = np.argsort(owner, kind="stable")
+    owner = owner[order]
+    pts = np.concatenate(points)[order]
+    labels = ["s" if isinstance(shapes[i], Sphere) else "" for i in owner]
+    vertex = 0
+    for k, i in enumerate(owner):
+        if labels[k] == "":
+            vertex = vertex + 1 if k and owner[k - 1] == i else 0
+            labels[k] = f"v{vertex}"
+    return owner, labels, pts
+
+
+@dataclass
+class PairCandidate:
+    """A candidate contact between shaped bodies ``a`` and ``b`` (indices into the body list):
+    ``label`` names it within the pair, ``point`` (3,) world m, ``normal`` (3,) unit from b
+    into a, ``gap`` m (negative when penetrating)."""
+
+    a: int
+    b: int
+    label: str
+    point: np.ndarray
+    normal: np.ndarray
+    gap: float
+
+
+def bounding_radius(shape) -> float:
+    """Radius (m) of the sphere about the centre that holds the shape (0 for unsupported)."""
     if isinstance(shape, Box):
-        return [(f"v{k}", p) for k, p in enumerate(box_vertices(shape.size, position, rotation))]
+        return 0.5 * float(np.linalg.norm(shape.size))
     if isinstance(shape, Sphere):
-        return [("s", position - shape.radius * np.asarray(plane.normal))]
-    return []
+        return float(shape.radius)
+    return 0.0
 
 
-def supported(shape) -> bool:
-    """True for the shapes that get contacts generated (Box, Sphere)."""
-    return isinstance(shape, (Box, Sphere))
+def pair_candidates(
+    shapes: list, positions: np.ndarray, rotations: np.ndarray, reach: np.ndarray, skip: set
+) -> list[PairCandidate]:
+    """Candidate contacts between every two shaped bodies whose bounding spheres come within
+    ``reach[i] + reach[j]`` (m, per body: the margin plus the distance it may travel in a step)
+    of touching, except the index pairs in ``skip`` (i < j)."""
+    radius = np.array([bounding_radius(s) for s in shapes])
+    idx = np.flatnonzero(radius > 0)
+    if idx.size < 2:
+        return []
+    x = positions[idx]
+    dist = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=2)
+    near = dist <= radius[idx][:, None] + radius[idx][None, :] + reach[idx][:, None] + reach[idx][None, :]
+    pairs = [(int(idx[p]), int(idx[q])) for p, q in zip(*np.nonzero(np.triu(near, 1)))]
+    pairs = [pq for pq in pairs if pq not in skip]
+    boxes = [pq for pq in pairs if isinstance(shapes[pq[0]], Box) and isinstance(shapes[pq[1]], Box)]
+    out: list[PairCandidate] = []
+    if boxes:
+        i, j = np.array(boxes).T
+        half = np.array(
+            [0.5 * np.asarray(b.size, float) if isinstance(b, Box) else np.zeros(3) for b in shapes]
+        )
+        x, R = positions, rotations
+        sep, ref_i, k, sign = face_separation(x[i], R[i], half[i], x[j], R[j], half[j])
+        tol = reach[i] + reach[j]
+        for p in np.flatnonzero(sep <= tol):
+            ref, inc = (i[p], j[p]) if ref_i[p] else (j[p], i[p])
+            out += _box_box(int(inc), int(ref), int(k[p]), float(sign[p]), positions, rotations, half, tol[p])
+    for i, j in pairs:
+        if not (isinstance(shapes[i], Box) and isinstance(shapes[j], Box)):
+            out += _pair(i, j, shapes, positions, rotations, float(reach[i] + reach[j]))
+    return out
+
+
+def face_separation(xi, Ri, hi, xj, Rj, hj):
+    """Separating-axis test over the 6 face normals of P box pairs: positions (P, 3), rotations
+    (P, 3, 3), half extents (P, 3). Returns the largest separation (P,) m (negative: the least
+    penetration), whether the face is box i's (P,) bool, its axis k (P,) and the sign (P,) with
+    which ``sign * R_ref[:, k]`` points from the reference box to the other one. Box j's faces
+    win ties."""
+    d = xi - xj
+    C = np.einsum("pba,pbk->pak", Ri, Rj)  # C[a, k] = Ri[:, a] . Rj[:, k]
+    proj_j = np.einsum("pa,pak->pk", d, Rj)
+    sep_j = np.abs(proj_j) - hj - np.einsum("pa,pak->pk", hi, np.abs(C))
+    proj_i = np.einsum("pa,pak->pk", -d, Ri)
+    sep_i = np.abs(proj_i) - hi - np.einsum("pb,pkb->pk", hj, np.abs(C))
+    both = np.concatenate([sep_j, sep_i - 1e-12], axis=1)
+    best = np.argmax(both, axis=1)
+    rows = np.arange(len(d))
+    proj = np.concatenate([proj_j, proj_i], axis=1)[rows, best]
+    return both[rows, best] + 1e-12 * (best >= 3), best >= 3, best % 3, np.where(proj >= 0, 1.0, -1.0)
+
+
+def _pair(i: int, j: int, shapes, positions, rotations, tol: float) -> list[PairCandidate]:
+    """Candidates of a pair with a sphere (box-box pairs go to :func:`_box_box`)."""
+    si, sj = shapes[i], shapes[j]
+    if isinstance(si, Sphere) and isinstance(sj, Sphere):
+        d = positions[i] - positions[j]
+        dist = float(np.linalg.norm(d))
+        n = d / dist if dist > 1e-12 else np.array([0.0, 0.0, 1.0])
+        return [PairCandidate(i, j, "s", positions[i] - si.radius * n, n, dist - si.radius - sj.radius)]
+    if isinstance(si, Box) and isinstance(sj, Sphere):
+        i, j, si, sj = j, i, sj, si
+    found = _sphere_box(si.radius, positions[i], sj.size, positions[j], rotations[j])
+    return [PairCandidate(i, j, "s", *found)] if found[2] <= tol else []
+
+
+def _sphere_box(r: float, c: np.ndarray, size, xb: np.ndarray, Rb: np.ndarray):
+    """(point, normal, gap) of a sphere (radius r, centre c) against a box."""
+    half = 0.5 * np.asarray(size, dtype=float)
+    u = Rb.T @ (c - xb)
+    excess = np.abs(u) - half
+    if np.all(excess <= 0):  # centre inside: leave through the nearest face
+        k = int(np.argmax(excess))
+        n = np.sign(u[k] if u[k] != 0 else 1.0) * Rb[:, k]
+        return c - r * n, n, float(excess[k]) - r
+    d = u - np.clip(u, -half, half)
+    dist = float(np.linalg.norm(d))
+    n = Rb @ (d / dist)
+    return c - r * n, n, dist - r
+
+
+def _box_box(inc: int, ref: int, k: int, sign: float, positions, rotations, half, tol: float):
+    """Face-face candidates of two boxes (see the module docstring) once
+    :func:`face_separation` chose the reference face (axis ``k`` of box ``ref``, outward normal
+    ``sign * R_ref[:, k]``): the most anti-parallel face of the incident box ``inc`` is clipped
+    to the reference face's sides, and the clipped points within ``tol`` of the reference plane
+    are the contacts (at most 4: the deepest, the farthest from it and the farthest on either
+    side of the line between them). The incident box is body a, the normal points out of the
+    reference face."""
+    xr, Rr, hr = positions[ref], rotations[ref], half[ref]
+    xa, Ra, ha = positions[inc], rotations[inc], half[inc]
+    n = sign * Rr[:, k]
+    m = int(np.argmax(np.abs(Ra.T @ n)))
+    face_sign = -1.0 if Ra[:, m] @ n > 0 else 1.0
+    p, q = [a for a in range(3) if a != m]
+    centre = xa + face_sign * ha[m] * Ra[:, m]
+    ep, eq = ha[p] * Ra[:, p], ha[q] * Ra[:, q]
+    polygon = [centre + ep + eq, centre - ep + eq, centre - ep - eq, centre + ep - eq]
+    for axis in (a for a in range(3) if a != k):
+        for bound in (1.0, -1.0):
+            polygon = _clip(polygon, bound * Rr[:, axis], hr[axis] + bound * (Rr[:, axis] @ xr))
+    if not polygon:
+        return []
+    pts = np.array(polygon)
+    gaps = sign * ((pts - xr) @ Rr[:, k]) - hr[k]
+    keep = gaps <= tol
+    pts, gaps = pts[keep], gaps[keep]
+    chosen = _spread(pts, gaps)
+    return [PairCandidate(inc, ref, f"f{c}", pts[c], n, float(gaps[c])) for c in chosen]
+
+
+def _clip(polygon: list[np.ndarray], normal: np.ndarray, offset: float) -> list[np.ndarray]:
+    """Sutherland-Hodgman: the part of a convex polygon with ``normal . x <= offset``."""
+    out = []
+    for k, cur in enumerate(polygon):
+        prev = polygon[k - 1]
+        dc, dp = normal @ cur - offset, normal @ prev - offset
+        if dc <= 0:
+            if dp > 0:
+                out.append(prev + (cur - prev) * (dp / (dp - dc)))
+            out.append(cur)
+        elif dp <= 0:
+            out.append(prev + (cur - prev) * (dp / (dp - dc)))
+    return out
+
+
+def _spread(pts: np.ndarray, gaps: np.ndarray) -> list[int]:
+    """Indices of at most 4 points of a planar set that span it: the deepest, the farthest from
+    it, and the farthest on either side of the line through those two (in set order)."""
+    if len(pts) <= 4:
+        return list(range(len(pts)))
+    a = int(np.argmin(gaps))
+    b = int(np.argmax(np.linalg.norm(pts - pts[a], axis=1)))
+    normal = np.cross(pts[b] - pts[a], pts[(b + 1) % len(pts)] - pts[a])
+    side = np.cross(pts[b] - pts[a], pts - pts[a]) @ (normal / max(np.linalg.norm(normal), 1e-300))
+    chosen = {a, b, int(np.argmax(side)), int(np.argmin(side))}
+    return sorted(chosen)
+
+
+def frames(normals: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) contact frames, rows (n, t, o), of unit normals (k, 3): t is the unit projection
+    of the world axis least aligned with n (as :func:`contactmodel.geometry.contact_frame`)."""
+    n = np.atleast_2d(normals)
+    axis = np.eye(3)[np.argmin(np.abs(n), axis=1)]
+    t = axis - np.sum(axis * n, axis=1)[:, None] * n
+    t /= np.linalg.norm(t, axis=1)[:, None]
+    return np.stack([n, t, np.cross(n, t)], axis=1)

@@ -38,7 +38,15 @@ from contactmodel.assembly import Assembly, assemble
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem, formulate
 from contactmodel.friction.base import ContactContext, FrictionLaw
-from contactmodel.simulation.collision import Plane, shape_points, supported
+from contactmodel.simulation.collision import (
+    Plane,
+    bounding_radius,
+    frames,
+    pair_candidates,
+    plane_candidates,
+)
+from contactmodel.simulation.kinematics import BodyKinematics, step_system
+from contactmodel.simulation.reuse import CompiledAcceleration, set_b
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import choice, real
@@ -54,7 +62,9 @@ class StepAssembly(Assembly):
     Minv: sp.csr_matrix | None = None
 
     @classmethod
-    def of(cls, asm: Assembly, h: float, d: np.ndarray) -> StepAssembly:
+    def of(cls, asm: Assembly, h: float, d: np.ndarray, Minv: sp.csr_matrix | None = None) -> StepAssembly:
+        """The step of length ``h`` (s) from the instantaneous assembly ``asm`` with drift terms
+        ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known."""
         fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
         fields.update(
             f=asm.M @ asm.nu + h * asm.f,
@@ -63,13 +73,13 @@ class StepAssembly(Assembly):
             rolling=[c.name for c in asm.system.contacts],
             sliding=[],
         )
-        sysm = asm.system
-        blocks = [np.diag(np.full(3, 1.0 / b.mass)) for b in sysm.bodies]
-        inverses = []
-        for body, lin in zip(sysm.bodies, blocks):
-            inverses += [lin, np.linalg.inv(body.inertia_world)]
-        inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
-        Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
+        if Minv is None:
+            sysm = asm.system
+            inverses = []
+            for body in sysm.bodies:
+                inverses += [np.diag(np.full(3, 1.0 / body.mass)), np.linalg.inv(body.inertia_world)]
+            inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
+            Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
         step = cls(**fields, Minv=Minv)
         step.__dict__["_M_free_inverse"] = step.Minv
         return step
@@ -190,6 +200,7 @@ class Simulator:
         torsion: bool = False,
         solver_options: Mapping | None = None,
         warm_start: bool = True,
+        collide: bool = True,
     ) -> None:
         if not isinstance(system, System):
             raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
@@ -230,10 +241,16 @@ class Simulator:
                     "effort: give numbers or a controller in efforts={name: callable}"
                 )
         self.tracked = [_track(c) for c in self.system.contacts]
+        self.kinematics = None if self.system.manipulators else BodyKinematics(self.system)
+        self.collide = bool(collide)
+        index = {id(b): i for i, b in enumerate(self.system.bodies)}
+        joined = [(index.get(id(c.body_a)), index.get(id(c.body_b))) for c in self.system.contacts]
+        self._hand_pairs = {(min(p), max(p)) for p in joined if None not in p}
         self.quaternions = [quat_from_matrix(b.rotation) for b in self.system.bodies]
         self.problem: Problem | None = None
         self._key: tuple | None = None
         self._x: np.ndarray | None = None
+        self._map: CompiledAcceleration | None = None
         self.t = 0.0
 
     # -- state --------------------------------------------------------------------------
@@ -291,81 +308,155 @@ class Simulator:
             if gap <= self.margin + h * max(0.0, -vn):
                 out.append(dataclasses.replace(c, point=wa, frame=frame))
                 gaps.append(gap)
-        shaped = [b for b in self.system.bodies if supported(b.shape)]
-        for plane in self.planes:
+        bodies = self.system.bodies
+        if self.planes and bodies:
+            shapes = [b.shape for b in bodies]
+            x = np.array([b.position for b in bodies])
+            R = np.array([b.rotation for b in bodies])
+            v = np.array([b.velocity for b in bodies])
+            w = np.array([b.angular_velocity for b in bodies])
+        for plane in self.planes if bodies else ():
             frame = plane.frame
             normal = frame[0]
             law = plane.friction if plane.friction is not None else self.friction
-            for body in shaped:
-                found = shape_points(body.shape, body.position, body.rotation, plane)
-                points = np.array([p for _, p in found])
-                dist = plane.distance(points)
-                # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
-                r_x_n = np.cross(points - body.position, normal)
-                vn = normal @ body.velocity + r_x_n @ body.angular_velocity
-                for (label, p), gap, speed in zip(found, dist, vn):
-                    if gap <= self.margin + h * max(0.0, -speed):
-                        out.append(
-                            Contact(
-                                name=f"{body.name}.{label}@{plane.name}",
-                                body_a=body,
-                                body_b=self.system.ground,
-                                point=p,
-                                frame=frame,
-                                friction=law,
-                                torsion=self.torsion,
-                            )
-                        )
-                        gaps.append(float(gap))
+            owner, labels, points = plane_candidates(shapes, x, R, plane)
+            dist = plane.distance(points) if len(owner) else np.zeros(0)
+            # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
+            r_x_n = np.cross(points - x[owner], normal)
+            vn = v[owner] @ normal + np.sum(r_x_n * w[owner], axis=1)
+            for k in np.flatnonzero(dist <= self.margin + h * np.maximum(0.0, -vn)):
+                body = bodies[owner[k]]
+                out.append(
+                    Contact(
+                        name=f"{body.name}.{labels[k]}@{plane.name}",
+                        body_a=body,
+                        body_b=self.system.ground,
+                        point=points[k],
+                        frame=frame,
+                        friction=law,
+                        torsion=self.torsion,
+                    )
+                )
+                gaps.append(float(dist[k]))
+        if self.collide:
+            self._pair_contacts(out, gaps)
         return out, np.asarray(gaps, dtype=float)
+
+    def _pair_contacts(self, out: list[Contact], gaps: list[float]) -> None:
+        """Append the active contacts between shaped bodies (see :mod:`.collision`)."""
+        bodies = self.system.bodies
+        if len(bodies) < 2:
+            return
+        shapes = [b.shape for b in bodies]
+        x = np.array([b.position for b in bodies])
+        R = np.array([b.rotation for b in bodies])
+        v = np.array([b.velocity for b in bodies])
+        w = np.array([b.angular_velocity for b in bodies])
+        radius = np.array([bounding_radius(s) for s in shapes])
+        reach = self.margin + self.h * (np.linalg.norm(v, axis=1) + radius * np.linalg.norm(w, axis=1))
+        found = pair_candidates(shapes, x, R, reach, self._hand_pairs)
+        if not found:
+            return
+        normals = np.array([c.normal for c in found])
+        points = np.array([c.point for c in found])
+        ia = np.array([c.a for c in found])
+        ib = np.array([c.b for c in found])
+        va = v[ia] + np.cross(w[ia], points - x[ia])
+        vb = v[ib] + np.cross(w[ib], points - x[ib])
+        vn = np.sum(normals * (va - vb), axis=1)
+        gap = np.array([c.gap for c in found])
+        active = gap <= self.margin + self.h * np.maximum(0.0, -vn)
+        law = None if isinstance(self.friction, Mapping) else self.friction
+        chosen = np.flatnonzero(active)
+        for k, frame in zip(chosen, frames(normals[chosen])):
+            c = found[k]
+            a, b = bodies[c.a], bodies[c.b]
+            out.append(
+                Contact(
+                    name=f"{a.name}.{c.label}@{b.name}",
+                    body_a=a,
+                    body_b=b,
+                    point=c.point,
+                    frame=frame,
+                    friction=law,
+                    torsion=self.torsion,
+                )
+            )
+            gaps.append(float(gap[k]))
 
     # -- one step -----------------------------------------------------------------------
     def step_assembly(self, contacts: list[Contact], gaps: np.ndarray) -> Assembly:
-        """The step's Assembly (see the module docstring): its b is G nu + h G M^-1 f + d."""
-        sysm = System(
-            gravity=self.system.gravity,
-            rolling_tol=self.system.rolling_tol,
-            normal_velocity_tol=np.inf,
-            bodies=self.system.bodies,
-            manipulators=self.system.manipulators,
-            contacts=contacts,
-            ground=self.system.ground,
-        )
-        asm = assemble(sysm)
+        """The step's Assembly (see the module docstring): its b is G nu + h G M^-1 f + d.
+        Free bodies only: built vectorized (:mod:`.kinematics`); with manipulators by
+        :func:`~contactmodel.assembly.assemble`."""
+        sysm = step_system(self.system, contacts)
+        kin = self.kinematics
+        Minv = None
+        if kin is not None and kin.supported(contacts):
+            M, Minv, f, nu = kin.state(np.asarray(self.system.gravity, dtype=float))
+            G, rows, contact_rows, frames = kin.jacobian(contacts)
+            nq = len(nu)
+            asm = Assembly(
+                system=sysm,
+                coordinates=kin.coordinates,
+                M=M,
+                f=f,
+                nu=nu,
+                G=G,
+                gdot_nu=np.zeros(G.shape[0]),
+                rows=rows,
+                contact_rows=contact_rows,
+                frames=frames,
+                prescribed=np.zeros(nq, dtype=bool),
+                nu_dot_prescribed=np.zeros(nq),
+            )
+        else:
+            asm = assemble(sysm)
         h = self.h
         d = np.zeros(len(asm.rows))
-        v = asm.v
-        for k, c in enumerate(contacts):
-            r = asm.contact_rows[c.name]["n"]
-            g = gaps[k]
-            d[r] = g / h if g > 0 else self.beta * g / h
-            if self.restitution > 0 and v[r] < 0:
-                d[r] += self.restitution * v[r]
-        return StepAssembly.of(asm, self.h, d)
+        if contacts:
+            normal = np.array([asm.contact_rows[c.name]["n"] for c in contacts])
+            d[normal] = np.where(gaps > 0, gaps / h, self.beta * gaps / h)
+            if self.restitution > 0:
+                vn = asm.v[normal]
+                d[normal] += np.where(vn < 0, self.restitution * vn, 0.0)
+        return StepAssembly.of(asm, h, d, Minv)
 
     def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:
-        """The step's Problem: the previous one with new ``b`` when the contacts and A are
-        unchanged (no Pyomo rebuild, the compiled structure reused), else a new one."""
+        """The step's Problem: the previous one when the contact set and laws are unchanged (no
+        Pyomo rebuild, the compiled structure reused: new ``b`` and, when A changed, the compiled
+        matrix of the new A through :class:`~.reuse.CompiledAcceleration`), else a new one."""
         laws = {c.name: self._law(c) for c in contacts}
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
         old = self.problem
         if old is not None and key == self._key:
             A_old, A_new = old.assembly.A_sparse, step.A_sparse
             diff = abs(A_new - A_old).max() if A_new.nnz or A_old.nnz else 0.0
-            if diff <= 1e-12 * max(1.0, abs(A_new).max() if A_new.nnz else 1.0):
-                step.__dict__["A_sparse"] = A_old  # the model's coefficients are exactly these
+            same = diff <= 1e-12 * max(1.0, abs(A_new).max() if A_new.nnz else 1.0)
+            if not same and self._map is None:
+                self._map = CompiledAcceleration(old)
+            if same or self._map.ok:
+                if same:
+                    step.__dict__["A_sparse"] = A_old  # the compiled coefficients are exactly these
+                else:
+                    self._map.update(A_new)
                 old.assembly = step
                 old.contexts = {
                     c.name: ContactContext(c, np.zeros(c.dimension), step.system.rolling_tol)
                     for c in contacts
                 }
-                b = step.b
-                for r in range(len(b)):
-                    old.model.b[r] = float(b[r])
+                set_b(old, step.b)
                 return old, True
-        problem = formulate(step, friction=laws)
-        self.problem, self._key, self._x = problem, key, None
-        return problem, False
+        return self.rebuild(step, laws), False
+
+    def rebuild(self, step: Assembly, laws: Mapping[str, FrictionLaw] | None = None) -> Problem:
+        """A new Problem for ``step`` (Pyomo model built from its exact A and b)."""
+        if laws is None:
+            laws = {c.name: self._law(c) for c in step.system.contacts}
+        problem = formulate(step, friction=dict(laws))
+        key = tuple((c.name, id(laws[c.name]), c.torsion) for c in step.system.contacts)
+        self.problem, self._key, self._x, self._map = problem, key, None, None
+        return problem
 
     def _law(self, contact: Contact) -> FrictionLaw:
         """``friction`` given as one law replaces every contact's; as a mapping, the named ones."""
@@ -448,6 +539,7 @@ def simulate(
     on_failure: str = "stop",
     progress: Callable[[int, int], None] | None = None,
     warm_start: bool = True,
+    collide: bool = True,
     **solver_options,
 ) -> Trajectory:
     """Simulate ``system`` from t = 0 to ``t_end`` (s) with steps of ``dt`` (s).
@@ -460,6 +552,8 @@ def simulate(
     penetration removed per step; ``restitution``: Newton's coefficient (0 = inelastic).
     ``wrenches`` / ``efforts``: controllers, body name / manipulator name -> ``f(t, state)``
     returning 6 numbers (force, torque; world) or one effort per joint.
+    ``collide``: generate contacts between every two Box/Sphere bodies (box-box vertex-face,
+    sphere-box, sphere-sphere; pairs already joined by a declared contact are skipped).
     ``keep_steps`` keeps each step's Assembly so ``trajectory.step_model(k)`` can rebuild it.
     A step whose solver fails ends the run: the partial trajectory is returned (with a warning)
     and ``trajectory.failed_problem`` holds that step's Problem; ``on_failure="raise"`` raises
@@ -484,6 +578,7 @@ def simulate(
         torsion,
         solver_options,
         warm_start,
+        collide,
     )
     n_steps = int(np.floor(t_end / sim.h + 1e-9))
     traj = Trajectory.start(sim, solver)
@@ -499,6 +594,10 @@ def simulate(
             t3 = time.perf_counter()
             x0 = sim._x if (warm_start and reused) else None
             solution = solve(problem, solver=solver, x0=x0, **solver_options)
+            if not solution.ok and reused:
+                # the reused model failed: solve the step once more on a model built afresh
+                problem, reused = sim.rebuild(step), False
+                solution = solve(problem, solver=solver, **solver_options)
             if not solution.ok:
                 traj.fail(k, problem, solution)
                 message = (

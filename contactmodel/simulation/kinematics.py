@@ -1,0 +1,128 @@
+"""The step's numbers for free bodies, vectorized over bodies and contacts.
+
+For a system of free rigid bodies only (no manipulator) this builds the same
+:class:`~contactmodel.simulation.stepper.StepAssembly` that ``assemble`` + ``StepAssembly.of``
+build, without per-contact Python work on matrices: generalized velocity nu = per body
+(v, omega) in world axes, M = diag(m I3, R I R^T), and for a contact with frame rows C (n, t, o)
+at point p on body a (centre x_a) the rows of G on a's columns are [C, (p - x_a) x C] (row j:
+``C_j . (v + omega x r) = C_j . v + (r x C_j) . omega``), minus the same on body b's columns, plus
+the torsion row [0, n] (minus on b) for a torsion contact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from contactmodel.assembly import COMPONENTS
+from contactmodel.system import Body, Contact, Ground, System
+
+
+class BodyKinematics:
+    """Per-body constants of one simulation (masses, body-frame inverse inertias, the index of
+    each body, the fixed sparsity pattern of the 6x6 diagonal blocks)."""
+
+    def __init__(self, system: System) -> None:
+        self.system = system
+        self.bodies = list(system.bodies)
+        self.index = {id(b): i for i, b in enumerate(self.bodies)}
+        nb = len(self.bodies)
+        self.mass = np.array([b.mass for b in self.bodies], dtype=float)
+        self.inertia = np.array([b.inertia for b in self.bodies], dtype=float).reshape(nb, 3, 3)
+        self.inertia_inv = np.linalg.inv(self.inertia) if nb else np.zeros((0, 3, 3))
+        axes = ("vx", "vy", "vz", "wx", "wy", "wz")
+        self.coordinates = [f"{b.name}.{s}" for b in self.bodies for s in axes]
+        # CSR pattern of a block diagonal of dense 6x6 blocks
+        base = 6 * np.arange(nb)
+        self._indices = (base[:, None, None] + np.arange(6)[None, None, :]).repeat(6, axis=1).reshape(-1)
+        self._indptr = 6 * np.arange(6 * nb + 1)
+
+    def supported(self, contacts: list[Contact]) -> bool:
+        """True when every body of ``contacts`` is a declared Body or the ground (no links)."""
+        for c in contacts:
+            for body in (c.body_a, c.body_b):
+                if not isinstance(body, Ground) and id(body) not in self.index:
+                    return False
+        return True
+
+    def _blocks(self, lin: np.ndarray, ang: np.ndarray) -> sp.csr_matrix:
+        """Block diagonal of diag(lin_i I3, ang_i) (nb,), (nb, 3, 3) as a (6 nb, 6 nb) CSR."""
+        nb = len(self.bodies)
+        blocks = np.zeros((nb, 6, 6))
+        blocks[:, 0, 0] = blocks[:, 1, 1] = blocks[:, 2, 2] = lin
+        blocks[:, 3:, 3:] = ang
+        return sp.csr_matrix((blocks.reshape(-1), self._indices, self._indptr), shape=(6 * nb, 6 * nb))
+
+    def state(self, gravity: np.ndarray):
+        """(M, Minv, f, nu) at the bodies' current state: f (6 nb,) = gravity + wrench, torque -
+        omega x I_w omega; nu (6 nb,)."""
+        R = np.array([b.rotation for b in self.bodies]).reshape(-1, 3, 3)
+        Iw = R @ self.inertia @ R.transpose(0, 2, 1)
+        Iw_inv = R @ self.inertia_inv @ R.transpose(0, 2, 1)
+        v = np.array([b.velocity for b in self.bodies]).reshape(-1, 3)
+        w = np.array([b.angular_velocity for b in self.bodies]).reshape(-1, 3)
+        wrench = np.array([b.wrench for b in self.bodies]).reshape(-1, 6)
+        force = wrench[:, :3] + self.mass[:, None] * gravity
+        torque = wrench[:, 3:] - np.cross(w, np.einsum("kij,kj->ki", Iw, w))
+        f = np.concatenate([force, torque], axis=1).reshape(-1)
+        nu = np.concatenate([v, w], axis=1).reshape(-1)
+        return self._blocks(self.mass, Iw), self._blocks(1.0 / self.mass, Iw_inv), f, nu
+
+    def jacobian(self, contacts: list[Contact]):
+        """(G (m, 6 nb) CSR, rows, contact_rows, frames) of ``contacts`` in their order."""
+        nb = len(self.bodies)
+        nc = len(contacts)
+        dims = np.array([c.dimension for c in contacts], dtype=np.int64)
+        base = np.concatenate([[0], np.cumsum(dims)])
+        m = int(base[-1])
+        rows: list[tuple[str, str]] = []
+        contact_rows: dict[str, dict[str, int]] = {}
+        frames: dict[str, np.ndarray] = {}
+        for c, b0 in zip(contacts, base[:-1].tolist()):
+            comps = COMPONENTS[: c.dimension]
+            contact_rows[c.name] = {comp: b0 + k for k, comp in enumerate(comps)}
+            rows += [(c.name, comp) for comp in comps]
+            frames[c.name] = c.frame
+        if nc == 0:
+            return sp.csr_matrix((0, 6 * nb)), rows, contact_rows, frames
+        C = np.array([c.frame for c in contacts]).reshape(nc, 3, 3)
+        P = np.array([c.point for c in contacts]).reshape(nc, 3)
+        torsion = dims == 4
+        data, ri, ci = [], [], []
+        for side, sign in (("body_a", 1.0), ("body_b", -1.0)):
+            owners = [getattr(c, side) for c in contacts]
+            idx = np.array([-1 if isinstance(o, Ground) else self.index[id(o)] for o in owners])
+            on = idx >= 0
+            if not on.any():
+                continue
+            k = np.flatnonzero(on)
+            x = np.array([b.position for b in self.bodies]).reshape(-1, 3)[idx[k]]
+            r = P[k] - x
+            block = np.concatenate([C[k], np.cross(r[:, None, :], C[k])], axis=2)  # (k, 3, 6)
+            cols = 6 * idx[k][:, None] + np.arange(6)[None, :]
+            data.append(sign * block.reshape(-1))
+            ri.append((base[k][:, None, None] + np.arange(3)[None, :, None]).repeat(6, axis=2).reshape(-1))
+            ci.append(np.repeat(cols[:, None, :], 3, axis=1).reshape(-1))
+            kt = k[torsion[k]]
+            if kt.size:
+                data.append(sign * C[kt, 0, :].reshape(-1))
+                ri.append(np.repeat(base[kt] + 3, 3))
+                ci.append((6 * idx[kt][:, None] + 3 + np.arange(3)[None, :]).reshape(-1))
+        G = sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))), shape=(m, 6 * nb))
+        return G, rows, contact_rows, frames
+
+
+def step_system(system: System, contacts: list[Contact]) -> System:
+    """The step's System: the simulated bodies with this step's contacts (no normal-speed check)."""
+    return System(
+        gravity=system.gravity,
+        rolling_tol=system.rolling_tol,
+        normal_velocity_tol=np.inf,
+        bodies=system.bodies,
+        manipulators=system.manipulators,
+        contacts=contacts,
+        ground=system.ground,
+    )
+
+
+__all__ = ["Body", "BodyKinematics", "step_system"]
