@@ -59,7 +59,7 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_core, newton_kernels
+from contactmodel.solvers import newton_blocks, newton_core, newton_kernels
 from contactmodel.solvers.base import Outcome, SolverResult
 from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
 
@@ -321,6 +321,7 @@ class _Newton(NewtonMethod):
         self.singular = False  # the last newton_direction met an exactly singular matrix
         self.factorization: _Factorization | None = None  # of the last newton_direction
         self.pivot_info: dict[str, Any] = {}
+        self._pivot_shape: bool | None = None  # see _pivot
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
         # memory of the accelerating steps (see accelerate), reset at each attempt
         self._prev_bound: np.ndarray | None = None  # rows at a bound at the previous iterate
@@ -419,11 +420,21 @@ class _Newton(NewtonMethod):
 
     @property
     def _pivot(self) -> bool:
-        n = self.n
-        return self.opt.pivot_fallback and self.mcp.is_lcp and 0 < n <= self.opt.pivot_max_n
+        """The pivoting fallback applies: an LCP, or a mixed LCP (free and nonnegative rows of an
+        affine ``F``; the free block is checked for singularity only when the fallback runs), with
+        at most ``pivot_max_n`` nonnegative rows."""
+        mcp, opt = self.mcp, self.opt
+        if not (opt.pivot_fallback and mcp.is_linear and mcp.cones is None and self.n > 0):
+            return False
+        if self._pivot_shape is None:
+            lb, ub = self.box.lb, self.box.ub
+            nonneg = int(np.count_nonzero((lb == 0.0) & np.isposinf(ub)))
+            free = int(np.count_nonzero(np.isneginf(lb) & np.isposinf(ub)))
+            self._pivot_shape = 0 < nonneg <= opt.pivot_max_n and nonneg + free == self.n
+        return self._pivot_shape
 
     def fallback(self) -> tuple[_Point | None, Outcome, str] | None:
-        """Lemke's method for an LCP (``pivot_fallback``), see :func:`_pivot_fallback`."""
+        """Lemke's method for an LCP or a mixed LCP (``pivot_fallback``), see :func:`_pivot_fallback`."""
         return _pivot_fallback(self, self.mcp) if self._pivot else None
 
     def extras(self) -> dict[str, Any]:
@@ -668,6 +679,10 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
             "(use -inf / +inf for free rows)"
         )
     x = _start_point(mcp, opt, lb, ub)
+    if opt.decouple:
+        blocks = newton_blocks.components(mcp, x)
+        if len(blocks) > 1:
+            return newton_blocks.solve_blocks(mcp, opt, x, blocks, solve, t0, c0)
     if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton_cones.py
         from contactmodel.solvers import newton_cones
 
@@ -679,7 +694,8 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
-    """Lemke's method on the LCP of ``mcp`` from the normal start: ``(point, outcome, message)``.
+    """Lemke's method on the LCP of ``mcp`` (after eliminating the free rows of a mixed LCP, see
+    :mod:`contactmodel.solvers.newton_blocks`) from the normal start: ``(point, outcome, message)``.
 
     A warm start from the basis of the stalled Newton point was tried and rejected: that basis is
     singular on these degenerate problems, and its largest nonsingular part (pivoted QR) leads
@@ -688,20 +704,31 @@ def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]
     from contactmodel.solvers import lemke
 
     t0 = time.perf_counter()
-    res = lemke.solve(mcp, lemke.LemkeOptions(max_restarts=st.opt.pivot_restarts))
+    mixed = None
+    lcp = mcp
+    if not mcp.is_lcp:
+        mixed = newton_blocks.reduce_mlcp(mcp, st.opt.pivot_max_n)
+        if mixed is None:
+            return None, Outcome.FAILED, "no pivoting fallback: the free rows' block is singular"
+        lcp = MCP.from_lcp(mixed.S, mixed.r)
+    res = lemke.solve(lcp, lemke.LemkeOptions(max_restarts=st.opt.pivot_restarts))
     info = st.pivot_info
     info.update(
-        pivot="lemke",
+        pivot="lemke" if mixed is None else "lemke (mixed LCP, free rows eliminated)",
         pivot_outcome=res.outcome.value,
         pivots=int(res.extras.get("pivots", 0)),
         pivot_restarts=int(res.extras.get("restarts", 0)),
         pivot_seconds=time.perf_counter() - t0,
     )
-    if "certificate" in res.extras:
-        info["certificate"] = res.extras["certificate"]
+    if "certificate" in res.extras:  # a Farkas vector of the LCP Lemke solved
+        info["certificate" if mixed is None else "certificate_reduced"] = res.extras["certificate"]
     if res.outcome is Outcome.INFEASIBLE:
         return None, Outcome.INFEASIBLE, f"Lemke's method: {res.message}"
-    cand = st.point(np.maximum(np.asarray(res.x, dtype=float), 0.0)) if res.x is not None else None
+    x = None
+    if res.x is not None:
+        v = np.maximum(np.asarray(res.x, dtype=float), 0.0)
+        x = v if mixed is None else mixed.expand(v, mcp.n)
+    cand = st.point(x) if x is not None else None
     if cand is None:
         return None, Outcome.FAILED, f"Lemke's method: {res.message}"
     if cand.res <= st.opt.tol:

@@ -100,7 +100,9 @@ class NewtonOptions(Options):
         restarts) when the first Newton attempt has not converged within ``pivot_after``
         iterations: PATH's pivoting safeguard on the linearization, which for an LCP is the
         problem itself. Its ray on a copositive-plus ``M``, or a verified Farkas vector, is
-        reported as INFEASIBLE.
+        reported as INFEASIBLE. A mixed LCP (affine ``F``, rows free or nonnegative, e.g. the
+        sparse form of a polyhedral law) gets the same fallback on the LCP left after
+        eliminating its free rows (:mod:`contactmodel.solvers.newton_blocks`).
     pivot_after: iterations of the first Newton attempt before the pivoting fallback.
     pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback.
     pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing.
@@ -121,6 +123,10 @@ class NewtonOptions(Options):
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton_kernels`.
+    decouple: solve each independent block of the MCP (a connected component of the coupling
+        graph of ``J`` and the cone blocks: e.g. contact groups that share no body) on its own,
+        each with its own ``max_iter`` and restarts, so one hard block cannot stall the others;
+        see :mod:`contactmodel.solvers.newton_blocks`.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -153,6 +159,7 @@ class NewtonOptions(Options):
     chord_steps: int = 2
     chord_decrease: float = 0.5
     kernels: str = "auto"
+    decouple: bool = True
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:

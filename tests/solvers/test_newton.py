@@ -570,14 +570,19 @@ def peer_dir(tmp_path_factory):
 def test_stalled_pyramid_lcps_are_solved_by_the_pivoting_fallback(peer_dir, seed, family, n):
     data = np.load(peer_dir / str(seed) / f"lcp_{family}_n{n}.npz")
     M, q = sp.csr_matrix(data["M"]), data["q"]
-    r = solve(MCP.from_lcp(M, q), NewtonOptions())
+    # the whole LCP at once (decouple=False): these instances stall the joint Newton iteration
+    r = solve(MCP.from_lcp(M, q), NewtonOptions(decouple=False))
     assert r.outcome is Outcome.CONVERGED, r.message
     assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL
     assert r.extras["pivot"] == "lemke" and r.extras["pivots"] > 0
     assert "Lemke" in r.message
     if n <= 200:
-        off = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60))
+        off = solve(MCP.from_lcp(M, q), NewtonOptions(pivot_fallback=False, max_iter=60, decouple=False))
         assert off.outcome is not Outcome.CONVERGED
+    # and block by block (the default), with or without a block's own pivoting fallback
+    blocks = solve(MCP.from_lcp(M, q), NewtonOptions())
+    assert blocks.outcome is Outcome.CONVERGED, blocks.message
+    assert np.max(np.abs(np.minimum(blocks.x, M @ blocks.x + q))) <= TOL
 
 
 def test_pivoting_fallback_certifies_an_infeasible_lcp():
@@ -772,7 +777,7 @@ def test_both_methods_run_the_one_globalization_loop(monkeypatch):
         return orig(method, *args, **kwargs)
 
     monkeypatch.setattr(newton_core, "iterate", spy)
-    box = solve(MCP.from_lcp(np.eye(2), -np.ones(2)), NewtonOptions())
+    box = solve(MCP.from_lcp(np.array([[2.0, 1.0], [1.0, 2.0]]), -np.ones(2)), NewtonOptions())  # one block
     cone = solve(_one_cone_mcp(), NewtonOptions())
     assert box.outcome is Outcome.CONVERGED and cone.outcome is Outcome.CONVERGED
     assert seen == ["_Newton", "ConeMethod"]

@@ -1,0 +1,281 @@
+"""Independent blocks and the mixed-LCP pivoting fallback of the ``newton`` solver.
+
+**Blocks.** Two variables are coupled when one's row of ``F`` depends on the other (a structural
+nonzero of ``J``, in either direction) or they belong to one Coulomb cone block. The connected
+components of that graph are independent MCPs: contact groups (boxes on the ground far apart,
+separate stacks) that share no body. :func:`solve_blocks` solves each on its own, so one hard or
+unsolvable block cannot stall the others' line search, iteration budget or restarts; the answer
+is the blocks' answers put together, and the whole is solved iff every block is. The pattern of
+``J`` is read at the starting point and at a fixed pseudo-random point of the box, so an entry
+that vanishes at the start (e.g. a term multiplied by a zero force) still couples.
+
+**Mixed LCP.** An affine MCP whose rows are free (``lb = -inf, ub = +inf``) or nonnegative
+(``lb = 0, ub = +inf``), with no cone blocks, is the mixed LCP ``A u + B v + a = 0``,
+``0 <= v _|_ C u + D v + b >= 0`` (the sparse form of a polyhedral friction law: ``u`` the body
+accelerations and other free variables). When ``A`` is nonsingular, ``u = -A^-1 (B v + a)``
+leaves the LCP ``0 <= v _|_ (D - C A^-1 B) v + (b - C A^-1 a) >= 0`` (a Schur complement), which
+Lemke's method solves or proves unsolvable like the reduced form's LCP: :func:`reduce_mlcp` builds
+it, :func:`MixedLCP.expand` maps a solution back.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
+
+from contactmodel.mcp.types import MCP, CoulombBlocks
+from contactmodel.solvers.base import Outcome, SolverResult
+from contactmodel.solvers.newton_core import NewtonOptions
+
+__all__ = ["MixedLCP", "components", "reduce_mlcp", "solve_blocks", "sub_mcp"]
+
+#: outcomes of unsolved blocks, the most telling first (the whole run reports the first present)
+_WORST = (Outcome.INFEASIBLE, Outcome.TIME_LIMIT, Outcome.ITERATION_LIMIT, Outcome.FAILED)
+
+
+def _probe_point(mcp: MCP, x0: np.ndarray) -> np.ndarray:
+    """A fixed pseudo-random point inside the box (n,), away from the bounds."""
+    u = np.random.default_rng(12345).uniform(0.25, 0.75, mcp.n)
+    lb, ub = np.asarray(mcp.lb, float), np.asarray(mcp.ub, float)
+    lo, up = np.isfinite(lb), np.isfinite(ub)
+    x = x0 + u
+    x = np.where(lo & ~up, lb + u, x)
+    x = np.where(~lo & up, ub - u, x)
+    return np.where(lo & up, lb + u * (ub - lb), x)
+
+
+def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
+    """The independent blocks of ``mcp``: sorted index arrays, one per connected component of
+    the coupling graph (see the module docstring), in order of their first variable."""
+    n = mcp.n
+    if n <= 1:
+        return [np.arange(n)]
+    G = sp.csr_matrix(mcp.J(x0))
+    if mcp.is_linear and G.nnz >= n * n:  # a full matrix couples everything
+        return [np.arange(n)]
+    extra = []
+    if not mcp.is_linear:
+        with np.errstate(all="ignore"):
+            extra.append(sp.coo_matrix(mcp.J(_probe_point(mcp, x0))))
+    if mcp.cones is not None and mcp.cones.k:
+        idx = mcp.cones.index
+        r, c = np.repeat(idx, 3, axis=1).ravel(), np.tile(idx, (1, 3)).ravel()
+        extra.append(sp.coo_matrix((np.ones(r.size), (r, c)), shape=(n, n)))
+    if extra:  # the union of the patterns (values do not matter, only the structure)
+        parts = [sp.coo_matrix(G)] + extra
+        rows = np.concatenate([p.row for p in parts])
+        cols = np.concatenate([p.col for p in parts])
+        G = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    count, labels = connected_components(G, directed=True, connection="weak")
+    if count == 1:
+        return [np.arange(n)]
+    order = np.argsort(labels, kind="stable")
+    splits = np.flatnonzero(np.diff(labels[order])) + 1
+    return sorted(np.split(order, splits), key=lambda b: int(b[0]))
+
+
+def sub_mcp(mcp: MCP, idx: np.ndarray, base: np.ndarray) -> MCP:
+    """The MCP of the variables ``idx`` (sorted) with every other variable held at ``base`` (n,);
+    exact when ``idx`` is a block of :func:`components` (its rows depend on nothing else)."""
+    k = idx.size
+    cones = None
+    if mcp.cones is not None and mcp.cones.k:
+        pos = np.full(mcp.n, -1)
+        pos[idx] = np.arange(k)
+        inside = np.all(pos[mcp.cones.index] >= 0, axis=1)
+        if inside.any():
+            cones = CoulombBlocks(pos[mcp.cones.index[inside]], mcp.cones.mu[inside])
+    names = [mcp.names[i] for i in idx] if len(mcp.names) == mcp.n else []
+    x0 = None if mcp.x0 is None else np.asarray(mcp.x0, float)[idx]
+    lb, ub = np.asarray(mcp.lb, float)[idx], np.asarray(mcp.ub, float)[idx]
+    if mcp.is_linear:
+        M = sp.csr_matrix(mcp.M)[idx][:, idx].tocsr()
+        q = np.asarray(mcp.q, float)[idx] + sp.csr_matrix(mcp.M)[idx] @ _outside(base, idx)
+        return MCP(
+            F=lambda y: M @ y + q, J=lambda y: M, lb=lb, ub=ub, x0=x0, names=names, M=M, q=q, cones=cones
+        )
+
+    def full(y: np.ndarray) -> np.ndarray:
+        x = base.copy()
+        x[idx] = y
+        return x
+
+    hess = None
+    if mcp.hess is not None:
+        h = mcp.hess
+
+        def hess(y: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
+            wf = np.zeros(mcp.n)
+            wf[idx] = w
+            return sp.csr_matrix(h(full(y), wf))[idx][:, idx].tocsr()
+
+    return MCP(
+        F=lambda y: np.asarray(mcp.F(full(y)), float)[idx],
+        J=lambda y: sp.csr_matrix(mcp.J(full(y)))[idx][:, idx].tocsr(),
+        lb=lb,
+        ub=ub,
+        x0=x0,
+        names=names,
+        hess=hess,
+        cones=cones,
+    )
+
+
+def _outside(base: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``base`` with the entries ``idx`` zeroed (the fixed part of an affine block's rows)."""
+    out = np.array(base, dtype=float)
+    out[idx] = 0.0
+    return out
+
+
+def solve_blocks(
+    mcp: MCP,
+    opt: NewtonOptions,
+    x: np.ndarray,
+    blocks: list[np.ndarray],
+    solve_one: Callable[[MCP, NewtonOptions], SolverResult],
+    t0: float,
+    c0: float,
+) -> SolverResult:
+    """Solve each block of ``blocks`` by ``solve_one`` (with ``decouple`` off, its own
+    ``max_iter`` and the time left of ``opt.time_limit``) from ``x`` (n, projected start) and
+    put the answers together: CONVERGED iff every block converged, else the first of INFEASIBLE,
+    TIME_LIMIT, ITERATION_LIMIT, FAILED among the blocks. ``iterations`` is the largest block's
+    count; ``extras`` has ``blocks``, ``blocks_unsolved`` (indices), ``block_sizes``,
+    ``block_iterations``, ``residual`` (largest), the summed counters, and a block's
+    ``certificate`` (Farkas vector) embedded in the full variable order."""
+    deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
+    out = np.array(x, dtype=float)
+    results: list[SolverResult] = []
+    for idx in blocks:
+        left = deadline - time.perf_counter()
+        if left <= 0.0:
+            message = f"time limit {opt.time_limit} s reached"
+            results.append(SolverResult(x[idx], Outcome.TIME_LIMIT, 0, message))
+            continue
+        sub_opt = replace(opt, decouple=False, x0=x[idx], time_limit=None if math.isinf(left) else left)
+        res = solve_one(sub_mcp(mcp, idx, x), sub_opt)
+        if res.x is not None:
+            out[idx] = res.x
+        results.append(res)
+    unsolved = [k for k, r in enumerate(results) if r.outcome is not Outcome.CONVERGED]
+    outcome = Outcome.CONVERGED
+    message = f"natural residual below tolerance in each of {len(blocks)} independent blocks"
+    notes = [f"block {k}: {r.message}" for k, r in enumerate(results) if r.message != _PLAIN]
+    if notes:
+        message += "; " + "; ".join(notes[:3]) + ("; ..." if len(notes) > 3 else "")
+    if unsolved:
+        outcome = next(o for o in _WORST if any(results[k].outcome is o for k in unsolved))
+        first = next(k for k in unsolved if results[k].outcome is outcome)
+        message = (
+            f"{len(unsolved)} of {len(blocks)} independent blocks not solved; block {first} "
+            f"({blocks[first].size} variables): {results[first].message}"
+        )
+    return SolverResult(
+        x=out,
+        outcome=outcome,
+        iterations=max(r.iterations for r in results),
+        message=message,
+        extras=_extras(mcp, blocks, results, unsolved, t0, c0),
+    )
+
+
+_PLAIN = "natural residual below tolerance"  # newton_core's message of a plain convergence
+
+
+def _extras(
+    mcp: MCP, blocks: list[np.ndarray], results: list[SolverResult], unsolved: list[int], t0: float, c0: float
+) -> dict[str, Any]:
+    """The combined ``extras`` of :func:`solve_blocks`: counts (ints, floats) summed over the
+    blocks, flags or-ed, anything else (the residual history, the pivoting details) from the
+    block with the largest residual or else the first block that has it."""
+    worst = max(range(len(results)), key=lambda k: results[k].extras.get("residual", math.inf))
+    order = [worst] + [k for k in range(len(results)) if k != worst]
+    extras: dict[str, Any] = {}
+    for k in order:
+        for key, value in results[k].extras.items():
+            if key in extras or key == "certificate":
+                continue
+            values = [r.extras[key] for r in results if key in r.extras]
+            if all(isinstance(v, bool) for v in values):
+                extras[key] = any(values)
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                extras[key] = sum(values)
+            else:
+                extras[key] = value
+    extras.update(
+        blocks=len(blocks),
+        blocks_unsolved=unsolved,
+        block_sizes=[int(b.size) for b in blocks],
+        block_iterations=[int(r.iterations) for r in results],
+        residual=max(float(r.extras.get("residual", math.inf)) for r in results),
+        seconds=time.perf_counter() - t0,
+        cpu_seconds=time.process_time() - c0,
+    )
+    for k, r in enumerate(results):
+        if "certificate" in r.extras:
+            y = np.zeros(mcp.n)
+            y[blocks[k]] = r.extras["certificate"]
+            extras["certificate"] = y
+            break
+    return extras
+
+
+# -- the mixed LCP --------------------------------------------------------------------------------
+
+
+@dataclass
+class MixedLCP:
+    """The LCP ``0 <= v _|_ S v + r >= 0`` of an affine MCP's nonnegative rows ``lcp_rows`` after
+    eliminating its free rows ``free`` (``u = -A^-1 (B v + a)``, see the module docstring)."""
+
+    free: np.ndarray
+    lcp_rows: np.ndarray
+    S: np.ndarray
+    r: np.ndarray
+    solve_free: Callable[[np.ndarray], np.ndarray]
+    B: sp.csr_matrix
+    a: np.ndarray
+
+    def expand(self, v: np.ndarray, n: int) -> np.ndarray:
+        """The full MCP point (n,) of the LCP's ``v``: ``x[lcp_rows] = v``, ``x[free] = u``."""
+        x = np.zeros(n)
+        x[self.lcp_rows] = v
+        x[self.free] = -self.solve_free(self.B @ v + self.a)
+        return x
+
+
+def reduce_mlcp(mcp: MCP, max_n: int) -> MixedLCP | None:
+    """The :class:`MixedLCP` of ``mcp``, or None when it is not a mixed LCP with free rows, has
+    more than ``max_n`` nonnegative rows, or its free block ``A`` is singular."""
+    if not mcp.is_linear or mcp.cones is not None:
+        return None
+    lb, ub = np.asarray(mcp.lb, float), np.asarray(mcp.ub, float)
+    free = np.isneginf(lb) & np.isposinf(ub)
+    nonneg = (lb == 0.0) & np.isposinf(ub)
+    if not free.any() or not np.all(free | nonneg) or not 0 < np.count_nonzero(nonneg) <= max_n:
+        return None
+    f, v = np.flatnonzero(free), np.flatnonzero(nonneg)
+    M = sp.csr_matrix(mcp.M)
+    q = np.asarray(mcp.q, float)
+    A = M[f][:, f].tocsc()
+    try:
+        lu = spla.splu(A)
+    except RuntimeError:  # exactly singular
+        return None
+    B, C, D = M[f][:, v].tocsr(), M[v][:, f].tocsr(), M[v][:, v].toarray()
+    AinvB = lu.solve(B.toarray()) if B.shape[1] else np.zeros((f.size, 0))
+    Ainva = lu.solve(q[f])
+    if not (np.all(np.isfinite(AinvB)) and np.all(np.isfinite(Ainva))):
+        return None
+    S = D - C @ AinvB
+    r = q[v] - C @ Ainva
+    return MixedLCP(f, v, np.asarray(S), np.asarray(r), lu.solve, B, q[f])
