@@ -2,12 +2,24 @@
 
 Usage:
     python benchmarks/fuzz_run.py --n 10000 --seed 1 [--solvers newton lemke ...] [--time-limit 3]
-                                  [--max-boxes 4] [--max-contacts 8] [--jsonl out.jsonl]
-    python benchmarks/fuzz_run.py --summary out.jsonl
+                                  [--max-boxes 4] [--max-contacts 8] [--jsonl out.jsonl [--resume]]
+    python benchmarks/fuzz_run.py --classify out.jsonl [--seed 1] [--solver newton]
+    python benchmarks/fuzz_run.py --summary out.jsonl [more.jsonl ...]
+
+``--jsonl`` writes one line per run as it goes; ``--resume`` appends to it and skips the
+(scene, solver) runs it already holds, so a long run can be stopped (even by kill -9) and
+continued, or split into chunks (``--start``, ``--n``) run by separate processes whose files
+``--summary`` reads together. ``--classify`` decides each scene a solver did not solve and writes
+``out.classified.jsonl`` (resumable too): ``no-solution`` (``cm.decide`` proved it, on the scene's
+reduced form, which has the same solutions as the sparse one: polyhedral laws only),
+``solution-exists`` (``cm.decide`` found one, or another route did: the second-order-cone form
+of a cone law, ipopt, newton with ten times the iterations; each answer passes the independent
+check), or ``undecided``. ``--summary`` then adds that split.
 
 Scene i is drawn by ``tests/fuzz/scenes.py`` from ``numpy.random.default_rng([seed, i])`` (1-4 boxes
 on the ground or stacked, 1-8 contacts each, every friction law or a mix, reduced or sparse form,
-tilted ground, sliding or resting). Each applicable solver (LCP-only solvers on LCPs, cone solvers
+tilted ground, sliding or resting; ``--torsion`` adds the soft-finger laws on torsion contacts,
+which changes the scenes a seed draws). Each applicable solver (LCP-only solvers on LCPs, cone solvers
 on second-order-cone contacts, ``enumerate`` up to 12 variables) solves it; the outcome is one of
 the named statuses, ``unhandled-exception`` (anything raised, ContactModelError included: these
 scenes are valid) or ``solved-but-wrong`` (a solved or solved-inaccurate answer that fails the
@@ -19,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import copy
 import json
 import sys
 import time
@@ -29,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 sys.path.insert(0, str(ROOT))
 
-from scenes import NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
+from scenes import ALL_LAWS, LAWS, LawSpec, NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
 
@@ -77,7 +90,7 @@ def run_one(scene, solver: str, time_limit: float) -> dict:
     return row
 
 
-def summarize(rows: list[dict]) -> str:
+def summarize(rows: list[dict], classes: list[dict] | None = None) -> str:
     by_solver: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for r in rows:
         by_solver[r["solver"]][r["outcome"]] += 1
@@ -102,10 +115,108 @@ def summarize(rows: list[dict]) -> str:
                 f"  {law:<13}{form:<9}{total:>6}{bad:>6}   ({counts['iteration-limit']} / "
                 f"{counts['time-limit']} / {counts['failed']} / {counts['infeasible-certified']})"
             )
+    if newton and classes:
+        verdict = {(c["scene"], c["solver"]): c["class"] for c in classes}
+        missed = [r for r in newton if r["outcome"] not in ("solved", "solved-inaccurate")]
+        split = collections.Counter(verdict.get((r["scene"], "newton"), "not classified") for r in missed)
+        lines.append("")
+        lines.append(
+            f"newton not solved: {len(missed)} of {len(newton)} ({100 * len(missed) / len(newton):.2f}%): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(split.items()))
+        )
+        unexplained = len(missed) - split["no-solution"]
+        lines.append(
+            f"newton not solved and not decided to have no solution: {unexplained} "
+            f"({100 * unexplained / len(newton):.2f}%)"
+        )
     wrong = [r for r in rows if r["outcome"] in ("solved-but-wrong", "unhandled-exception")]
     for r in wrong[:20]:
         lines.append(f"  scene {r['scene']} {r['solver']}: {r.get('check') or r.get('error')}")
     return "\n".join(lines)
+
+
+POLYHEDRAL = {"frictionless", "pyramid", "polygonal", "planar"}
+
+
+def _read(paths: list[Path]) -> list[dict]:
+    rows = []
+    for path in paths:
+        if path.exists():
+            rows.extend(json.loads(line) for line in path.read_text().splitlines() if line.strip())
+    return rows
+
+
+def _scene(args, i: int):
+    laws = ALL_LAWS if args.torsion else LAWS
+    return draw_scene(
+        NumpyDraw([args.seed, i]), max_boxes=args.max_boxes, max_contacts=args.max_contacts, laws=laws
+    )
+
+
+def _verified(scene, sol) -> bool:
+    return sol.status in CHECK_TOL and check_answer(scene, sol, CHECK_TOL[sol.status]).ok
+
+
+def classify_scene(scene) -> dict:
+    """How an unsolved scene stands: ``no-solution`` / ``solution-exists`` / ``undecided``, with
+    the evidence (see the module docstring)."""
+    laws = scene.laws
+    if laws <= POLYHEDRAL:
+        reduced = copy.deepcopy(scene)
+        reduced.form = "reduced"
+        ex = cm.decide(reduced.problem(), uniqueness=False, time_limit=20.0)
+        status = ex.status.value
+        if status == "no-solution":
+            return {"class": "no-solution", "by": f"decide: {ex.evidence.get('certificate', '')[:80]}"}
+        if status in ("solved", "unique", "multiple"):
+            return {"class": "solution-exists", "by": "decide"}
+        return {"class": "undecided", "by": "decide: " + "; ".join(ex.tried)[-200:]}
+    routes = []
+    if "cone" in laws:
+        soc = copy.deepcopy(scene)
+        for c in soc.contacts:
+            if c.law.name == "cone":
+                c.law = LawSpec("cone-soc", c.law.mu)
+        routes.append(("newton, cone in the second-order-cone form", soc, "newton", {}))
+    routes.append(("newton, max_iter 2000", scene, "newton", {"max_iter": 2000, "time_limit": 30.0}))
+    if "cone-soc" not in laws:
+        routes.append(("ipopt", scene, "ipopt", {"time_limit": 30.0}))
+    tried = []
+    for label, sc, solver, options in routes:
+        try:
+            sol = cm.solve(sc.problem(), solver=solver, **options)
+        except cm.ContactModelError as err:
+            tried.append(f"{label}: {type(err).__name__}")
+            continue
+        if _verified(sc, sol):
+            return {"class": "solution-exists", "by": label}
+        tried.append(f"{label}: {sol.status.value}")
+    return {"class": "undecided", "by": "; ".join(tried)}
+
+
+def classify(args) -> int:
+    """Classify the not-solved runs of ``args.solver`` in ``args.classify`` (resumable)."""
+    out_path = args.classify.with_suffix(".classified.jsonl")
+    done = {(r["scene"], r["solver"]) for r in _read([out_path])}
+    todo = [
+        r
+        for r in _read([args.classify])
+        if r["solver"] == args.solver
+        and r["outcome"] not in ("solved", "solved-inaccurate")
+        and (r["scene"], r["solver"]) not in done
+    ]
+    with out_path.open("a") as out:
+        for r in todo:
+            t0 = time.perf_counter()
+            try:
+                verdict = classify_scene(_scene(args, r["scene"]))
+            except Exception as err:  # noqa: BLE001 - reported, not fatal to the run
+                verdict = {"class": "undecided", "by": f"classification raised {type(err).__name__}: {err}"}
+            row = {"scene": r["scene"], "solver": r["solver"], **verdict, "seconds": time.perf_counter() - t0}
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+    print(f"classified {len(todo)} runs into {out_path}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,22 +228,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=3.0, help="seconds per newton/ipopt run")
     ap.add_argument("--max-boxes", type=int, default=4)
     ap.add_argument("--max-contacts", type=int, default=8)
+    ap.add_argument(
+        "--torsion",
+        action="store_true",
+        help="add the soft-finger laws (other scenes)",
+    )
     ap.add_argument("--jsonl", type=Path, help="write one JSON line per run")
-    ap.add_argument("--summary", type=Path, help="print the table of an earlier --jsonl file")
+    ap.add_argument("--resume", action="store_true", help="append to --jsonl, skipping runs it holds")
+    ap.add_argument("--summary", type=Path, nargs="+", help="print the table of earlier --jsonl files")
+    ap.add_argument("--classify", type=Path, help="classify the not-solved runs of a --jsonl file")
+    ap.add_argument("--solver", default="newton", help="the solver whose runs --classify reads")
     args = ap.parse_args(argv)
     if args.summary:
-        print(summarize([json.loads(line) for line in args.summary.read_text().splitlines() if line]))
+        rows = _read(args.summary)
+        classes = _read([p.with_suffix(".classified.jsonl") for p in args.summary])
+        print(summarize(rows, classes))
         return 0
+    if args.classify:
+        return classify(args)
     rows = []
-    out = args.jsonl.open("w") if args.jsonl else None
+    done = {(r["scene"], r["solver"]) for r in _read([args.jsonl])} if args.jsonl and args.resume else set()
+    out = args.jsonl.open("a" if args.resume else "w") if args.jsonl else None
     t0 = time.perf_counter()
     for i in range(args.start, args.start + args.n):
-        scene = draw_scene(
-            NumpyDraw([args.seed, i]), max_boxes=args.max_boxes, max_contacts=args.max_contacts
-        )
+        wanted = [s for s in args.solvers if (i, s) not in done]
+        if not wanted:
+            continue
+        scene = _scene(args, i)
         base = {"scene": i, "law": law_label(scene), "form": scene.form, "contacts": len(scene.contacts)}
         try:
-            names = applicable(scene.problem(), args.solvers)
+            names = applicable(scene.problem(), wanted)
         except Exception as err:  # noqa: BLE001
             names = []
             rows.append(
@@ -144,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
                 out.write(json.dumps(rows[-1]) + "\n")
                 out.flush()
     print(f"{args.n} scenes, seed {args.seed}, {time.perf_counter() - t0:.0f} s")
-    print(summarize(rows))
+    print(summarize(_read([args.jsonl]) if args.jsonl else rows))
     return 0
 
 

@@ -27,6 +27,11 @@ import contactmodel as cm
 
 GRAVITY = np.array([0.0, 0.0, -9.81])
 LAWS = ("frictionless", "pyramid", "cone", "cone-soc", "polygonal", "planar")
+#: laws of soft-finger contacts (declared with ``torsion=True``: a fourth row, the moment c_r
+#: about the normal against the twisting acceleration a_r); kept out of LAWS so that the scenes
+#: drawn from LAWS by a seed stay the same
+TORSION_LAWS = ("ellipsoid", "elliptic-torsion")
+ALL_LAWS = LAWS + TORSION_LAWS
 
 
 class Draw(Protocol):
@@ -55,12 +60,18 @@ class NumpyDraw:
 
 @dataclass
 class LawSpec:
-    """A friction law by name and parameters (``k``, ``offset`` for the polygon)."""
+    """A friction law by name and parameters (``k``, ``offset`` for the polygon; the semi-axes
+    ``e`` = (e_t, e_o, e_r) of the torsion laws, e_r a length in m)."""
 
     name: str
     mu: float = 0.0
     k: int = 8
     offset: float = 0.0
+    e: tuple[float, float, float] = (1.0, 1.0, 1.0)
+
+    @property
+    def torsion(self) -> bool:
+        return self.name in TORSION_LAWS
 
     def make(self) -> cm.FrictionLaw:
         if self.name == "frictionless":
@@ -75,6 +86,10 @@ class LawSpec:
             return cm.Polygonal(self.mu, self.k, self.offset)
         if self.name == "planar":
             return cm.Planar(self.mu)
+        if self.name == "ellipsoid":
+            return cm.Ellipsoid(self.mu, *self.e)
+        if self.name == "elliptic-torsion":
+            return cm.EllipticTorsion(self.mu, *self.e)
         raise AssertionError(self.name)
 
 
@@ -128,7 +143,7 @@ class Scene:
             other = "ground" if c.body_b < 0 else self.boxes[c.body_b].name
             s.add_contact(
                 self.boxes[c.body_a].name, other, c.point, c.normal, tangent=c.tangent, friction=c.law.make(),
-                name=c.name,
+                name=c.name, torsion=c.law.torsion,
             )  # fmt: skip
         return s
 
@@ -146,6 +161,8 @@ def _law(d: Draw, name: str) -> LawSpec:
     mu = 0.0 if name == "frictionless" else d.pick((0.0, d.uniform(0.05, 1.2)))
     if name == "polygonal":
         return LawSpec(name, mu, d.integer(3, 12), d.pick((0.0, d.uniform(0.0, math.pi))))
+    if name in TORSION_LAWS:
+        return LawSpec(name, mu, e=(d.uniform(0.3, 2.0), d.uniform(0.3, 2.0), d.uniform(0.01, 0.5)))
     return LawSpec(name, mu)
 
 
@@ -217,6 +234,8 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
 
     bodies = {b.name: b for b in sol.bodies}
     forces = {c.name: np.asarray(c.force[:3], float) for c in sol.contacts}
+    # the moment about the normal of a torsion contact (0 for the others)
+    moments = {c.name: float(c.force[3]) if len(c.force) > 3 else 0.0 for c in sol.contacts}
     lin = [np.asarray(bodies[b.name].linear_acceleration) for b in scene.boxes]
     ang = [np.asarray(bodies[b.name].angular_acceleration) for b in scene.boxes]
     # Newton-Euler: m a = m g + f + sum of contact forces; I_w alpha = tau + sum r x f (omega = 0)
@@ -231,9 +250,11 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
                 continue
             r = c.point - scene.boxes[k].position
             net_f[k] += sign * f
-            net_t[k] += sign * _cross(r, f)
+            net_t[k] += sign * (_cross(r, f) + moments[c.name] * c.normal)
             mag_f[k] += np.abs(f).sum()
-            mag_t[k] += np.abs(_cross(r, f)).sum() + np.linalg.norm(r) * np.abs(f).sum()
+            mag_t[k] += (
+                np.abs(_cross(r, f)).sum() + np.linalg.norm(r) * np.abs(f).sum() + abs(moments[c.name])
+            )
     for k, b in enumerate(scene.boxes):
         I_w = b.rotation @ b.inertia @ b.rotation.T
         report(f"force balance {b.name}", np.abs(b.mass * lin[k] - net_f[k]).max(), mag_f[k])
@@ -248,12 +269,14 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
         fr = forces[c.name]
         acc = np.zeros(3)
         vel = np.zeros(3)
+        a_r = 0.0  # twisting acceleration n . (alpha_a - alpha_b); the twisting speed is 0 (omega = 0)
         for k, sign in ((c.body_a, 1.0), (c.body_b, -1.0)):
             if k < 0:
                 continue
             r = c.point - scene.boxes[k].position
             acc += sign * (lin[k] + _cross(ang[k], r))
             vel += sign * scene.boxes[k].velocity
+            a_r += sign * float(c.normal @ ang[k])
         a = c.frame @ acc  # (a_n, a_t, a_o)
         v = c.frame @ vel
         cn = fr[0]
@@ -267,6 +290,10 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
         cn_pos = max(cn, 0.0)
         if law == "frictionless":
             report(f"{c.name} frictionless", np.abs(ft).max(), fs)
+            continue
+        if law in TORSION_LAWS:
+            sliding = float(np.linalg.norm(vT)) > scene.rolling_tol
+            _check_torsion(report, c, cn_pos, (ft, moments[c.name]), (aT, a_r), sliding, vT, (fs, a_scale))
             continue
         if law == "planar":
             report(f"{c.name} planar c_o = 0", abs(ft[1]), fs)
@@ -292,6 +319,41 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
         report(f"{c.name} inside the friction set", max(outside, 0.0), fs)
         report(f"{c.name} maximum work", max(float(ft @ aT) - support, 0.0), fs * a_scale)
     return worst
+
+
+def _check_torsion(report, c: ContactSpec, cn: float, force, acc, sliding: bool, vT, scales) -> None:
+    """The soft-finger laws with maximum work (c_n >= 0 given, the twisting speed 0); ``force``
+    is ((c_t, c_o), c_r), ``acc`` ((a_t, a_o), a_r), ``scales`` the force and acceleration scales:
+
+    * ``ellipsoid``: the set ``sum_alpha c_alpha^2 / e_alpha^2 <= (mu c_n)^2`` over (t, o, r);
+      sliding: ``c_alpha = -mu c_n e_alpha^2 v_alpha / sqrt(sum_beta e_beta^2 v_beta^2)`` (c_r = 0
+      since v_r = 0); rolling: ``c . a = min over the set = -mu c_n ||diag(e) a||``;
+    * ``elliptic-torsion``: the (t, o) ellipse as above, by its own speed, and the interval
+      ``|c_r| <= e_r mu c_n``, rolling (v_r = 0): ``c_r a_r = -e_r mu c_n |a_r|``.
+    """
+    mu, (e_t, e_o, e_r) = c.law.mu, c.law.e
+    (ft, c_r), (aT, a_r), (fs, a_scale) = force, acc, scales
+    e2 = np.array([e_t, e_o]) ** 2
+    moment_scale = fs * e_r  # c_r / e_r is a force
+    if sliding:
+        expect = -mu * cn * e2 * vT / math.sqrt(float(e2 @ vT**2))
+        report(f"{c.name} sliding friction", np.abs(ft - expect).max(), fs)
+        if c.law.name == "ellipsoid":
+            report(f"{c.name} sliding moment c_r = 0", abs(c_r), moment_scale)
+            return
+    if c.law.name == "ellipsoid":
+        size = math.sqrt(ft[0] ** 2 / e_t**2 + ft[1] ** 2 / e_o**2 + c_r**2 / e_r**2)
+        report(f"{c.name} inside the friction set", max(size - mu * cn, 0.0), fs)
+        support = -mu * cn * math.sqrt(float(e2 @ aT**2) + e_r**2 * a_r**2)
+        report(f"{c.name} maximum work", max(float(ft @ aT) + c_r * a_r - support, 0.0), fs * a_scale)
+        return
+    if not sliding:
+        size = math.sqrt(ft[0] ** 2 / e_t**2 + ft[1] ** 2 / e_o**2)
+        report(f"{c.name} inside the friction set", max(size - mu * cn, 0.0), fs)
+        support = -mu * cn * math.sqrt(float(e2 @ aT**2))
+        report(f"{c.name} maximum work", max(float(ft @ aT) - support, 0.0), fs * a_scale)
+    report(f"{c.name} torsion |c_r| <= e_r mu c_n", max(abs(c_r) - e_r * mu * cn, 0.0), moment_scale)
+    report(f"{c.name} torsion maximum work", max(c_r * a_r + e_r * mu * cn * abs(a_r), 0.0), fs * a_scale)
 
 
 def applicable(problem, wanted) -> list[str]:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scenes import LAWS, applicable, check_answer, draw_scene
+from scenes import ALL_LAWS, applicable, check_answer, draw_scene
 from strategies import BAD_VALUES, HypothesisDraw, fuzz_settings
 
 import contactmodel as cm
@@ -50,13 +50,13 @@ def solve_and_check(scene, solver: str) -> cm.Solution:
 @fuzz_settings()
 @given(st.data())
 def test_valid_scene(data) -> None:
-    scene = draw_scene(HypothesisDraw(data), max_boxes=3, max_contacts=5)
+    scene = draw_scene(HypothesisDraw(data), max_boxes=3, max_contacts=5, laws=ALL_LAWS)
     solver = data.draw(st.sampled_from(applicable(scene.problem(), FUZZED)), label="solver")
     solve_and_check(scene, solver)
 
 
 @fuzz_settings(0.5)
-@given(st.data(), st.sampled_from(LAWS))
+@given(st.data(), st.sampled_from(ALL_LAWS))
 def test_valid_scene_one_law_every_solver(data, law) -> None:
     """One law for every contact, every applicable solver on the same scene."""
     scene = draw_scene(HypothesisDraw(data), max_boxes=2, max_contacts=4, laws=(law,))
