@@ -79,6 +79,10 @@ class FIPOptions(Options):
     """Line-search trials before the step is declared failed."""
     z0: np.ndarray | None = None
     """Starting z (n,) with z > 0 and M z + q > 0; None (or not strictly feasible) means phase one."""
+    crossover: bool = True
+    """At the end, solve ``M_BB z_B = -q_B`` on the set B = {z_i > w_i} of the last point (z = 0
+    off B) and keep that vertex when its natural residual is smaller: an interior point stops
+    ~epsilon away from the solution (1e-8 relative), the vertex of its pattern is exact."""
 
 
 def _psi(w: np.ndarray, z: np.ndarray, zeta: float) -> float:
@@ -202,6 +206,30 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
         w, z, psi = wn, zn, psin
         beta *= opts.beta_factor
         k += 1
-    extras.update(gap=float(w @ z), residual=float(np.abs(np.minimum(z, M @ z + q)).max()))
+    residual = float(np.abs(np.minimum(z, M @ z + q)).max())
+    if opts.crossover and outcome is not Outcome.FAILED:
+        vertex = crossover(M, q, z, w)
+        if vertex is not None and (r := float(np.abs(np.minimum(vertex, M @ vertex + q)).max())) < residual:
+            z, residual = vertex, r
+            extras["crossover"] = True
+            if r <= opts.tol:
+                outcome, message = Outcome.CONVERGED, f"{message}; exact vertex of its pattern (crossover)"
+    extras.update(gap=float(z @ (M @ z + q)), residual=residual)
     extras["beta"] = beta
     return SolverResult(z, outcome, k, message, extras)
+
+
+def crossover(M: np.ndarray, q: np.ndarray, z: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """The point (n,) with ``M_BB z_B = -q_B`` on B = {z_i > w_i} (least squares, so a
+    rank-deficient ``M_BB``, e.g. a friction law's degenerate rows, still gives a point when the
+    system is consistent) and z = 0 elsewhere, negative entries clipped; None when ``M_BB z_B =
+    -q_B`` has no solution. The caller keeps it only if its natural residual is smaller."""
+    basic = np.flatnonzero(z > w)
+    out = np.zeros_like(z)
+    if basic.size:
+        A, b = M[np.ix_(basic, basic)], -q[basic]
+        zb = np.linalg.lstsq(A, b, rcond=None)[0]
+        if not np.all(np.isfinite(zb)) or np.abs(A @ zb - b).max() > 1e-9 * max(1.0, np.abs(b).max()):
+            return None
+        out[basic] = np.maximum(zb, 0.0)
+    return out

@@ -38,7 +38,7 @@ def pd_plus_skew(draw) -> tuple[np.ndarray, np.ndarray]:
 @given(pd_plus_skew())
 def test_fip_converges_on_pd_plus_skew(data: tuple[np.ndarray, np.ndarray]) -> None:
     M, q = data
-    r = solve(MCP.from_lcp(M, q))
+    r = solve(MCP.from_lcp(M, q), FIPOptions(crossover=False))  # the interior point itself
     assert r.outcome is Outcome.CONVERGED, r.message
     z = r.x
     w = M @ z + q
@@ -48,6 +48,10 @@ def test_fip_converges_on_pd_plus_skew(data: tuple[np.ndarray, np.ndarray]) -> N
     assert lcp_residual(M, q, z) <= 1e-6
     assert r.iterations <= 300
     assert r.extras["start"] in ("scaled-ones", "phase-one")
+    # with the crossover (the default): never worse, and exact on these nondegenerate LCPs
+    v = solve(MCP.from_lcp(M, q))
+    assert v.outcome is Outcome.CONVERGED and lcp_residual(M, q, v.x) <= lcp_residual(M, q, z)
+    assert lcp_residual(M, q, v.x) <= 1e-9 * max(1.0, float(np.abs(q).max()))
 
 
 def test_iterations_reported_and_psi_decreases() -> None:
@@ -123,3 +127,32 @@ def test_bad_options_and_non_lcp() -> None:
     mcp.ub = np.array([1.0, np.inf])
     with pytest.raises(SolverError, match="only LCPs"):
         solve(mcp)
+
+
+def test_box_at_rest_under_a_polygon_is_solved_exactly_by_the_crossover() -> None:
+    """A unit box resting on four corners with an 8-sided polygon: the interior point stops at the
+    gap 1e-6 (relative residual ~1e-8, solved-inaccurate); the vertex of its pattern is exact.
+    At rest with no load the friction is 0 and the normal forces carry m g."""
+    import contactmodel as cm
+
+    s = cm.System()
+    s.add_body("b", 1.0, cm.inertia.box(1.0, [1.0, 1.0, 1.0]), position=[0, 0, 0.5])
+    for j, (dx, dy) in enumerate(((0.5, 0.5), (-0.5, 0.5), (-0.5, -0.5), (0.5, -0.5))):
+        s.add_contact("b", "ground", [dx, dy, 0], [0, 0, 1], friction=cm.Polygonal(0.5, 8), name=f"c{j}")
+    problem = cm.formulate(s)
+    sol = cm.solve(problem, solver="fip")
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["crossover"] and sol.residual <= 1e-12
+    assert abs(sum(c.force[0] for c in sol.contacts) - 9.81) < 1e-9
+    assert max(abs(f) for c in sol.contacts for f in c.force[1:]) < 1e-9
+    assert cm.solve(problem, solver="fip", crossover=False).status is cm.Status.SOLVED_INACCURATE
+
+
+def test_crossover_is_kept_only_when_it_is_better() -> None:
+    # M = I, q = (-1, 1): solution z = (1, 0); a point whose pattern is wrong (z_2 > w_2) gives a
+    # vertex with z_2 = -1 -> clipped to 0 but w_1 = -1: worse, so the solver keeps its own point
+    from contactmodel.solvers.fip import crossover
+
+    M, q = np.eye(2), np.array([-1.0, 1.0])
+    assert np.allclose(crossover(M, q, np.array([1.0, 1e-9]), np.array([1e-9, 1.0])), [1.0, 0.0])
+    assert crossover(np.zeros((2, 2)), q, np.array([1.0, 1.0]), np.zeros(2)) is None
