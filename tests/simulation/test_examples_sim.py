@@ -69,3 +69,20 @@ def test_closed_form_examples_run_and_dissipate(name):
     ex = _load(name)
     traj = cm.simulate(ex.build(), t_end=0.05, dt=1e-2, **ex.simulation())
     _no_energy_gain(traj)
+
+
+def test_scara_grasp_lifts_the_cube_without_slipping():
+    ex = _load("sim_scara_grasp")
+    system = ex.build()
+    t_end, dt = 0.1, 2e-3
+    traj = cm.simulate(system, t_end=t_end, dt=dt, **ex.simulation(system))
+    assert traj.ok
+    k = traj.body("cube")
+    rise = traj.positions[-1, k, 2] - traj.positions[0, k, 2]
+    z_ref, _ = ex.lift_profile(t_end)
+    # the fingertips follow the profile within the PD's tracking error, and the cube with them
+    assert rise == pytest.approx(z_ref, abs=0.1 * z_ref), (rise, z_ref)
+    for name in ("tip1", "tip2"):
+        assert set(traj.modes[name]) == {"roll"}, "the contacts stick"
+        assert np.allclose(traj.contact_forces(name)[:, 0], ex.GRASP.SQUEEZE, rtol=0.05)
+    assert np.abs(traj.angular_velocities[:, k]).max() < 1e-3, "the cube does not turn"
