@@ -31,7 +31,7 @@ def declare(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--friction", metavar="LAW", help=f"one law for every contact ({ACCEPTED})")
     sim.add_argument("--solver", default=None, help="solver name (default: the model's, else newton)")
     sim.add_argument(
-        "--out", metavar="FILE", help="write the run: .npz (trajectory), .csv (table) or .gif/.mp4"
+        "--out", metavar="FILE", help="write the run: .npz or .h5 (trajectory), .csv (table) or .gif/.mp4"
     )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if args.solver is not None:
         options["solver"] = args.solver
     out = Path(args.out) if args.out else None
-    if out is not None and out.suffix.lower() not in (".npz", ".csv", ".gif", ".mp4"):
-        raise SimulateCommandError(f"--out must end in .npz, .csv, .gif or .mp4 (got '{out}')")
+    if out is not None and out.suffix.lower() not in (".npz", ".h5", ".hdf5", ".csv", ".gif", ".mp4"):
+        raise SimulateCommandError(f"--out must end in .npz, .h5, .csv, .gif or .mp4 (got '{out}')")
     bar = None
     if not args.no_progress:
         try:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     print(traj.summary())
     if out is not None:
         suffix = out.suffix.lower()
-        if suffix == ".npz":
+        if suffix in (".npz", ".h5", ".hdf5"):
             traj.save(out)
         elif suffix == ".csv":
             traj.to_csv(out)

@@ -16,8 +16,12 @@ The term d on the normal rows handles gaps and drift (gap g in m, negative when 
 ``d_n = g / h`` for an open contact (g > 0: the contact may close during the step but not pass
 through) and ``d_n = beta g / h`` for a penetrating one (a fraction ``beta`` of the penetration is
 removed per step; ``beta = 0`` only stops it growing). With Newton restitution ``e`` a closing
-contact (v_n < 0) also gets ``e v_n``: v_n+ >= -e v_n. Poses are integrated semi-implicitly
-(new velocities, then positions; x+ = x + h v+, q+ = exp(h omega+ / 2) q, renormalized).
+contact that reaches the surface during the step (g + h v_n <= 0) gets ``e v_n`` instead of
+g / h (added to the penetration term): v_n+ >= -e v_n, the impact taken at the start of the step.
+This holds for approach speeds above 10 h |g| only: slower impacts (a resting contact gains g h
+of approach speed every step) are inelastic, so resting contacts do not chatter. Poses are
+integrated semi-implicitly (new velocities, then positions; x+ = x + h v+,
+q+ = exp(h omega+ / 2) q, renormalized).
 """
 
 from __future__ import annotations
@@ -217,6 +221,8 @@ class Simulator:
         self.margin = real(margin, "margin", low=0.0, error=SimulationError)
         self.beta = real(beta, "beta", low=0.0, error=SimulationError)
         self.restitution = real(restitution, "restitution", low=0.0, high=1.0, error=SimulationError)
+        #: m/s: slower impacts are inelastic, so resting contacts do not chatter (see the docstring)
+        self.bounce_speed = 10.0 * self.h * float(np.linalg.norm(self.system.gravity))
         self.torsion = bool(torsion)
         self.solver_options = dict(solver_options or {})
         self.warm_start = warm_start
@@ -416,10 +422,12 @@ class Simulator:
         d = np.zeros(len(asm.rows))
         if contacts:
             normal = np.array([asm.contact_rows[c.name]["n"] for c in contacts])
-            d[normal] = np.where(gaps > 0, gaps / h, self.beta * gaps / h)
+            drift = np.where(gaps > 0, gaps / h, self.beta * gaps / h)
             if self.restitution > 0:
                 vn = asm.v[normal]
-                d[normal] += np.where(vn < 0, self.restitution * vn, 0.0)
+                bounce = (vn < -self.bounce_speed) & (gaps + h * vn <= 0)
+                drift = np.where(bounce, np.minimum(drift, 0.0) + self.restitution * vn, drift)
+            d[normal] = drift
         return StepAssembly.of(asm, h, d, Minv)
 
     def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:

@@ -246,8 +246,23 @@ class Trajectory:
 
     # -- output -------------------------------------------------------------------------
     def save(self, path) -> Path:
-        """Write the trajectory to an ``.npz`` file (arrays plus a JSON header); see :func:`load`."""
+        """Write the trajectory to ``path``: ``.h5`` / ``.hdf5`` an HDF5 file (needs h5py: extra
+        ``fclib``), otherwise an ``.npz`` file; arrays plus a JSON header. See :func:`load`."""
         path = Path(path)
+        arrays, header = self._arrays()
+        if path.suffix.lower() in HDF5_SUFFIXES:
+            h5py = _h5py()
+            with h5py.File(path, "w") as fh:
+                for key, val in arrays.items():
+                    fh.create_dataset(key, data=val, compression="gzip" if val.size > 64 else None)
+                fh.attrs["header"] = json.dumps(header)
+            return path
+        arrays["header"] = np.array(json.dumps(header))
+        np.savez_compressed(path, **arrays)
+        return path
+
+    def _arrays(self) -> tuple[dict[str, np.ndarray], dict]:
+        """The arrays and the JSON header that :meth:`save` writes."""
         arrays: dict[str, np.ndarray] = {
             "times": self.times,
             "positions": self.positions,
@@ -283,9 +298,7 @@ class Trajectory:
             "timings": list(self.timings),
             "failed_step": self.failed_step,
         }
-        arrays["header"] = np.array(json.dumps(header))
-        np.savez_compressed(path, **arrays)
-        return path
+        return arrays, header
 
     def columns(self) -> dict[str, np.ndarray]:
         """One column per quantity, one row per time: t, per body x y z qw qx qy qz vx vy vz
@@ -349,42 +362,67 @@ def _cell(value) -> str:
     return "" if not np.isfinite(value) else repr(float(value))
 
 
+HDF5_SUFFIXES = (".h5", ".hdf5")
+
+
+def _h5py():
+    try:
+        import h5py
+    except ImportError:
+        raise ContactModelError(
+            "HDF5 trajectories need h5py: pip install 'contactmodel[fclib]' (or h5py), or save to .npz"
+        ) from None
+    return h5py
+
+
 def load(path) -> Trajectory:
-    """Read a trajectory written by :meth:`Trajectory.save` (states, impulses, modes, reports;
-    not the step models or shapes)."""
+    """Read a trajectory written by :meth:`Trajectory.save` (``.npz``, or ``.h5`` / ``.hdf5``;
+    states, impulses, modes, reports; not the step models or shapes)."""
     path = Path(path)
     if not path.exists():
         raise ContactModelError(f"trajectory file '{path}' does not exist")
-    with np.load(path, allow_pickle=False) as data:
-        if "header" not in data:
+    if path.suffix.lower() in HDF5_SUFFIXES:
+        with _h5py().File(path, "r") as fh:
+            if "header" not in fh.attrs:
+                raise ContactModelError(f"'{path}' is not a trajectory written by Trajectory.save")
+            header = json.loads(fh.attrs["header"])
+            data = {key: fh[key][()] for key in fh.keys()}
+        return _from_arrays(header, data)
+    with np.load(path, allow_pickle=False) as npz:
+        if "header" not in npz:
             raise ContactModelError(f"'{path}' is not a trajectory written by Trajectory.save")
-        header = json.loads(str(data["header"]))
-        traj = Trajectory(
-            dt=header["dt"],
-            solver=header["solver"],
-            body_names=header["body_names"],
-            times=data["times"],
-            positions=data["positions"],
-            quaternions=data["quaternions"],
-            velocities=data["velocities"],
-            angular_velocities=data["angular_velocities"],
-            kinetic=data["kinetic"],
-            potential=data["potential"],
-            status=header["status"],
-            residual=data["residual"],
-            iterations=data["iterations"],
-            seconds=data["seconds"],
-            reused=data["reused"],
-            failed_step=header["failed_step"],
-        )
-        for i, name in enumerate(header["contacts"]):
-            traj.impulses[name] = data[f"impulse_{i}"]
-            traj.contact_velocities[name] = data[f"cvel_{i}"]
-            traj.gaps[name] = data[f"gap_{i}"]
-            traj.modes[name] = np.array(header["modes"][name], dtype=str)
-        for i, name in enumerate(header["arms"]):
-            traj.q[name] = data[f"q_{i}"]
-            traj.qdot[name] = data[f"qdot_{i}"]
-        for key in header["timings"]:
-            traj.timings[key] = data[f"timing_{key}"]
+        header = json.loads(str(npz["header"]))
+        return _from_arrays(header, {key: npz[key] for key in npz.files})
+
+
+def _from_arrays(header: dict, data: dict) -> Trajectory:
+    """A Trajectory from :meth:`Trajectory._arrays`' header and arrays."""
+    traj = Trajectory(
+        dt=header["dt"],
+        solver=header["solver"],
+        body_names=header["body_names"],
+        times=data["times"],
+        positions=data["positions"],
+        quaternions=data["quaternions"],
+        velocities=data["velocities"],
+        angular_velocities=data["angular_velocities"],
+        kinetic=data["kinetic"],
+        potential=data["potential"],
+        status=header["status"],
+        residual=data["residual"],
+        iterations=data["iterations"],
+        seconds=data["seconds"],
+        reused=data["reused"],
+        failed_step=header["failed_step"],
+    )
+    for i, name in enumerate(header["contacts"]):
+        traj.impulses[name] = data[f"impulse_{i}"]
+        traj.contact_velocities[name] = data[f"cvel_{i}"]
+        traj.gaps[name] = data[f"gap_{i}"]
+        traj.modes[name] = np.array(header["modes"][name], dtype=str)
+    for i, name in enumerate(header["arms"]):
+        traj.q[name] = data[f"q_{i}"]
+        traj.qdot[name] = data[f"qdot_{i}"]
+    for key in header["timings"]:
+        traj.timings[key] = data[f"timing_{key}"]
     return traj

@@ -20,8 +20,11 @@ def traj():
     return simulate(system, 0.05, 1e-2, cm.Pyramid(0.5), "lemke", planes)
 
 
-def test_npz_round_trip(traj, tmp_path):
-    back = load(traj.save(tmp_path / "run.npz"))
+@pytest.mark.parametrize("suffix", [".npz", ".h5"])
+def test_save_load_round_trip(traj, tmp_path, suffix):
+    if suffix == ".h5":
+        pytest.importorskip("h5py", reason="HDF5 trajectories need h5py (extra fclib)")
+    back = load(traj.save(tmp_path / f"run{suffix}"))
     for name in ("times", "positions", "quaternions", "velocities", "kinetic", "potential", "residual"):
         assert np.array_equal(getattr(back, name), getattr(traj, name))
     assert back.status == traj.status and back.body_names == traj.body_names
@@ -29,7 +32,8 @@ def test_npz_round_trip(traj, tmp_path):
         assert np.array_equal(back.impulses[name], traj.impulses[name], equal_nan=True)
         assert list(back.modes[name]) == list(traj.modes[name])
     with pytest.raises(cm.ContactModelError, match="does not exist"):
-        load(tmp_path / "missing.npz")
+        load(tmp_path / f"missing{suffix}")
+    assert np.array_equal(back.timings["solve"], traj.timings["solve"])
 
 
 def test_csv_has_one_row_per_time(traj, tmp_path):
