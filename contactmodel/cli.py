@@ -81,9 +81,7 @@ def _verbosity(parser: argparse.ArgumentParser, default: int | str) -> None:
 
 
 def _solve_arguments(solve: argparse.ArgumentParser) -> None:
-    from contactmodel.formulation import FORMS
-    from contactmodel.friction.spec import ACCEPTED
-    from contactmodel.solve import TOL
+    from contactmodel.constants import ACCEPTED, FORMS, TOL
 
     solve.add_argument(
         "model",
@@ -120,8 +118,7 @@ def _solve_arguments(solve: argparse.ArgumentParser) -> None:
 
 
 def _draw_arguments(draw: argparse.ArgumentParser) -> None:
-    from contactmodel.formulation import FORMS
-    from contactmodel.friction.spec import ACCEPTED
+    from contactmodel.constants import ACCEPTED, FORMS
 
     draw.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
     draw.add_argument(

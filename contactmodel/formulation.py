@@ -23,16 +23,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 import numpy as np
-import pyomo.environ as pe
 import scipy.sparse as sp
-from pyomo.common.gc_manager import PauseGC
-from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
-from pyomo.mpec import Complementarity, complements
 
 from contactmodel import validate
+from contactmodel._pyomo import (
+    Complementarity,
+    LinearExpression,
+    MonomialTermExpression,
+    PauseGC,
+    complements,
+    pe,
+)
 from contactmodel.assembly import (
     Assembly,
     ContactAssembly,
@@ -40,30 +43,12 @@ from contactmodel.assembly import (
     assemble,
     assemble_from_matrices,
 )
+from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
-
-
-class Form(StrEnum):
-    """How the contact accelerations enter the model (see the module docstring). A member equals
-    its string value, so ``form="sparse"`` is accepted wherever a Form is."""
-
-    REDUCED = "reduced"
-    SPARSE = "sparse"
-
-    @classmethod
-    def parse(cls, value: Form | str) -> Form:
-        """The Form named by ``value`` (a Form or its string), or a FormulationError."""
-        try:
-            return cls(value)
-        except ValueError:
-            raise FormulationError(f"form must be one of {FORMS} (got {value!r})") from None
-
-
-FORMS = tuple(f.value for f in Form)
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from contactmodel import validate
 from contactmodel.errors import DeclarationError
@@ -29,7 +30,9 @@ def rotation_matrix(value, field: str) -> np.ndarray:
     """A 3x3 rotation from a rotation matrix or a unit quaternion (w, x, y, z); None is identity."""
     if value is None:
         return np.eye(3)
-    if isinstance(value, Rotation):
+    # scipy.spatial costs ~0.2 s to import: a scipy Rotation can only exist once it is imported
+    transform = sys.modules.get("scipy.spatial.transform")
+    if transform is not None and isinstance(value, transform.Rotation):
         return value.as_matrix()
     arr = validate.real_array(value, field)
     if arr.shape == (4,):
@@ -38,6 +41,8 @@ def rotation_matrix(value, field: str) -> np.ndarray:
             raise DeclarationError(
                 f"{field}: quaternion (w, x, y, z) must have unit norm (got {norm:.6g}); normalize it"
             )
+        from scipy.spatial.transform import Rotation
+
         w, x, y, z = arr
         return Rotation.from_quat([x, y, z, w]).as_matrix()
     if arr.shape == (3, 3):

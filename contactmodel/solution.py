@@ -48,7 +48,9 @@ class Solution:
     solved-inaccurate (``x`` keeps the last iterate otherwise).
     ``residual`` is the dispatcher's own natural-map residual ||x - mid(lb, x - F(x), ub)||_inf
     divided by max(1, ||F(x0 = 0)||_inf), the same for every solver; ``checks`` holds the
-    physical checks (normal complementarity, Newton-Euler) for contact problems.
+    physical checks (normal complementarity, Newton-Euler) for contact problems. ``cone_form`` is
+    the form in which the ``CoulombCone`` contacts were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``;
+    None without such contacts), see :mod:`contactmodel.friction.cone`.
     """
 
     status: Status
@@ -64,6 +66,7 @@ class Solution:
     checks: dict[str, float] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
+    cone_form: str | None = None  # form of the CoulombCone contacts that ran: soc, mncp, soc+mncp
 
     @property
     def ok(self) -> bool:
@@ -91,6 +94,7 @@ class Solution:
             "bodies": [_clean(asdict(b)) for b in self.bodies],
             "joints": [_clean(asdict(j)) for j in self.joints],
             "checks": {k: _num(v) for k, v in self.checks.items()},
+            "cone_form": self.cone_form,
         }
 
     def table(self, verbose: bool = False) -> str:
@@ -140,7 +144,8 @@ class Solution:
         return "   ".join(parts)
 
     def solver_line(self) -> str:
-        return f"solver: {self.solver}   iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
+        line = f"solver: {self.solver}   iterations: {self.iterations}   time: {self.seconds * 1e3:.2f} ms"
+        return line if self.cone_form is None else f"{line}   cone form: {self.cone_form}"
 
     def _details(self) -> list[str]:
         """verbose: the other checks, the timings and the solver's scalar counters."""

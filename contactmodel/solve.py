@@ -13,18 +13,15 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers, validate
+from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.formulation import PhysicalPoint, Problem
+from contactmodel.friction.cone import cone_form, without_cone_blocks
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.modes import contact_modes
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
-
-#: relative natural-map residual for Status.SOLVED, and the looser bound for SOLVED_INACCURATE
-TOL = 1e-8
-TOL_INACCURATE = 1e-5
-
 
 _CONTROLLERS: dict[str, ThreadpoolController] = {}
 
@@ -84,6 +81,9 @@ def solve(
     ``accept_tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting
     point in the MCP's variable order; other keywords (e.g. ``tol``, the solver's own stopping
     tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
+    A solver that takes no cone blocks gets the automatic-form ``CoulombCone`` contacts in the MNCP
+    form (a new problem, whose variable order ``x`` and ``x0`` follow; ``Solution.cone_form`` says
+    which form ran).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine.
@@ -93,6 +93,8 @@ def solve(
         blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    if isinstance(problem, Problem) and not solvers.get(solver).cones:
+        problem = without_cone_blocks(problem)
     compiled, mcp = _compile(problem)
     timings["compile"] = time.perf_counter() - t0
     module = _load_solver(solver, mcp)
@@ -123,8 +125,8 @@ def _load_solver(solver: str, mcp: MCP):
         able = [name for name, i in solvers.REGISTRY.items() if i.cones]
         raise SolverError(
             f"solver '{solver}' cannot solve CoulombCone(form='soc') contacts (second-order-cone "
-            f"blocks, not box rows); use solver={able[0]!r} or CoulombCone(mu) (the mixed NCP of "
-            "Trinkle et al. 1997)"
+            f"blocks, not box rows); use solver={able[0]!r}, or CoulombCone(mu) (automatic form) or "
+            "CoulombCone(mu, form='mncp') (the mixed NCP of Trinkle et al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
         raise SolverError(
@@ -186,6 +188,7 @@ def assess(
         checks=checks,
         timings=timings,
         extras=dict(result.extras),
+        cone_form=cone_form(problem.laws) if contact_problem else None,
     )
     if point is not None and solution.ok:
         t2 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Contact modes of a disc at rest touching a small fixed disc (Berard et al. (2004), Fig. 2).
 
-Seed 003 illustrates contact modes with a disc at rest in contact with a small fixed disc,
+Berard, Egan and Trinkle (2004) illustrate contact modes with a disc at rest touching a small fixed disc,
 friction coefficient 0.4, and asks which external wrenches keep the contact rolling, make it
 slide one way or the other, or break it. This file builds that planar system and pushes the
 disc with a given wrench; the ``__main__`` block turns the push around and prints the mode the

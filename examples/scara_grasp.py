@@ -15,11 +15,11 @@ Geometry (world = the palm frame P, z up, gravity 9.81 m/s^2 along -z):
   the base: the fingertip is d = l1 cos(theta1) + l2 cos(pi/6) = 0.596473 m from its base
   along +x (arm 1) or -x (arm 2), at height d1 - pi/6 above it (the quill is at -pi/6 m).
 * arm 1's base at (-b, 0, 0), arm 2's at (+b, 0, 0): on the palm's x axis, b from P.
-* the seed gives b = 0.8 m, but then the fingertips are 2 (b - d) = 0.40705 m apart, not
+* the paper gives b = 0.8 m, but then the fingertips are 2 (b - d) = 0.40705 m apart, not
   2r = 0.4 m, and cannot touch both faces. We use b = r + d = 0.796473 m, which closes the
   grasp exactly.
-* the seed's a = 0.5 m (distance from P to O) fixes the cube's height: O = (0, 0, a). The
-  seed does not give the SCARA column height d1; we choose d1 = a + pi/6 so that the
+* the paper's a = 0.5 m (distance from P to O) fixes the cube's height: O = (0, 0, a). The
+  paper does not give the SCARA column height d1; we choose d1 = a + pi/6 so that the
   fingertips (at height d1 - pi/6 above their bases) are at the height of the cube's centre.
 
 Contacts (point contacts, ``cm.CoulombCone``): ``tip1`` at (-r, 0, a) with mu1 = 0.1 and
@@ -27,7 +27,7 @@ Contacts (point contacts, ``cm.CoulombCone``): ``tip1`` at (-r, 0, a) with mu1 =
 (+1, 0, 0) and (-1, 0, 0) point into the cube and the forces (c_n, c_t, c_o) act on it. The
 tangent t is (0, 0, -1) at both contacts (o = n x t).
 
-Motion. The seed sets the relative velocities to v_i = (0, 1, 0) in each contact frame: the
+Motion. The paper sets the relative velocities to v_i = (0, 1, 0) in each contact frame: the
 cube slips down between the fingers at 1 m/s (``build(sliding=True)``, the default, Andreani et al. (2002)
 §4.1). ``build(sliding=False)`` puts everything at rest, so both contacts roll (§4.2).
 
@@ -86,7 +86,7 @@ THETA1 = math.asin(L2 / (2 * L1))  # rad
 THETA2 = -THETA1 - math.pi / 6  # rad
 QUILL = -math.pi / 6  # m, the prismatic joint's position in Theta
 REACH = L1 * math.cos(THETA1) + L2 * math.cos(math.pi / 6)  # m, base to fingertip along x
-B_SEED = 0.8  # m, the seed's base distance (fingertips 0.40705 m apart: no grasp)
+B_SEED = 0.8  # m, the paper's base distance (fingertips 0.40705 m apart: no grasp)
 B = R + REACH  # m, 0.796473: the base distance that closes the grasp
 D1 = A - QUILL  # m, SCARA column height putting the fingertips at the cube's mid-height
 TIP = 3  # index of the fingertip link (link 4, the wrist)
@@ -148,7 +148,7 @@ def fingertip_gaps(system: cm.System) -> dict[str, float]:
 
 if __name__ == "__main__":
     print(f"theta1 = {THETA1:.6f} rad, theta2 = {THETA2:.6f} rad, reach = {REACH:.6f} m")
-    print(f"fingertips {2 * (B_SEED - REACH):.5f} m apart with the seed's b = {B_SEED} m; b = {B:.6f} m used")
+    print(f"fingertips {2 * (B_SEED - REACH):.5f} m apart with paper's b = {B_SEED} m; b = {B:.6f} m used")
     print(f"fingertip-to-face gaps: {fingertip_gaps(build())}")
     for sliding in (True, False):
         print(f"\n{'all sliding (cube slipping down at 1 m/s)' if sliding else 'all rolling (at rest)'}:")

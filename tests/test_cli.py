@@ -259,6 +259,36 @@ def test_import_and_help_load_no_heavy_module(code):
     assert not {m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(HEAVY)}, done.stderr
 
 
+def test_solve_usage_error_loads_no_heavy_module():
+    """``solve --fricton`` answers with ``solve``'s usage before anything heavy is imported."""
+    done = _python(
+        "import sys\nfrom contactmodel.cli import main\ncode = main(['solve', 'MODEL.py', '--fricton'])\n"
+        "print(code, sorted(sys.modules))"
+    )
+    code, modules = done.stdout.splitlines()[-1].split(" ", 1)
+    loaded = set(json.loads(modules.replace("'", '"')))
+    assert code == "2" and "usage: contactmodel solve" in done.stderr
+    assert not {m for m in loaded if m.split(".")[0] in (*HEAVY, "numpy")}, sorted(loaded)
+
+
+def test_cli_solve_imports_only_what_it_needs():
+    """``contactmodel solve MODEL.py`` loads Pyomo's modelling layer but not ``pyomo.environ`` (its
+    solver plugins), nor the SciPy subpackages Pyomo would import for its own optional features
+    (``scipy.stats`` ~1 s; see ``contactmodel._pyomo``), nor ``scipy.optimize``, ``scipy.spatial``
+    or matplotlib; with SciPy imported before contactmodel as well."""
+    unwanted = {"pyomo.environ", "scipy.stats", "scipy.optimize", "scipy.spatial", "scipy.integrate"}
+    unwanted.add("matplotlib")
+    for first in ("", "import scipy.sparse\n"):
+        done = _python(
+            f"{first}import sys\nfrom contactmodel.cli import main\n"
+            f"code = main(['solve', {BOX_PUSH!r}, '-q'])\nprint(code, sorted(sys.modules))"
+        )
+        code, modules = done.stdout.splitlines()[-1].split(" ", 1)
+        loaded = set(json.loads(modules.replace("'", '"')))
+        assert code == "0", done.stderr
+        assert "pyomo.core" in loaded and not unwanted & loaded, sorted(unwanted & loaded)
+
+
 def test_lazy_names_resolve_to_the_objects():
     assert set(cm.__all__) <= set(dir(cm))
     for name in cm.__all__:

@@ -147,7 +147,8 @@ def test_analysis_works_on_the_soc_form():
 
 def test_spec_and_arguments():
     assert parse_friction("cone:0.5:soc").form == "soc"
-    assert parse_friction("cone:0.5").form == "mncp"
+    assert parse_friction("cone:0.5:mncp").form == "mncp" and not parse_friction("cone:0.5:mncp").auto
+    assert parse_friction("cone:0.5").auto and parse_friction("cone:0.5").form == "soc"
     with pytest.raises(FrictionLawError, match="form"):
         parse_friction("cone:0.5:socp")
     with pytest.raises(FrictionLawError, match="form"):
@@ -171,7 +172,9 @@ def test_soc_cone_violation_is_of_the_order_of_the_residual():
 
 def test_mncp_opt_refuses_the_soc_form():
     problem = cm.formulate_from_matrices(A1, [-1.0, 0.2, 0.0], friction=cm.CoulombCone(MU, form="soc"))
-    with pytest.raises(cm.ContactModelError, match=r"second-order-cone block.*CoulombCone\(mu\)"):
+    with pytest.raises(
+        cm.ContactModelError, match=r"second-order-cone block.*CoulombCone\(mu, form='mncp'\)"
+    ):
         cm.mncp_opt(problem.model)
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyomo.environ as pe
 
+from contactmodel._pyomo import pe
 from contactmodel.assembly import Assembly
 from contactmodel.errors import FormulationError
 from contactmodel.formulation import Problem

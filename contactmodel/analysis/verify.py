@@ -63,7 +63,7 @@ class Colinearity:
 
 @dataclass
 class Proposition1:
-    """Seed 000 Proposition 1 on the pyramid contacts of a solution."""
+    """Trinkle et al. (1997) Proposition 1 on the pyramid contacts of a solution."""
 
     contacts: list[str]
     inside_cone: dict[str, bool]

@@ -313,7 +313,8 @@ def random_boxes(seed: int, size: int, mu: float = 0.5) -> cm.System:
 
 
 def table1_instances(counts: dict[int, int], per_problem: int = 10) -> list[dict]:
-    """Seed 000 data sets: for each size, ``counts[size]`` data sets, ``per_problem`` mu values each."""
+    """Table 1 data sets of Trinkle et al. (1997): for each size, ``counts[size]`` data sets,
+    ``per_problem`` mu values each."""
     out = []
     for size, count in counts.items():
         for j in range(count):
@@ -369,7 +370,8 @@ def scara_problem(seed: int, sliding: bool, friction: str = "cone") -> cm.Proble
 
 
 def rod_cube_system(mu1: float, mu2: float, zeta: float) -> cm.System:
-    """Seed 002 Example 1 with friction (mu1 at the rod, mu2 at the hump) and rod height zeta."""
+    """Trinkle and Pang (1997) Example 1 with friction (mu1 at the rod, mu2 at the hump) and rod
+    height zeta."""
     return _example("rod_cube").build(example=1, mu=(mu1, mu2), zeta=zeta)
 
 

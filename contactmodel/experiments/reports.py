@@ -101,7 +101,8 @@ def _problem_id(row: dict) -> str:
 
 
 def table1(rows: Sequence[dict]) -> list[dict]:
-    """Seed 000 Table 1 per size: our fraction solved, Lemke starts, iterations, the paper's beside."""
+    """Trinkle et al. (1997) Table 1 per size: our fraction solved, Lemke starts, iterations, the
+    paper's beside."""
     labels = sorted({r["label"] for r in rows})
     solved_by_any = {_problem_id(r) for r in rows if ok(r)}
     out = []
@@ -181,7 +182,8 @@ def _mode(c: dict) -> str:
 
 
 def scara(rows: Sequence[dict]) -> list[dict]:
-    """Seed 001 §4: solved counts, times, colinearity, pyramid forces outside the cone, per variant."""
+    """Andreani et al. (2002) §4: solved counts, times, colinearity, pyramid forces outside the cone,
+    per variant."""
     from contactmodel.experiments.generators import SCARA_MU
 
     out = []

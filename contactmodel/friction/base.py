@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyomo.environ as pe
-from pyomo.mpec import Complementarity, complements
 
 from contactmodel import validate
+from contactmodel._pyomo import Complementarity, complements, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.sets import FrictionSet, SetPart
 
@@ -186,7 +185,7 @@ def normal_force(blk: pe.Block) -> pe.Var:
 
 
 def normal_pair(blk: pe.Block) -> None:
-    """Seed 000 (29): 0 <= c_n _|_ a_n >= 0."""
+    """Trinkle et al. (1997) (29): 0 <= c_n _|_ a_n >= 0."""
     nonneg_pair(blk, "normal", blk.c_n, blk.accel["n"])
 
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyomo.environ as pe
 
+from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,

@@ -14,8 +14,8 @@ References:
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pe
 
+from contactmodel._pyomo import pe
 from contactmodel.friction.base import (
     ContactContext,
     ForceMap,

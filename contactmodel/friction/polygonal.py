@@ -16,9 +16,9 @@ References:
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pe
 
 from contactmodel import validate
+from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,

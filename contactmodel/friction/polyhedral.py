@@ -16,10 +16,9 @@ References:
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pe
-from scipy.optimize import linprog, minimize, nnls
 
 from contactmodel import validate
+from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
@@ -39,6 +38,8 @@ class PolyhedralLimitSurface(FrictionLaw):
     """Any bounded polyhedral friction set containing the origin, given by its facets."""
 
     def __init__(self, G, mu: float = 1.0):
+        from scipy.optimize import linprog  # scipy.optimize costs ~0.1 s to import: only when needed
+
         G = validate.real_array(
             G, "PolyhedralLimitSurface.G (an m x 2 or m x 3 matrix)", finite=False, error=FrictionLawError
         )
@@ -71,6 +72,8 @@ class PolyhedralLimitSurface(FrictionLaw):
         When v is normal to a face the minimizers form that face; the one of least norm is
         taken (the face's point nearest the origin, symmetric where the set is).
         """
+        from scipy.optimize import linprog, minimize
+
         d = self.G.shape[1]
         ones = np.ones(len(self.G))
         best = linprog(velocity, A_ub=self.G, b_ub=ones, bounds=[(None, None)] * d).fun
@@ -136,6 +139,8 @@ class PolyhedralLimitSurface(FrictionLaw):
         active = np.abs(slack) <= 1e-9 * max(1.0, abs(force[0]))
         nu = np.zeros(len(self.G))
         if np.any(a != 0) and np.any(active):
+            from scipy.optimize import nnls
+
             nu[active], _ = nnls(self.G[active].T, -a)
         values["nu"] = {i: float(x) for i, x in enumerate(nu)}
         return values

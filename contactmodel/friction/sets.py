@@ -17,7 +17,6 @@ from functools import cached_property
 from itertools import combinations
 
 import numpy as np
-from scipy.optimize import brentq
 
 from contactmodel.errors import FrictionLawError
 from contactmodel.modes import Mode, PatternLabel
@@ -50,6 +49,8 @@ def project_ellipsoid(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
 
     def excess(lam: float) -> float:
         return float(np.sum((yl * rl / (rl**2 + lam)) ** 2)) - 1.0
+
+    from scipy.optimize import brentq  # scipy.optimize costs ~0.1 s to import: only when needed
 
     hi = float(np.linalg.norm(rl * yl))  # excess(hi) <= sum (r y / hi)^2 - 1 = 0
     lam = brentq(excess, 0.0, hi, xtol=1e-300, rtol=8.9e-16)

@@ -1,8 +1,9 @@
 """Friction laws from short text specs, as given on the command line (``cone:0.5``).
 
-``cone:MU`` is ``CoulombCone(MU)`` (the MNCP of Trinkle et al. (1997)); ``cone:MU:soc`` picks the cone's
-second-order-cone form, ``CoulombCone(MU, form="soc")`` (solved by ``newton`` only), and
-``cone:MU:mncp`` names the default form explicitly. ``ellipsoid:MU[:E_T:E_O:E_R][:opposite]``
+``cone:MU`` is ``CoulombCone(MU)``, whose form is chosen for the solver (the second-order-cone form
+for ``newton``, the MNCP of Trinkle et al. (1997) for solvers without cone blocks);
+``cone:MU:soc`` and ``cone:MU:mncp`` fix the form, ``CoulombCone(MU, form="soc")`` (solved by
+``newton`` only) or ``CoulombCone(MU, form="mncp")``. ``ellipsoid:MU[:E_T:E_O:E_R][:opposite]``
 is ``Ellipsoid`` with ``direction="opposite"`` when the last word is given (Table 1 of Trinkle and Pang 1997).
 
 References:
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from contactmodel.constants import ACCEPTED
+from contactmodel.constants import FRICTION_SPECS as FORMS  # noqa: F401  (re-exported)
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.anisotropic import AnisotropicCone
 from contactmodel.friction.base import FrictionLaw
@@ -28,24 +31,10 @@ from contactmodel.friction.planar import Planar
 from contactmodel.friction.polygonal import Polygonal
 from contactmodel.friction.pyramid import Pyramid
 
-#: every accepted form, as shown in error messages and help texts
-FORMS: tuple[str, ...] = (
-    "cone:MU[:mncp|soc]",
-    "pyramid:MU",
-    "polygon:MU[:K]",
-    "frictionless",
-    "planar:MU",
-    "ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite]",
-    "elliptic-torsion:MU[:E_T:E_O:E_R]",
-    "anisotropic:MU_T:MU_O",
-)
 
-ACCEPTED = ", ".join(FORMS)
-
-
-def _cone(mu: str, form: str = "mncp") -> CoulombCone:
-    form = form.lower()
-    if form not in ("mncp", "soc"):
+def _cone(mu: str, form: str | None = None) -> CoulombCone:
+    form = None if form is None else form.lower()
+    if form not in (None, "mncp", "soc"):
         raise FrictionLawError(f"cone form must be 'mncp' or 'soc' (got {form!r}), as in cone:0.5:soc")
     return CoulombCone(_number(mu), form=form)
 

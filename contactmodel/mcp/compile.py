@@ -22,26 +22,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyomo.environ as pe
 import scipy.sparse as sp
-from pyomo.common.numeric_types import native_numeric_types
-from pyomo.core.base.var import VarData
-from pyomo.core.expr.calculus.derivatives import Modes, differentiate
-from pyomo.core.expr.numeric_expr import (
-    LinearExpression,
-    MonomialTermExpression,
-    NegationExpression,
-    SumExpression,
-)
-from pyomo.core.expr.relational_expr import (
+
+from contactmodel._pyomo import (
+    Complementarity,
     EqualityExpression,
     InequalityExpression,
+    LinearExpression,
+    Modes,
+    MonomialTermExpression,
+    NegationExpression,
     RangedExpression,
+    SumExpression,
+    VarData,
+    differentiate,
+    generate_standard_repn,
+    identify_variables,
+    native_numeric_types,
+    pe,
 )
-from pyomo.core.expr.visitor import identify_variables
-from pyomo.mpec import Complementarity
-from pyomo.repn import generate_standard_repn
-
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.cones import AXES, SOCComplementarityData, cone_blocks
 from contactmodel.mcp.types import MCP, CoulombBlocks

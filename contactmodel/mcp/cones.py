@@ -18,8 +18,8 @@ declare one such block; :func:`contactmodel.mcp.compile.compile_model` reads it.
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pe
-from pyomo.core.base.block import BlockData, declare_custom_block
+
+from contactmodel._pyomo import BlockData, declare_custom_block, pe
 
 AXES = ("n", "t", "o")
 

@@ -17,9 +17,8 @@ never changed.
 from __future__ import annotations
 
 import numpy as np
-import pyomo.environ as pe
-from pyomo.mpec import Complementarity
 
+from contactmodel._pyomo import Complementarity, pe
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.compile import _split
 from contactmodel.mcp.cones import cone_blocks
@@ -35,7 +34,7 @@ def mncp_opt(model: pe.Block, complementarity_term: str = "product") -> pe.Concr
     if soc:
         raise FormulationError(
             f"'{soc[0].name}' is a second-order-cone block (CoulombCone(form='soc')): MNCPOpt has no "
-            "form for it; formulate with CoulombCone(mu) (the mixed NCP of Trinkle et al. 1997)"
+            "form for it; formulate with CoulombCone(mu, form='mncp') (the mixed NCP of Trinkle et al. 1997)"
         )
     new = model.clone()
     u_rows, g_rows = [], []

@@ -1,0 +1,46 @@
+"""The Pyomo names the package uses, imported in one place (every module takes them from here).
+
+- ``pyomo.core`` and ``pyomo.mpec`` hold all the modelling the package needs; ``pyomo.environ``
+  would also load every solver and transformation plugin (about as long again as ``pyomo.core``).
+  Only the code that runs a Pyomo solver (``solvers/path.py``) imports ``pyomo.environ``, itself.
+- Pyomo would import ``scipy.stats``, ``scipy.integrate`` and ``scipy.spatial`` (about 1 s, most of
+  a ``contactmodel solve``) for optional features the package never uses: ``pyomo.common.dependencies``
+  "finalizes" SciPy at once when SciPy is already imported, and otherwise installs an import hook
+  that does it when SciPy is imported later. Pyomo defers that work to its own first use of SciPy
+  when SciPy is not yet imported; so SciPy is imported here first and kept out of ``sys.modules``
+  while ``pyomo.common.dependencies`` is first imported. Afterwards every ``import scipy`` finds the
+  module already loaded, so the hook has nothing to do. (When the caller imported Pyomo before
+  SciPy and before this module, Pyomo's hook runs as usual.) ``tests/test_import_time.py``
+  checks that the command line's solve never loads ``scipy.stats``.
+"""
+
+# ruff: noqa: I001, F401  (the order is the point: SciPy, then Pyomo; the names are re-exported)
+
+import sys
+
+import scipy
+
+if "pyomo.common.dependencies" not in sys.modules:
+    _scipy = sys.modules.pop("scipy")
+    try:
+        import pyomo.common.dependencies
+    finally:
+        sys.modules["scipy"] = _scipy
+    del _scipy
+
+import pyomo.core as pe
+from pyomo.common.gc_manager import PauseGC
+from pyomo.common.numeric_types import native_numeric_types
+from pyomo.core.base.block import BlockData, declare_custom_block
+from pyomo.core.base.var import VarData
+from pyomo.core.expr.calculus.derivatives import Modes, differentiate
+from pyomo.core.expr.numeric_expr import (
+    LinearExpression,
+    MonomialTermExpression,
+    NegationExpression,
+    SumExpression,
+)
+from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
+from pyomo.core.expr.visitor import identify_variables
+from pyomo.mpec import Complementarity, complements
+from pyomo.repn import generate_standard_repn
