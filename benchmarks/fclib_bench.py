@@ -13,7 +13,7 @@ Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``
 whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is formulated with
 ``contactmodel.io.fclib.to_problem`` (A = W exactly as read, symmetric or not; b = q; all contacts
 rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` that it accepts:
-``mncp`` is ``CoulombCone(mu_a, slack=...)`` (Trinkle et al.'s (1997) MNCP), ``soc`` is
+``mncp`` is ``CoulombCone(mu_a, slack=..., form="mncp")`` (the MNCP of Trinkle et al. 1997), ``soc`` is
 ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to ``--nlp-max-contacts``
 contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
 limit of time limit + 10 s. Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and
@@ -133,7 +133,7 @@ def soc_available() -> str | None:
 def laws(mu: np.ndarray, form: str, slack: str) -> list:
     if form == "soc":
         return [cm.CoulombCone(float(m), form="soc") for m in mu]
-    return [cm.CoulombCone(float(m), slack=slack) for m in mu]
+    return [cm.CoulombCone(float(m), slack=slack, form="mncp") for m in mu]
 
 
 def run_one(

@@ -64,9 +64,11 @@ def boxes_on_ground(n_contacts: int):
 def _law(name: str):
     import contactmodel as cm
 
-    return {"pyramid": cm.Pyramid(0.5), "soc": cm.CoulombCone(0.5, form="soc"), "mncp": cm.CoulombCone(0.5)}[
-        name
-    ]
+    return {
+        "pyramid": cm.Pyramid(0.5),
+        "soc": cm.CoulombCone(0.5, form="soc"),
+        "mncp": cm.CoulombCone(0.5, form="mncp"),
+    }[name]
 
 
 def _rss_mb() -> float:

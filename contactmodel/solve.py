@@ -16,7 +16,7 @@ from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.formulation import PhysicalPoint, Problem
-from contactmodel.friction.cone import cone_form, without_cone_blocks
+from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.modes import contact_modes
@@ -82,8 +82,8 @@ def solve(
     point in the MCP's variable order; other keywords (e.g. ``tol``, the solver's own stopping
     tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
     A solver that takes no cone blocks gets the automatic-form ``CoulombCone`` contacts in the MNCP
-    form (a new problem, whose variable order ``x`` and ``x0`` follow; ``Solution.cone_form`` says
-    which form ran).
+    form (a problem of its own; ``x0`` and the answer's ``x`` are carried between the two, so both
+    stay in ``problem``'s variable order; ``Solution.cone_form`` says which form ran).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine.
@@ -93,6 +93,7 @@ def solve(
         blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
+    asked = problem
     if isinstance(problem, Problem) and not solvers.get(solver).cones:
         problem = without_cone_blocks(problem)
     compiled, mcp = _compile(problem)
@@ -100,12 +101,17 @@ def solve(
     module = _load_solver(solver, mcp)
     opts = solvers.make_options(solver, options)
     if x0 is not None:
-        x0 = validate.real_array(x0, "solve: x0", shape=(mcp.n,), error=OptionError)
+        n = mcp.n if problem is asked else asked.compile().mcp.n
+        x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
+        x0 = x0 if problem is asked else carry_point(asked, problem, x0)
         mcp = MCP(**{**mcp.__dict__, "x0": x0})
     result, seconds = _run(solver, module, mcp, opts, blas_threads)
     timings["solve"] = seconds
     target = compiled if compiled is not None else mcp
-    return assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+    solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+    if problem is not asked and solution.x is not None:
+        solution.x = carry_point(problem, asked, solution.x)
+    return solution
 
 
 def _compile(problem) -> tuple[CompiledMCP | None, MCP]:

@@ -8,6 +8,7 @@ import pytest
 
 import contactmodel as cm
 from contactmodel import catalogue
+from contactmodel.analysis import contact_modes
 from contactmodel.cli import main
 from contactmodel.friction.cone import cone_form, without_cone_blocks
 from contactmodel.solvers import REGISTRY
@@ -89,3 +90,20 @@ def test_cli_specs(capsys, spec: str, solver: str, form: str):
     code = main(["solve", "examples/box_push.py", "--friction", spec, "--solver", solver, "--json"])
     assert code == 0
     assert json.loads(capsys.readouterr().out)["cone_form"] == form
+
+
+def test_x_and_x0_stay_in_the_callers_variable_order():
+    """A solver without cone blocks solves the MNCP problem, but the answer's x is a point of the
+    problem given (its SOC variables), usable by contact_modes and verify and as a warm start."""
+    problem = cm.formulate(CASE.build(), friction=cm.CoulombCone(CASE.mu))
+    n = problem.compile().mcp.n
+    scipy = cm.solve(problem, solver="scipy")
+    assert scipy.ok and scipy.cone_form == "mncp" and scipy.x.shape == (n,)
+    modes = contact_modes(problem, scipy)
+    assert [modes[c.name].mode for c in scipy.contacts] == [c.mode for c in scipy.contacts]
+    assert cm.verify(scipy, problem).ok
+    newton = cm.solve(problem, x0=scipy.x)  # the SOC problem, warm started at scipy's answer
+    assert newton.ok and newton.iterations <= 2
+    again = cm.solve(problem, solver="scipy", x0=newton.x)
+    assert again.ok and again.x.shape == (n,)
+    np.testing.assert_allclose(_box_acceleration(again), CASE.accelerations["box"][:3], atol=1e-6)

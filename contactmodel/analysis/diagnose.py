@@ -40,7 +40,7 @@ from contactmodel.analysis import matrices as mx
 from contactmodel.assembly import Assembly
 from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
-from contactmodel.friction.cone import without_cone_blocks
+from contactmodel.friction.cone import carry_point, without_cone_blocks
 
 
 @dataclass
@@ -300,20 +300,12 @@ def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagno
         solution = solve(problem, solver="newton")
     x = getattr(solution, "x", solution)
     if x is not None:
-        d.schur = schur_condition(*_in_mncp_form(problem, solution, x))
+        d.schur = schur_condition(*_in_mncp_form(problem, x))
     return d
 
 
-def _in_mncp_form(problem: Problem, solution, x) -> tuple[Problem, np.ndarray]:
+def _in_mncp_form(problem: Problem, x) -> tuple[Problem, np.ndarray]:
     """Andreani et al.'s Theorem 1 is about the MNCP: with automatic-form CoulombCone contacts, the
-    problem in that form and the answer's point lifted to its variables (from a Solution's contact
-    forces, or from ``x`` read as a point of ``problem``)."""
+    problem in that form and the point ``x`` of ``problem`` carried over to its variables."""
     mncp = without_cone_blocks(problem)
-    if mncp is problem:
-        return problem, x
-    compiled = mncp.compile()
-    contacts = getattr(solution, "contacts", None)
-    if not contacts and len(x) == compiled.mcp.n:  # a point of the MNCP form already
-        return mncp, x
-    mncp.load_forces({c.name: c.force for c in contacts} if contacts else problem.interpret(x).forces)
-    return mncp, compiled.values()
+    return (problem, x) if mncp is problem else (mncp, carry_point(problem, mncp, x))

@@ -216,3 +216,13 @@ def without_cone_blocks(problem: Problem) -> Problem:
             for index in param:
                 target[index] = pe.value(param[index])
     return twin
+
+
+def carry_point(source: Problem, target: Problem, x: np.ndarray) -> np.ndarray:
+    """The point of ``target``'s MCP (its variable order) with the physical values of the point ``x``
+    of ``source``'s MCP: the forces at ``x``, lifted by ``target``'s laws to their own variables
+    (``source`` and ``target`` formulated from the same assembly, e.g. by
+    :func:`without_cone_blocks`). Both models are left holding the point."""
+    forces = source.interpret(np.asarray(x, dtype=float)).forces
+    target.load_forces(forces)
+    return target.compile().values()
