@@ -506,12 +506,12 @@ def _uniqueness_proof(M: sp.csr_matrix, p_matrix_max: int) -> str | None:
 # -- decide --------------------------------------------------------------------------------------
 
 
-def _try_solvers(target: _Target, tol: float, tried: list[str]) -> np.ndarray | None:
-    """A verified solution from the project's solvers (lemke for an LCP, then newton), or None."""
+def _try_solvers(subject, is_lcp: bool, tol: float, tried: list[str]) -> np.ndarray | None:
+    """A verified solution of ``subject`` (a Problem or an MCP) from the project's solvers
+    (lemke for an LCP, then newton), or None."""
     from contactmodel.solve import solve
 
-    subject = target.problem if target.problem is not None else target.mcp
-    for name in ("lemke", "newton") if target.M is not None else ("newton",):
+    for name in ("lemke", "newton") if is_lcp else ("newton",):
         try:
             sol = solve(subject, solver=name, accept_tol=tol)
         except Exception as exc:  # a solver missing or refusing is a step tried, not a verdict
@@ -521,6 +521,20 @@ def _try_solvers(target: _Target, tol: float, tried: list[str]) -> np.ndarray | 
         if sol.ok and sol.residual <= tol and sol.x is not None:
             return np.asarray(sol.x, dtype=float)
     return None
+
+
+def lcp_blocks(M) -> list[np.ndarray]:
+    """The index sets of the LCP's independent blocks: connected components of the graph with an
+    edge i - j where M_ij != 0 or M_ji != 0. After a permutation M is block diagonal, so the LCP is
+    solvable iff every block is, its solutions are the products of the blocks' solutions, and a
+    Farkas ray or MILP proof of one block decides the whole. Sorted by size, largest first."""
+    from scipy.sparse.csgraph import connected_components
+
+    M = sp.csr_matrix(M)
+    pattern = (abs(M) + abs(M.T)).tocsr()
+    count, label = connected_components(pattern, directed=False)
+    blocks = [np.flatnonzero(label == k) for k in range(count)]
+    return sorted(blocks, key=lambda b: (-b.size, int(b[0])))
 
 
 def decide(
@@ -557,16 +571,136 @@ def decide(
         )
 
     if target.M is None:
-        z = _try_solvers(target, tol, tried)
+        z = _try_solvers(target.problem if target.problem is not None else target.mcp, False, tol, tried)
         reason = "round friction laws (or free variables) make the MCP nonlinear: no exact decision"
         if z is not None:
             return done(Status.SOLVED, [z], reason_uniqueness_undecided=reason)
         return done(Status.UNDECIDED, reason=reason)
 
     M, q = target.M, target.q
+    L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
+    what = "forces c" if target.problem is not None else "z"
+    opts = _Options(time_limit, delta, tol, uniqueness, p_matrix_max, max_solutions, tighten)
+    blocks = lcp_blocks(M) if n else [np.arange(0)]
+    if len(blocks) == 1:
+        subject = target.problem if target.problem is not None else target.mcp
+        v = _decide_block(M, q, L, what, subject, opts, tried)
+    else:
+        tried.append(
+            f"the LCP splits into {len(blocks)} independent blocks of sizes {[b.size for b in blocks]}"
+        )
+        v = _decide_blocks(M, q, L, what, blocks, opts, tried)
+    if v.status is Status.MULTIPLE and len(v.solutions) >= 2:
+        v.evidence.update(_compare(target, v.solutions[0], v.solutions[1]))
+    return done(v.status, v.solutions, v.exact, **v.evidence)
+
+
+@dataclass
+class _Options:
+    time_limit: float
+    delta: float
+    tol: float
+    uniqueness: bool
+    p_matrix_max: int
+    max_solutions: int
+    tighten: bool
+
+
+@dataclass
+class _Verdict:
+    status: Status
+    solutions: list[np.ndarray] = field(default_factory=list)
+    evidence: dict = field(default_factory=dict)
+    exact: bool = False
+
+
+def _decide_blocks(
+    M: sp.csr_matrix, q: np.ndarray, L: sp.csr_matrix, what: str, blocks: list[np.ndarray], opts, tried
+) -> _Verdict:
+    """Decide each independent block (:func:`lcp_blocks`) and combine: one block without a
+    solution decides NO_SOLUTION (its Farkas ray padded with zeros stays a ray of the whole);
+    otherwise the solution is the blocks' solutions side by side, UNIQUE when every block is,
+    MULTIPLE when one block has several (the others held at their first solution)."""
+    n = q.size
+    parts: list[_Verdict] = []
+    undecided: _Verdict | None = None
+    for k, b in enumerate(blocks):
+        Mb, qb = M[b][:, b], q[b]
+        Lb = L[:, b]
+        Lb = Lb[np.flatnonzero(np.diff(Lb.indptr) > 0)]
+        sub: list[str] = []
+        v = _decide_block(Mb, qb, Lb, what, MCP.from_lcp(Mb, qb), opts, sub)
+        tried.extend(f"block {k} (n = {b.size}): {step}" for step in sub)
+        if v.status is Status.NO_SOLUTION:
+            ev = dict(v.evidence)
+            if "farkas_y" in ev:
+                y = np.zeros(n)
+                y[b] = ev["farkas_y"]
+                ev["farkas_y"] = y
+            ev["block"] = b
+            return _Verdict(Status.NO_SOLUTION, [], ev, v.exact)
+        if v.status is Status.UNDECIDED and undecided is None:
+            undecided = _Verdict(Status.UNDECIDED, [], {**v.evidence, "block": b})
+        parts.append(v)
+    if undecided is not None:
+        return undecided
+
+    def whole(choice: dict[int, np.ndarray]) -> np.ndarray:
+        z = np.zeros(n)
+        for k, (b, v) in enumerate(zip(blocks, parts)):
+            z[b] = choice.get(k, v.solutions[0])
+        return z
+
+    first = whole({})
+    if all(v.status is Status.UNIQUE for v in parts):
+        proofs = "; ".join(f"block {k}: {v.evidence.get('proof', '')}" for k, v in enumerate(parts))
+        return _Verdict(Status.UNIQUE, [first], {"proof": proofs}, all(v.exact for v in parts))
+    many = [k for k, v in enumerate(parts) if v.status is Status.MULTIPLE]
+    if many:
+        k = many[0]
+        others_unique = all(v.status is Status.UNIQUE for j, v in enumerate(parts) if j != k)
+        sols = [whole({k: s}) for s in parts[k].solutions]
+        ev = {
+            key: val
+            for key, val in parts[k].evidence.items()
+            if key not in ("force_distance", "motion_distance")
+        }
+        ev.update(block=blocks[k], count=len(sols), complete=bool(ev.get("complete")) and others_unique)
+        return _Verdict(Status.MULTIPLE, sols, ev)
+    return _Verdict(
+        Status.SOLVED,
+        [first],
+        {"reason_uniqueness_undecided": "a block's uniqueness was not decided (see tried)"},
+    )
+
+
+def _solution_scale(M: sp.csr_matrix, q: np.ndarray, tried: list[str]) -> tuple[int, float]:
+    """(status, s): the LP ``min sum z  s.t. z >= 0, M z + q >= 0`` (status 0 feasible, 2
+    infeasible) and s = max(1, its optimum), the smallest 1-norm any solution can have. The
+    existence MILP is normalized on q / s, so that its solutions (z / s, with ||z / s||_1 >= 1)
+    are not crushed into t ~ 1 / ||z||_1 at physical force scales (hundreds of newtons)."""
+    n = q.size
+    res = linprog(np.ones(n), A_ub=-M, b_ub=q, bounds=(0, None), method="highs")
+    if res.status == 0:
+        s = max(1.0, float(res.fun))
+        tried.append(f"LP feasibility: feasible, every feasible z has ||z||_1 >= {res.fun:.4g}")
+        return 0, s
+    if res.status == 2:
+        return 2, 1.0
+    tried.append(f"LP feasibility: {res.message}")
+    return int(res.status), 1.0
+
+
+def _decide_block(
+    M: sp.csr_matrix, q: np.ndarray, L: sp.csr_matrix, what: str, subject, opts: _Options, tried: list[str]
+) -> _Verdict:
+    """Decide one LCP block (module docstring): Farkas ray, solvers, the pattern MILP on q / s
+    (:func:`_solution_scale`), uniqueness proofs and the second-solution MILPs."""
+    n = q.size
+    time_limit, tol = opts.time_limit, opts.tol
     # 1. feasibility of {z >= 0, M z + q >= 0}; a Farkas ray when empty
-    feas = linprog(np.zeros(n), A_ub=-M, b_ub=q, bounds=(0, None), method="highs")
-    if feas.status == 2:
+    feas, s = _solution_scale(M, q, tried)
+    if feas == 2:
         y = farkas_ray(M, q)
         if y is not None:
             ok, worst, qy = verify_farkas(M, q, y)
@@ -575,25 +709,26 @@ def decide(
                 f"(max M^T y = {float(worst):.3g}, q.y = {float(qy):.3g})"
             )
             if ok:
-                return done(
+                return _Verdict(
                     Status.NO_SOLUTION,
-                    exact=True,
-                    certificate="Farkas ray: y >= 0, M^T y <= 0, q.y < 0 (exact)",
-                    farkas_y=y,
-                    q_dot_y=float(qy),
-                    max_MTy=float(worst),
+                    [],
+                    {
+                        "certificate": "Farkas ray: y >= 0, M^T y <= 0, q.y < 0 (exact)",
+                        "farkas_y": y,
+                        "q_dot_y": float(qy),
+                        "max_MTy": float(worst),
+                    },
+                    True,
                 )
         else:
             tried.append("LP infeasible but no Farkas ray found")
-    else:
-        tried.append(f"LP feasibility: {'feasible' if feas.status == 0 else feas.message}")
 
-    # 2. a solution: the project's solvers, else the pattern MILP
-    Ms, qs = _scaled(M, q)
-    z1 = _try_solvers(target, tol, tried) if feas.status != 2 else None
+    # 2. a solution: the project's solvers, else the pattern MILP on (M, q / s)
+    z1 = _try_solvers(subject, True, tol, tried) if feas != 2 else None
     if z1 is None:
+        Ms, qs = _scaled(M, q / s)
         bounds = None
-        if tighten:
+        if opts.tighten:
             tb = time.perf_counter()
             bounds = lp_bounds(Ms, qs, budget=0.25 * time_limit)
             tried.append(
@@ -602,58 +737,71 @@ def decide(
                 f"{int(np.sum(bounds[0] <= 1e-6))} z and {int(np.sum(bounds[1] <= 1e-6))} w at most 1e-6"
             )
         res = pattern_milp(Ms, qs, time_limit=time_limit, bounds=bounds)
-        tried.append(f"pattern MILP: {res.status} ({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}")
+        tried.append(
+            f"pattern MILP on q / {s:.4g}: {res.status} ({res.seconds:.1f} s), "
+            f"t = {res.t}, t <= {res.t_bound:.3g}"
+        )
         if res.infeasible:
-            return done(
+            return _Verdict(
                 Status.NO_SOLUTION,
-                certificate="pattern MILP infeasible (HiGHS): no solution and no homogeneous solution",
-                milp_t_bound=0.0,
-                milp_seconds=res.seconds,
+                [],
+                {
+                    "certificate": "pattern MILP infeasible (HiGHS): no solution and no homogeneous solution",
+                    "milp_t_bound": 0.0,
+                    "milp_seconds": res.seconds,
+                },
             )
         if res.pattern is not None and res.t is not None and res.t > 0:
             z = _pattern_point(M, q, res.pattern)
             if z is None and res.z is not None:
-                z = res.z / res.t
+                z = res.z / res.t * s
             if z is not None and lcp_residual(M, q, z) <= tol:
                 z1 = z
             else:
                 tried.append("the MILP's pattern gave no verified point")
         if z1 is None:
             bound = res.t_bound
+            norm = float("inf") if bound <= 0 else s * (1.0 / bound - 1.0)
             if res.optimal and (res.t is None or res.t <= 1e-9):
-                norm = float("inf") if bound <= 0 else 1.0 / bound - 1.0
-                return done(
+                return _Verdict(
                     Status.NO_SOLUTION,
-                    certificate=(
-                        "pattern MILP optimum t = 0 (HiGHS, not re-verified exactly): every solution z "
-                        "has ||z||_1 >= 1/t_bound - 1 (min_solution_norm)"
-                    ),
-                    milp_t_bound=bound,
-                    min_solution_norm=norm,
-                    milp_seconds=res.seconds,
+                    [],
+                    {
+                        "certificate": (
+                            "pattern MILP optimum t = 0 (HiGHS, not re-verified exactly): every solution z "
+                            "has ||z||_1 >= s (1/t_bound - 1) (min_solution_norm)"
+                        ),
+                        "milp_t_bound": bound,
+                        "milp_scale": s,
+                        "min_solution_norm": norm,
+                        "milp_seconds": res.seconds,
+                    },
                 )
-            return done(
+            return _Verdict(
                 Status.UNDECIDED,
-                reason="pattern MILP stopped without a verified solution or a proof",
-                min_solution_norm=float("inf") if bound <= 0 else 1.0 / bound - 1.0,
-                milp_t=res.t,
-                milp_t_bound=bound,
-                milp_seconds=res.seconds,
+                [],
+                {
+                    "reason": "pattern MILP stopped without a verified solution or a proof",
+                    "min_solution_norm": norm,
+                    "milp_t": res.t,
+                    "milp_t_bound": bound,
+                    "milp_scale": s,
+                    "milp_seconds": res.seconds,
+                },
             )
-    if not uniqueness:
-        return done(Status.SOLVED, [z1])
+    if not opts.uniqueness:
+        return _Verdict(Status.SOLVED, [z1])
 
     # 3. uniqueness
-    proof = _uniqueness_proof(M, p_matrix_max)
+    proof = _uniqueness_proof(M, opts.p_matrix_max)
     if proof is not None:
         tried.append(f"uniqueness: {proof}")
-        return done(Status.UNIQUE, [z1], exact=True, proof=proof)
+        return _Verdict(Status.UNIQUE, [z1], {"proof": proof}, True)
     # 4. more solutions: each MILP asks for one whose compared quantity (the contact forces of a
     # problem, z itself for a bare LCP) is at distance >= d from those of all found so far
-    L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
-    what = "forces c" if target.problem is not None else "z"
+    Ms, qs = _scaled(M, q)
     alpha = max(1.0, float(np.abs(z1).sum()))
-    d = delta * max(1.0, float(np.abs(L @ z1).max(initial=0.0)))
+    d = opts.delta * max(1.0, float(np.abs(L @ z1).max(initial=0.0)))
     found = [z1]
     while True:
         res = pattern_milp(
@@ -677,7 +825,7 @@ def decide(
                 tried.append("the MILP's point did not verify")
         if z2 is not None:
             found.append(z2)
-            if len(found) < max_solutions:
+            if len(found) < opts.max_solutions:
                 continue
             break
         if res.infeasible or (res.optimal and (res.t is None or res.t <= 1e-9)):
@@ -689,29 +837,26 @@ def decide(
                 f"and ||z||_1 < {norm:.3g}"
             )
             if len(found) == 1:
-                return done(
+                return _Verdict(
                     Status.UNIQUE,
                     found,
-                    proof=f"unique up to {d:.3g}: {complete}",
-                    delta=d,
-                    min_other_solution_norm=norm,
+                    {
+                        "proof": f"unique up to {d:.3g}: {complete}",
+                        "delta": d,
+                        "min_other_solution_norm": norm,
+                    },
                 )
-            return done(
-                Status.MULTIPLE,
-                found,
-                complete=True,
-                count=len(found),
-                proof=complete,
-                **_compare(target, found[0], found[1]),
+            return _Verdict(
+                Status.MULTIPLE, found, {"complete": True, "count": len(found), "proof": complete}
             )
         if len(found) == 1:
-            return done(
+            return _Verdict(
                 Status.SOLVED,
                 found,
-                reason_uniqueness_undecided="second-solution MILP stopped without a decision",
-                milp_t_bound=res.t_bound,
+                {
+                    "reason_uniqueness_undecided": "second-solution MILP stopped without a decision",
+                    "milp_t_bound": res.t_bound,
+                },
             )
         break
-    return done(
-        Status.MULTIPLE, found, complete=False, count=len(found), **_compare(target, found[0], found[1])
-    )
+    return _Verdict(Status.MULTIPLE, found, {"complete": False, "count": len(found)})

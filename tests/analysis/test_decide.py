@@ -217,3 +217,44 @@ def test_cli_decide_prints_the_verdict(capsys) -> None:
     assert main(["solve", painleve, "--decide", "--json"]) == 0
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["status"] == "unique" and len(verdict["solutions"]) == 1
+
+
+def _block_diag(*blocks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Block-diagonal (M, q) with the blocks' rows interleaved by a fixed permutation, so that the
+    split into blocks has to be found from M's pattern."""
+    import scipy.linalg
+
+    M = scipy.linalg.block_diag(*[b[0] for b in blocks])
+    q = np.concatenate([b[1] for b in blocks])
+    perm = np.random.default_rng(3).permutation(q.size)
+    return M[np.ix_(perm, perm)], q[perm]
+
+
+def test_independent_blocks_one_without_solution_decide_the_whole() -> None:
+    # block 1: infeasible (w = z - 1 needs z >= 1, w2 = -z - 1 < 0): a Farkas ray; block 2 a P-matrix
+    infeasible = (np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([-1.0, -1.0]))
+    p_block = (np.array([[1.0, -3.0], [0.0, 1.0]]), np.array([-1.0, -1.0]))
+    M, q = _block_diag(p_block, infeasible)
+    result = decide(cm.LCP(M, q))
+    assert result.status is Status.NO_SOLUTION and result.exact
+    y = result.evidence["farkas_y"]
+    assert y.shape == (4,)
+    assert verify_farkas(M, q, y)[0]  # the padded ray certifies the whole LCP
+    assert any("independent blocks" in step for step in result.tried)
+    assert not _solvable(M, q)
+
+
+def test_independent_blocks_combine_solutions_and_multiplicity() -> None:
+    three = (np.array([[-1.0, 2.0], [2.0, -1.0]]), np.array([1.0, 1.0]))  # 3 solutions
+    p_block = (np.array([[1.0, -3.0], [0.0, 1.0]]), np.array([-1.0, -1.0]))  # one: (4, 1)
+    M, q = _block_diag(three, p_block)
+    result = decide(cm.LCP(M, q), max_solutions=5)
+    assert result.status is Status.MULTIPLE and result.evidence["complete"]
+    every = _all_basic_solutions(M, q)
+    assert result.evidence["count"] == 3 == len(every)
+    for z in result.solutions:
+        assert _is_solution(M, q, z)
+        assert min(np.abs(z - e).max() for e in every) < 1e-8
+    unique = decide(cm.LCP(*_block_diag(p_block, p_block)))
+    assert unique.status is Status.UNIQUE and unique.exact
+    assert unique.evidence["proof"].count("block") == 2
