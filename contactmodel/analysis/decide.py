@@ -37,11 +37,20 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
 * ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
   certificate), never silently.
 
+The LCP is first split into its independent blocks (:func:`lcp_blocks`, connected components
+of M's pattern): one block without a solution decides the whole, and the blocks' solutions
+combine. The existence MILP is normalized on ``q / s``, s the smallest 1-norm of a feasible z
+(an LP), so that solutions at physical force scales are not crushed into t ~ 1 / ||z||_1.
+
 MILP verdicts rest on HiGHS (``scipy.optimize.milp``) and its tolerances (feasibility 1e-7,
 integrality 1e-6); they are marked ``exact=False`` in the evidence. Round laws (CoulombCone,
 Ellipsoid) at rolling contacts make the compiled MCP nonlinear: :func:`decide` then tries to
-solve it (a verified solution decides existence) and otherwise reports ``UNDECIDED`` with the
-reason.
+solve it (a verified solution decides existence); otherwise it decides the **normal
+relaxation** (:func:`normal_relaxation`: outer polygons, exact sliding directions, normal
+complementarity only, maximum dissipation dropped), an LCP every solution of the problem
+solves, so that a relaxation without solution proves the problem has none. A solvable
+relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
+with its own maximum dissipation would not be sound: its solutions are not the cone's.)
 """
 
 from __future__ import annotations
@@ -547,6 +556,7 @@ def decide(
     p_matrix_max: int = 12,
     max_solutions: int = 3,
     tighten: bool = True,
+    relaxation_k: int = 16,
 ) -> Existence:
     """Decide whether ``problem`` (a contact :class:`Problem` or an :class:`MCP` such as
     ``cm.LCP(M, q)``) has a solution, and whether it is unique (see the module docstring).
@@ -558,7 +568,9 @@ def decide(
     principal-minor P-matrix test; ``max_solutions`` how many solutions to find before
     ``MULTIPLE`` is returned (with ``complete=True`` in the evidence when a MILP then proved
     there are no more at distance >= delta from them all); ``tighten`` replaces the existence
-    MILP's vertex bounds by LP bounds (:func:`lp_bounds`, a quarter of ``time_limit``).
+    MILP's vertex bounds by LP bounds (:func:`lp_bounds`, a quarter of ``time_limit``);
+    ``relaxation_k`` the polygon size of the round laws' outer cones in the relaxation
+    (:func:`normal_relaxation`) that decides "no solution" for a nonlinear problem.
     """
     t0 = time.perf_counter()
     target = _target(problem)
@@ -575,7 +587,10 @@ def decide(
         reason = "round friction laws (or free variables) make the MCP nonlinear: no exact decision"
         if z is not None:
             return done(Status.SOLVED, [z], reason_uniqueness_undecided=reason)
-        return done(Status.UNDECIDED, reason=reason)
+        if target.problem is None:
+            return done(Status.UNDECIDED, reason=reason)
+        v = _decide_relaxation(target.problem, relaxation_k, time_limit, tol, tried)
+        return done(v.status, v.solutions, v.exact, **v.evidence)
 
     M, q = target.M, target.q
     L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
@@ -860,3 +875,106 @@ def _decide_block(
             )
         break
     return _Verdict(Status.MULTIPLE, found, {"complete": False, "count": len(found)})
+
+
+# -- round laws: a relaxation that is an LCP --------------------------------------------------------
+
+
+def _section_vertices(law, dim: int, k: int) -> np.ndarray:
+    """(g, dim) generators (1, f_T) of the law's outer polyhedral friction cone: the vertices of
+    its section at c_n = 1 (``FrictionSet.rows(dim, outer=True, k)``, round parts circumscribed).
+    Components the set pins to 0 stay 0."""
+    from scipy.spatial import HalfspaceIntersection
+
+    from contactmodel.friction.sets import AXES
+
+    fs = law.friction_set()
+    R = np.array(fs.rows(dim, True, k), dtype=float)
+    comps = [i for i in range(1, dim) if AXES[i] in fs.components]
+    # the section: R[:, comps] y <= -R[:, 0] (rows on absent components only pin them to 0)
+    live = [r for r in R if np.any(r[comps] != 0.0)] if comps else []
+    G, h = (np.array([r[comps] for r in live]), np.array([-r[0] for r in live])) if live else (None, None)
+    out = np.zeros((1, dim))
+    out[0, 0] = 1.0
+    if G is None or not np.all(h > 0):  # mu = 0 (or a pinned component): only the normal force
+        return out
+    if len(comps) == 1:
+        g = G[:, 0]
+        ends = [min(h[g > 0] / g[g > 0]), max(h[g < 0] / g[g < 0])]
+        verts = np.array(ends).reshape(-1, 1)
+    else:
+        verts = HalfspaceIntersection(np.hstack([G, -h[:, None]]), np.zeros(len(comps))).intersections
+    gens = np.zeros((len(verts), dim))
+    gens[:, 0] = 1.0
+    gens[:, comps] = verts
+    return np.unique(np.round(gens, 14), axis=0)
+
+
+def normal_relaxation(problem: Problem, k: int = 16) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    """An LCP whose solvability is necessary for ``problem``'s (any friction laws): ``(M_R, q_R,
+    G)``, G (m, p) the force generators, c = G beta.
+
+    Relaxation: each rolling contact's force lies in its law's outer polyhedral friction cone
+    (round sets circumscribed by k-gons, :func:`_section_vertices`), ``c = sum_j beta_j g_j``
+    with beta >= 0; a sliding contact whose law fixes the friction direction (one force variable,
+    the normal force: ``c = c_n g`` from the problem's force map T) keeps that exact direction,
+    any other contact gets its outer cone; the normal complementarity ``0 <= c_n _|_ a_n >= 0``
+    (a = A c + b) is kept, the maximum-dissipation conditions dropped. Since beta >= 0 and
+    c_n = sum_j beta_j at a contact, ``c_n a_n = 0`` iff ``beta_j a_n = 0`` for each j: the
+    relaxation is the LCP ``0 <= beta _|_ (N (A G beta + b))_contact(j) >= 0``. Every solution of
+    the problem gives one of this LCP (write its force in the generators), so **no solution
+    of the LCP proves that the problem has none** (an outer pyramid alone would not: the laws'
+    maximum dissipation does not carry over between a set and its polygon)."""
+    asm = problem.assembly
+    A = sp.csr_matrix(asm.A_sparse)
+    b = np.asarray(asm.b, dtype=float)
+    m = b.size
+    T = sp.csc_matrix(problem.T)
+    cols: list[np.ndarray] = []
+    owner: list[int] = []
+    normals: list[int] = []
+    for c_idx, name in enumerate(problem.contact_names):
+        idx = asm.indices(name)
+        normals.append(asm.row(name, "n"))
+        sub = T[idx]
+        used = np.flatnonzero(np.diff(sub.tocsc().indptr) > 0)
+        if name in asm.sliding and used.size == 1 and sub[0, used[0]] > 0:
+            gens = (sub[:, used[0]].toarray().ravel() / sub[0, used[0]])[None, :]
+        else:
+            gens = _section_vertices(problem.laws[name], len(idx), k)
+        for g in gens:
+            col = np.zeros(m)
+            col[idx] = g
+            cols.append(col)
+            owner.append(c_idx)
+    G = sp.csr_matrix(np.array(cols).T) if cols else sp.csr_matrix((m, 0))
+    rows = np.array(normals)[owner]
+    return sp.csr_matrix(A[rows] @ G), b[rows], G
+
+
+def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, tried: list[str]) -> _Verdict:
+    """A nonlinear problem no solver solved: NO_SOLUTION when its normal-complementarity
+    relaxation (:func:`normal_relaxation`) has none, else UNDECIDED (the relaxation's solution
+    need not meet the maximum-dissipation conditions)."""
+    MR, qR, _ = normal_relaxation(problem, k)
+    sub: list[str] = []
+    opts = _Options(time_limit, 0.0, tol, False, 0, 1, True)
+    blocks = lcp_blocks(MR) if qR.size else [np.arange(0)]
+    L = sp.identity(qR.size, format="csr")
+    what = f"relaxation (outer {k}-gons, normal complementarity only, LCP size {qR.size})"
+    if len(blocks) == 1:
+        v = _decide_block(MR, qR, L, "z", MCP.from_lcp(MR, qR), opts, sub)
+    else:
+        v = _decide_blocks(MR, qR, L, "z", blocks, opts, sub)
+    tried.extend(f"{what}: {step}" for step in sub)
+    if v.status is Status.NO_SOLUTION:
+        ev = {f"relaxation_{key}" if key != "certificate" else key: val for key, val in v.evidence.items()}
+        ev["certificate"] = f"the relaxation has no solution ({v.evidence.get('certificate', '')})"
+        ev["relaxation_k"] = k
+        if "relaxation_farkas_y" in ev:  # the benchmark and the tests re-check it by this name
+            ev["farkas_y"] = ev.pop("relaxation_farkas_y")
+        return _Verdict(Status.NO_SOLUTION, [], ev, v.exact)
+    reason = f"round friction laws make the MCP nonlinear; no solver found a solution and the {what} " + (
+        "has a solution (maximum dissipation not checked)" if v.solutions else "is undecided"
+    )
+    return _Verdict(Status.UNDECIDED, [], {"reason": reason, "relaxation_k": k})

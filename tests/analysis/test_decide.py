@@ -258,3 +258,42 @@ def test_independent_blocks_combine_solutions_and_multiplicity() -> None:
     unique = decide(cm.LCP(*_block_diag(p_block, p_block)))
     assert unique.status is Status.UNIQUE and unique.exact
     assert unique.evidence["proof"].count("block") == 2
+
+
+def _painleve_with_a_resting_box(mu: float, law) -> cm.Problem:
+    """The sliding Painlevé rod beside a box resting on one rolling contact (independent bodies):
+    the box's round law makes the MCP nonlinear, the rod decides existence."""
+    painleve = _example("painleve")
+    system = painleve.build(mu)
+    box = system.add_body(
+        "box", mass=1.0, inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)), position=(5.0, 0, 0.1)
+    )
+    system.add_contact(
+        box, system.ground, point=(5.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0), friction=law, name="box"
+    )
+    return cm.formulate(system)
+
+
+def test_round_law_without_solution_is_decided_by_its_normal_relaxation() -> None:
+    from contactmodel.analysis.decide import normal_relaxation
+
+    problem = _painleve_with_a_resting_box(2.0, cm.CoulombCone(2.0))
+    assert not problem.compile().mcp.is_lcp
+    result = decide(problem)
+    assert result.status is Status.NO_SOLUTION and result.exact
+    assert "relaxation" in result.evidence["certificate"]
+    # independent re-check: the ray certifies the relaxation LCP, rebuilt here
+    MR, qR, G = normal_relaxation(problem, result.evidence["relaxation_k"])
+    assert verify_farkas(MR, qR, result.evidence["farkas_y"])[0]
+    # the relaxation holds every solution: the sliding rod keeps its exact friction direction,
+    # opposite to the relative sliding velocity v_t: c = (1, -mu sign(v_t), 0) c_n; the box's
+    # cone is circumscribed (each generator on or outside the cone)
+    rows = problem.assembly.indices("foot")
+    v_t = problem.assembly.v[rows[1]]
+    assert abs(v_t) > 0.1
+    foot = [g for g in G.T.toarray() if np.any(g[rows])]
+    assert len(foot) == 1 and np.allclose(foot[0][rows], [1.0, -2.0 * np.sign(v_t), 0.0])
+    box = np.array([g[problem.assembly.indices("box")] for g in G.T.toarray() if not np.any(g[rows])])
+    assert len(box) == 16 and np.all(np.hypot(box[:, 1], box[:, 2]) >= 2.0 - 1e-12)
+    # below the critical mu the same scene has a solution
+    assert decide(_painleve_with_a_resting_box(1.0, cm.CoulombCone(1.0))).status is Status.SOLVED
