@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-OK = ("solved", "solved-inaccurate")
+OK = ("solved", "solved-inaccurate", "unique", "multiple")  # the last two: cm.decide verdicts
 
 #: Trinkle et al. (1997) Table 1: size -> (# data sets, Lemke frac, restarts, iter, FIP frac, FIP iter)
 PAPER_TABLE1: dict[int, tuple] = {
@@ -135,6 +135,12 @@ def table1(rows: Sequence[dict]) -> list[dict]:
                 entry[f"{key}_ave_iter"] = _r(_mean(r["iterations"] for r in good), 1)
             entry[f"{key}_ave_seconds"] = _r(_mean(r["seconds"] for r in good), 4)
         entry["any_frac_solved"] = _r(len(ids & solved_by_any) / len(ids)) if ids else None
+        verdicts = [r["status"] for r in subset if r["solver"] == "decide"]
+        if verdicts:  # cm.decide per data set: proven unsolvable and undecided counted apart
+            entry["proven_unsolvable"] = verdicts.count("no-solution")
+            entry["undecided"] = sum(
+                v not in ("no-solution", "solved", "unique", "multiple") for v in verdicts
+            )
         if paper:
             entry.update(
                 paper_lemke_frac_solved=paper[1],

@@ -139,6 +139,11 @@ def run_task(task: Task) -> dict:
         options = dict(task.settings)
         if task.time_limit is not None and task.solver in _TIME_LIMITED:
             options.setdefault("time_limit", float(task.time_limit))
+        if task.solver == DECIDE:
+            record.update(_decide_record(problem, options))
+            record["wall_seconds"] = time.perf_counter() - t0
+            record["finished_at"] = time.time()
+            return record
         solution = cm.solve(problem, solver=task.solver, **options)
         record.update(
             status=solution.status.value,
@@ -155,6 +160,31 @@ def run_task(task: Task) -> dict:
     record["wall_seconds"] = time.perf_counter() - t0
     record["finished_at"] = time.time()
     return record
+
+
+#: the pseudo-solver of a task that runs ``cm.decide`` (settings: its keyword arguments)
+DECIDE = "decide"
+
+
+def _decide_record(problem, options: dict) -> dict:
+    """The record fields of one ``cm.decide`` run: status = the verdict (solved, no-solution,
+    unique, multiple, undecided), residual = the relative natural residual of its first
+    solution, extras = the evidence's scalars, ``exact`` and the steps tried."""
+    import contactmodel as cm
+    from contactmodel.solve import relative_residual
+
+    result = cm.decide(problem, **options)
+    mcp = problem.compile().mcp
+    residual = relative_residual(mcp, result.solutions[0]) if result.solutions else None
+    scalars = {k: v for k, v in result.evidence.items() if isinstance(v, (bool, int, float, str))}
+    return {
+        "status": result.status.value,
+        "residual": _plain(residual),
+        "iterations": 0,
+        "seconds": float(result.seconds),
+        "extras": _plain({**scalars, "exact": result.exact, "tried": [t[:300] for t in result.tried]}),
+        "message": result.evidence.get("certificate", result.evidence.get("reason", ""))[:500],
+    }
 
 
 def _base_record(task: Task) -> dict:

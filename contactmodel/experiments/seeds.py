@@ -34,7 +34,7 @@ from typing import Any
 from contactmodel.errors import UnknownNameError
 from contactmodel.experiments import reports
 from contactmodel.experiments.generators import MU_GRID, rod_cube_grid, table1_instances
-from contactmodel.experiments.runner import Store, Task, run
+from contactmodel.experiments.runner import DECIDE, Store, Task, run
 
 STORE = "runs.sqlite"
 TABLE1 = "trinkle1997-table1"
@@ -67,13 +67,19 @@ SEED000_SOLVERS = (
 )
 
 
+#: seconds of a ``cm.decide`` run per data set (its MILP gets 40 %, the LP bounds 10 %)
+DECIDE_TIME_LIMIT = 300.0
+
+
 def seed000_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
     instances = _seed000_instances()[:limit]
+    decide_limit = max(DECIDE_TIME_LIMIT, time_limit or 0.0)
+    decide = {"uniqueness": False, "time_limit": 0.4 * decide_limit}
     return [
         Task(inst, solver, "pyramid", settings, time_limit, TABLE1, label)
         for inst in instances
         for label, solver, settings in SEED000_SOLVERS
-    ]
+    ] + [Task(inst, DECIDE, "pyramid", decide, decide_limit, TABLE1, DECIDE) for inst in instances]
 
 
 def seed000_report(rows: list[dict], out: Path) -> list[dict]:
@@ -155,6 +161,8 @@ EXPERIMENTS: dict[str, Experiment] = {
                 "fip_ave_iter",
                 "newton_frac_solved",
                 "any_frac_solved",
+                "proven_unsolvable",
+                "undecided",
             ),
         ),
         Experiment(

@@ -155,13 +155,17 @@ def test_experiment_command_writes_summary_and_figures(tmp_path: Path, capsys) -
     }
     assert expected <= set(rows[0])
     assert rows[-1]["any_frac_solved"] == 1.0
+    # cm.decide per data set: every one decided solved here, none proven unsolvable or undecided
+    assert rows[-1]["decide_frac_solved"] == 1.0
+    assert rows[-1]["proven_unsolvable"] == 0 and rows[-1]["undecided"] == 0
     assert (out / "runs.sqlite").is_file()
     assert (out / "trinkle1997-table1_solved.png").stat().st_size > 0
     assert (out / "trinkle1997-table1_profile.png").stat().st_size > 0
     printed = capsys.readouterr()
-    # the former name is an alias; what ran is said before running: 3 instances x 4 solver variants
-    assert "trinkle1997-table1: 3 instances x 4 solver variants" in printed.err
-    assert "= 12 runs; --limit 3 counts instances" in printed.err
+    # the former name is an alias; what ran is said before running: 3 instances x 5 solver
+    # variants (lemke, lemke-100, fip, newton and cm.decide)
+    assert "trinkle1997-table1: 3 instances x 5 solver variants" in printed.err
+    assert "= 15 runs; --limit 3 counts instances" in printed.err
     lines = printed.out.splitlines()
     assert lines[0].split()[:4] == ["size", "data_sets", "ours", "/"]
     assert lines[2].split()[:4] == ["2", str(rows[0]["data_sets"]), "/", str(rows[0]["paper_data_sets"])]
@@ -198,3 +202,23 @@ def test_scara_and_example1_experiments_on_a_few_instances(tmp_path: Path, capsy
     assert all(r["paper_solved"] == 400 for r in rows)
     assert list(grid.glob("trinkle1997-rod-cube_fig3_*.png"))
     assert "2 instances x 2 solver variants (ipopt, newton) = 4 runs" in capsys.readouterr().err
+
+
+def test_decide_record_keeps_the_verdict_and_its_evidence() -> None:
+    import importlib.util
+
+    from contactmodel.experiments.runner import _decide_record
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "painleve.py"
+    spec = importlib.util.spec_from_file_location("_runner_painleve", path)
+    painleve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(painleve)
+    import contactmodel as cm
+
+    record = _decide_record(cm.formulate(painleve.build(2.0), friction=cm.Pyramid(2.0)), {})
+    assert record["status"] == "no-solution" and record["residual"] is None
+    assert record["extras"]["exact"] is True and "Farkas" in record["message"]
+    assert record["extras"]["q_dot_y"] < 0
+    record = _decide_record(cm.formulate(painleve.build(1.0), friction=cm.Pyramid(1.0)), {})
+    assert record["status"] == "unique" and record["residual"] <= 1e-8
+    assert reports.ok(record)
