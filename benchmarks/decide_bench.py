@@ -18,7 +18,10 @@ n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
 a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
 decide's exact rational check; every solution's residual ``||min(z, M z + q)||_inf``; for two
-solutions their inf-norm distance. One JSON line per instance (verdict, exact, seconds, n, the
+solutions their inf-norm distance; a round-law verdict's ray on its relaxation LCP, rebuilt here
+(``normal_relaxation``); a MILP "no solution" verdict of ``seed000``/``peer``/``npz`` re-solved by a
+differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
+solver, so a consistency check, not a proof: ``remilp_agrees``). One JSON line per instance (verdict, exact, seconds, n, the
 evidence's scalars, ``check`` = the re-check passed), then a table by instance kind and size
 bucket: counts per verdict, median and max seconds.
 
@@ -45,25 +48,54 @@ import numpy as np
 import scipy.sparse as sp
 
 import contactmodel as cm
-from contactmodel.analysis.decide import Existence, Status, decide
+from contactmodel.analysis.decide import Existence, Status, decide, normal_relaxation, pattern_milp
 from contactmodel.solve import relative_residual
 
 TOOL = "/work/shared/tools/make_peer_instances.py"
 BUCKETS = (12, 30, 60, 120, 250, 500, 1000, 10**9)
 
 
-def recheck(result: Existence, mcp) -> bool:
-    """The evidence re-checked with plain numpy (see the module docstring); True for UNDECIDED."""
+def farkas_ok(M, q: np.ndarray, y: np.ndarray) -> bool:
+    """y >= 0, M^T y <= 0 (up to 1e-12 of |M|^T y) and q . y < 0, in floats."""
+    M = sp.csr_matrix(M)
+    s = M.T @ y
+    top = float((abs(M).T @ y).max(initial=0.0))
+    return bool(y.min() >= 0 and s.max(initial=0.0) <= 1e-12 * max(top, 1.0) and q @ y < 0)
+
+
+def remilp(M, q, block, time_limit: float) -> dict:
+    """A MILP "no solution" verdict re-solved differently: the block's pattern MILP on the
+    unscaled q (no 1-norm normalization), with the simplex's vertex big-M bounds instead of LP
+    bounds, HiGHS's presolve off. Same solver (HiGHS), another model and search."""
+    M = sp.csr_matrix(M)
+    if block is not None:
+        b = np.asarray(block)
+        M, q = M[b][:, b], np.asarray(q)[b]
+    big = np.maximum(abs(M).max(axis=1).toarray().ravel(), np.abs(q))
+    d = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 1.0)
+    res = pattern_milp(sp.diags(d) @ M, d * q, time_limit=time_limit, presolve=False)
+    return {
+        "remilp_optimal": res.optimal,
+        "remilp_t": res.t,
+        "remilp_t_bound": res.t_bound,
+        "remilp_seconds": round(res.seconds, 1),
+        "remilp_agrees": bool(res.infeasible or (res.optimal and (res.t is None or res.t <= 1e-9))),
+    }
+
+
+def recheck(result: Existence, mcp, problem=None) -> bool:
+    """The evidence re-checked with plain numpy (see the module docstring); True for UNDECIDED.
+    A round-law verdict's Farkas ray is checked on its relaxation, rebuilt here from ``problem``."""
     if not mcp.is_lcp:  # round laws: the MCP's own natural residual, relative as in cm.solve
+        if "farkas_y" in result.evidence and problem is not None:
+            MR, qR, _ = normal_relaxation(problem, result.evidence["relaxation_k"])
+            return farkas_ok(MR, qR, np.asarray(result.evidence["farkas_y"]))
         return all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
     M = sp.csr_matrix(mcp.M)
     q = np.asarray(mcp.q, dtype=float)
     scale = max(1.0, float(np.abs(q).max(initial=0.0)))
     if "farkas_y" in result.evidence:
-        y = np.asarray(result.evidence["farkas_y"])
-        s = M.T @ y
-        top = float((abs(M).T @ y).max(initial=0.0))
-        return bool(y.min() >= 0 and s.max(initial=0.0) <= 1e-12 * max(top, 1.0) and q @ y < 0)
+        return farkas_ok(M, q, np.asarray(result.evidence["farkas_y"]))
     ok = all(
         float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
     )
@@ -73,7 +105,7 @@ def recheck(result: Existence, mcp) -> bool:
     return ok
 
 
-def row_of(result: Existence, mcp, **info) -> dict:
+def row_of(result: Existence, mcp, problem=None, remilp_limit: float = 0.0, **info) -> dict:
     scalars = {
         k: v for k, v in result.evidence.items() if isinstance(v, (int, float, bool, str)) and k != "farkas_y"
     }
@@ -84,8 +116,16 @@ def row_of(result: Existence, mcp, **info) -> dict:
         "verdict": result.status.value,
         "exact": result.exact,
         "seconds": round(result.seconds, 3),
-        "check": recheck(result, mcp),
+        "check": recheck(result, mcp, problem),
         **scalars,
+        **(
+            remilp(mcp.M, mcp.q, result.evidence.get("block"), remilp_limit)
+            if remilp_limit > 0
+            and mcp.is_lcp
+            and "milp_t_bound" in result.evidence
+            and result.status is Status.NO_SOLUTION
+            else {}
+        ),
         "tried": result.tried,
     }
 
@@ -96,7 +136,8 @@ def run_seed000(args, emit) -> None:
     for mu in args.mus:
         problem = build_problem({"family": "boxes", "size": 170, "seed": 0, "mu": mu}, "pyramid")
         result = decide(problem, time_limit=args.time_limit)
-        emit(row_of(result, problem.compile().mcp, kind="seed000 size 170 seed 0", mu=mu))
+        mcp = problem.compile().mcp
+        emit(row_of(result, mcp, problem, args.time_limit, kind="seed000 size 170 seed 0", mu=mu))
 
 
 def run_npz(paths: list[Path], args, emit, **info) -> None:
@@ -104,7 +145,10 @@ def run_npz(paths: list[Path], args, emit, **info) -> None:
         data = np.load(path)
         mcp = cm.LCP(sp.csr_matrix(data["M"]), np.asarray(data["q"], dtype=float))
         result = decide(mcp, time_limit=args.time_limit)
-        emit(row_of(result, mcp, kind=info.get("kind", "npz"), instance=path.name, **info.get("extra", {})))
+        kind = info.get("kind", "npz")
+        emit(
+            row_of(result, mcp, None, args.time_limit, kind=kind, instance=path.name, **info.get("extra", {}))
+        )
 
 
 def run_peer(args, emit) -> None:
@@ -125,7 +169,8 @@ def run_agreement(args, emit) -> None:
             if verdict.kind != "undecided":
                 continue
             result = decide(inst.problem, time_limit=args.time_limit)
-            emit(row_of(result, inst.problem.compile().mcp, kind=f"agreement {law}", problem=i, mu=inst.mu))
+            mcp = inst.problem.compile().mcp
+            emit(row_of(result, mcp, inst.problem, kind=f"agreement {law}", problem=i, mu=inst.mu))
 
 
 def bucket(n: int) -> str:

@@ -314,12 +314,14 @@ def pattern_milp(
     time_limit: float = 60.0,
     bounds: tuple[np.ndarray, np.ndarray] | None = None,
     L=None,
+    presolve: bool = True,
 ) -> MilpResult:
     """max t over the normalized complementarity pattern (module docstring); with ``away`` a
     list of known solutions, each given as ``L z_k`` (L: a (p, n) matrix, default the identity;
     e.g. the contact forces of z), only points with ``||L z/t - L z_k||_inf >= delta`` for every
     k count. ``bounds``: (Z, W) upper bounds of z and w on the normalized problem (e.g.
-    :func:`lp_bounds`); default the simplex's vertex bounds 1 and max(q_i, max_j M_ij)."""
+    :func:`lp_bounds`); default the simplex's vertex bounds 1 and max(q_i, max_j M_ij).
+    ``presolve=False`` turns HiGHS's presolve off (a re-check by a differently run search)."""
     M = sp.csr_matrix(M)
     n = q.size
     if bounds is None:
@@ -398,7 +400,7 @@ def pattern_milp(
             integrality=integrality,
             bounds=Bounds(np.zeros(nvar), np.ones(nvar)),
             constraints=LinearConstraint(A, np.concatenate(lo), np.concatenate(hi)),
-            options={"time_limit": float(time_limit), "mip_rel_gap": 1e-9},
+            options={"time_limit": float(time_limit), "mip_rel_gap": 1e-9, "presolve": presolve},
         )
     seconds = time.perf_counter() - t0
     infeasible = res.status == 2
