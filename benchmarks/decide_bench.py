@@ -21,9 +21,9 @@ decide's exact rational check; every solution's residual ``||min(z, M z + q)||_i
 solutions their inf-norm distance; a round-law verdict's ray on its relaxation LCP, rebuilt here
 (``normal_relaxation``); a MILP "no solution" verdict of ``seed000``/``peer``/``npz`` re-solved by a
 differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
-solver, so a consistency check, not a proof: ``remilp_agrees``). One JSON line per instance (verdict, exact, seconds, n, the
-evidence's scalars, ``check`` = the re-check passed), then a table by instance kind and size
-bucket: counts per verdict, median and max seconds.
+solver, so a consistency check, not a proof: ``remilp_agrees``). One JSON line per instance
+(verdict, exact, seconds, n, the evidence's scalars, ``check`` = the re-check passed), then a
+table by instance kind and size bucket: counts per verdict, median and max seconds.
 
 References:
 
