@@ -53,6 +53,9 @@ from contactmodel.solve import relative_residual
 
 TOOL = "/work/shared/tools/make_peer_instances.py"
 BUCKETS = (12, 30, 60, 120, 250, 500, 1000, 10**9)
+#: agreement.py's enumeration verdicts as decide's: c unique; c not unique (one motion or
+#: several); no solution
+ENUMERATED = {"forces": "unique", "motion": "multiple", "multiple": "multiple", "infeasible": "no-solution"}
 
 
 def farkas_ok(M, q: np.ndarray, y: np.ndarray) -> bool:
@@ -162,15 +165,32 @@ def run_agreement(args, emit) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import agreement  # noqa: PLC0415
 
-    for law in args.laws:
-        for i in range(args.n):
+    for i in range(args.n):  # problem by problem over the laws: a partial run covers every law
+        for law in args.laws:
             inst = agreement.make_instance(law, i, args.seed, tuple(args.sizes))
+            t0 = time.perf_counter()
             verdict = agreement.certify(inst.problem, args.enum_max, seed=inst.index)
-            if verdict.kind != "undecided":
+            mcp = inst.problem.compile().mcp
+            if verdict.kind != "undecided":  # decided by the cone enumeration: counted, not re-run
+                emit(
+                    {
+                        "kind": f"agreement {law}",
+                        "problem": i,
+                        "mu": inst.mu,
+                        "n": mcp.n,
+                        "lcp": bool(mcp.is_lcp),
+                        "by": "enumeration",
+                        "verdict": ENUMERATED[verdict.kind],
+                        "enumeration": verdict.kind,
+                        "seconds": round(time.perf_counter() - t0, 3),
+                        "check": True,
+                    }
+                )
                 continue
             result = decide(inst.problem, time_limit=args.time_limit)
-            mcp = inst.problem.compile().mcp
-            emit(row_of(result, mcp, inst.problem, kind=f"agreement {law}", problem=i, mu=inst.mu))
+            emit(
+                row_of(result, mcp, inst.problem, kind=f"agreement {law}", problem=i, mu=inst.mu, by="decide")
+            )
 
 
 def bucket(n: int) -> str:

@@ -62,7 +62,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -538,14 +538,15 @@ def lcp_blocks(M) -> list[np.ndarray]:
     """The index sets of the LCP's independent blocks: connected components of the graph with an
     edge i - j where M_ij != 0 or M_ji != 0. After a permutation M is block diagonal, so the LCP is
     solvable iff every block is, its solutions are the products of the blocks' solutions, and a
-    Farkas ray or MILP proof of one block decides the whole. Sorted by size, largest first."""
+    Farkas ray or MILP proof of one block decides the whole. Sorted by size, smallest first (the
+    cheap blocks first: one without a solution ends the search)."""
     from scipy.sparse.csgraph import connected_components
 
     M = sp.csr_matrix(M)
     pattern = (abs(M) + abs(M.T)).tocsr()
     count, label = connected_components(pattern, directed=False)
     blocks = [np.flatnonzero(label == k) for k in range(count)]
-    return sorted(blocks, key=lambda b: (-b.size, int(b[0])))
+    return sorted(blocks, key=lambda b: (b.size, int(b[0])))
 
 
 def decide(
@@ -646,7 +647,9 @@ def _decide_blocks(
         Lb = L[:, b]
         Lb = Lb[np.flatnonzero(np.diff(Lb.indptr) > 0)]
         sub: list[str] = []
-        v = _decide_block(Mb, qb, Lb, what, MCP.from_lcp(Mb, qb), opts, sub)
+        # once a block is undecided, the others can only still decide "no solution"
+        o = opts if undecided is None else replace(opts, uniqueness=False)
+        v = _decide_block(Mb, qb, Lb, what, MCP.from_lcp(Mb, qb), o, sub)
         tried.extend(f"block {k} (n = {b.size}): {step}" for step in sub)
         if v.status is Status.NO_SOLUTION:
             ev = dict(v.evidence)
