@@ -69,7 +69,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
 
@@ -961,7 +961,11 @@ def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, 
     """A nonlinear problem no solver solved: NO_SOLUTION when its normal-complementarity
     relaxation (:func:`normal_relaxation`) has none, else UNDECIDED (the relaxation's solution
     need not meet the maximum-dissipation conditions)."""
-    MR, qR, _ = normal_relaxation(problem, k)
+    try:
+        MR, qR, _ = normal_relaxation(problem, k)
+    except ContactModelError as exc:  # e.g. a law without a friction set
+        tried.append(f"normal relaxation: {type(exc).__name__}: {exc}")
+        return _Verdict(Status.UNDECIDED, [], {"reason": f"no normal relaxation: {exc}"})
     sub: list[str] = []
     opts = _Options(time_limit, 0.0, tol, False, 0, 1, True)
     blocks = lcp_blocks(MR) if qR.size else [np.arange(0)]
