@@ -175,7 +175,7 @@ def run_agreement(args, emit) -> None:
                 emit(
                     {
                         "kind": f"agreement {law}",
-                        "problem": i,
+                        "index": i,
                         "mu": inst.mu,
                         "n": mcp.n,
                         "lcp": bool(mcp.is_lcp),
@@ -188,9 +188,7 @@ def run_agreement(args, emit) -> None:
                 )
                 continue
             result = decide(inst.problem, time_limit=args.time_limit)
-            emit(
-                row_of(result, mcp, inst.problem, kind=f"agreement {law}", problem=i, mu=inst.mu, by="decide")
-            )
+            emit(row_of(result, mcp, inst.problem, kind=f"agreement {law}", index=i, mu=inst.mu, by="decide"))
 
 
 def bucket(n: int) -> str:
