@@ -32,6 +32,7 @@ import pyomo.core as pe
 from pyomo.common.gc_manager import PauseGC
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.block import BlockData, declare_custom_block
+from pyomo.core.base.constraint import ConstraintData
 from pyomo.core.base.var import VarData
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
 from pyomo.core.expr.numeric_expr import (
@@ -43,4 +44,5 @@ from pyomo.core.expr.numeric_expr import (
 from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
 from pyomo.core.expr.visitor import identify_variables
 from pyomo.mpec import Complementarity, complements
+from pyomo.mpec.complementarity import ComplementarityData
 from pyomo.repn import generate_standard_repn

@@ -118,9 +118,9 @@ class Assembly(ContactAssembly):
     sliding: list[str] = field(default_factory=list)
     has_dynamics: ClassVar[bool] = True
 
-    @property
+    @cached_property
     def v(self) -> np.ndarray:
-        """(m,) relative contact velocities G nu."""
+        """(m,) relative contact velocities G nu (computed once: callers index it per contact)."""
         return self.G @ self.nu
 
     @property
@@ -186,21 +186,34 @@ class Assembly(ContactAssembly):
 
 
 def _block_inverse(M: sp.csc_matrix) -> sp.csr_matrix:
-    """Inverse of a block-diagonal SPD sparse matrix, block by block (exact, stays sparse)."""
+    """Inverse of a block-diagonal SPD sparse matrix, block by block (exact, stays sparse): the
+    blocks (connected components of M's pattern) are grouped by size and each group is inverted
+    as one stacked array, so the cost is linear in the number of blocks."""
     n = M.shape[0]
     if n == 0:
         return sp.csr_matrix((0, 0))
     ncomp, labels = connected_components(M, directed=False)
     order = np.argsort(labels, kind="stable")
-    bounds = np.searchsorted(labels[order], np.arange(ncomp + 1))
-    blocks, rows, cols = [], [], []
-    for k in range(ncomp):
-        idx = order[bounds[k] : bounds[k + 1]]
-        inv = np.linalg.inv(M[idx][:, idx].toarray())
-        blocks.append(inv.ravel())
-        rows.append(np.repeat(idx, idx.size))
-        cols.append(np.tile(idx, idx.size))
-    return sp.csr_matrix((np.concatenate(blocks), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    sizes = np.bincount(labels, minlength=ncomp)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    position = np.empty(n, dtype=np.int64)  # index of each coordinate inside its block
+    position[order] = np.arange(n) - starts[labels[order]]
+    coo = M.tocoo()
+    rows, cols, data = [], [], []
+    for size in np.unique(sizes):
+        comps = np.flatnonzero(sizes == size)  # the blocks of this size
+        slot = np.full(ncomp, -1, dtype=np.int64)
+        slot[comps] = np.arange(comps.size)
+        stacked = np.zeros((comps.size, size, size))
+        keep = slot[labels[coo.row]] >= 0
+        r, c = coo.row[keep], coo.col[keep]
+        stacked[slot[labels[r]], position[r], position[c]] = coo.data[keep]
+        inverse = np.linalg.inv(stacked)
+        members = order[starts[comps][:, None] + np.arange(size)]  # (blocks, size) coordinates
+        rows.append(np.repeat(members, size, axis=1).ravel())
+        cols.append(np.tile(members, (1, size)).ravel())
+        data.append(inverse.ravel())
+    return sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
 def assemble(system: System) -> Assembly:

@@ -45,7 +45,7 @@ from contactmodel.assembly import (
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
-from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set
+from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
@@ -290,6 +290,7 @@ def _formulate(system, friction, form: Form) -> Problem:
             axes_set(blk, "".join(rows)), initialize={c: accel[r] for c, r in rows.items()}
         )
         law.add_conditions(blk, contexts[name])
+        declare_pairs(blk)
     return Problem(
         assembly=assembly,
         model=model,

@@ -151,32 +151,58 @@ def axes_set(blk: pe.Block, axes: str) -> pe.Set:
     """The ordered Set of the given axis letters (``"to"`` -> {t, o}) on the top model, created on
     first use and shared by every contact block: a Set of its own per block (what a list index
     makes) cost more than the block's variables."""
-    model = blk.model()
-    name = f"axes_{axes}"
+    return _shared_set(blk.model(), f"axes_{axes}", tuple(axes), "axes of the contact blocks' components")
+
+
+def _shared_set(model: pe.Block, name: str, members: tuple, doc: str) -> pe.Set:
     found = model.component(name)
     if found is None:
-        found = pe.Set(
-            initialize=list(axes), ordered=True, doc="axes of the contact blocks' indexed components"
-        )
+        found = pe.Set(initialize=members, ordered=True, doc=doc)
         model.add_component(name, found)
     return found
 
 
-def _pairs(blk: pe.Block) -> Complementarity:
-    """The contact's complementarity conditions, one indexed component: ``blk.pairs[name]``."""
-    if blk.component("pairs") is None:
-        blk.pairs = Complementarity(pe.Any)
-    return blk.pairs
+#: the pairs a law has stated on a contact block and :func:`declare_pairs` has not yet declared
+_PENDING = "_contact_pairs_pending"
+
+
+def _add_pair(blk: pe.Block, name: str, pair) -> None:
+    pending = blk.__dict__.setdefault(_PENDING, {})
+    if name in pending:
+        raise FrictionLawError(
+            f"contact block '{blk.name}': pair '{name}' stated twice; give each pair its own key"
+        )
+    pending[name] = pair
 
 
 def nonneg_pair(blk: pe.Block, name: str, var, expr) -> None:
     """``pairs[name]``: ``0 <= var  _|_  expr >= 0``."""
-    _pairs(blk)[name] = complements(var >= 0, expr >= 0)
+    _add_pair(blk, name, complements(var >= 0, expr >= 0))
 
 
 def equation(blk: pe.Block, name: str, expr, var) -> None:
     """``pairs[name]``: ``expr == 0`` matched with the free variable ``var``."""
-    _pairs(blk)[name] = complements(expr == 0, var)
+    _add_pair(blk, name, complements(expr == 0, var))
+
+
+def declare_pairs(blk: pe.Block) -> None:
+    """Declare the pairs stated on ``blk`` (by :func:`nonneg_pair`, :func:`equation`) as one
+    component, ``blk.pairs[key]``, indexed by a Set of exactly these keys in the order stated,
+    shared by every block with the same keys (``model.pair_keys_<i>``). The formulation calls it
+    after each law's ``add_conditions``. A finite index keeps walks over the model cheap: Pyomo
+    names the component and builds a Set on every iteration of one indexed by ``Any``."""
+    pending = blk.__dict__.pop(_PENDING, None)
+    if not pending:
+        return
+    keys = tuple(pending)
+    model = blk.model()
+    i = 0
+    while (index := model.component(f"pair_keys_{i}")) is not None and tuple(index) != keys:
+        i += 1
+    index = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
+    blk.pairs = Complementarity(index)
+    for key, pair in pending.items():
+        blk.pairs[key] = pair
 
 
 def normal_force(blk: pe.Block) -> pe.Var:

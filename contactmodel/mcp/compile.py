@@ -26,6 +26,8 @@ import scipy.sparse as sp
 
 from contactmodel._pyomo import (
     Complementarity,
+    ComplementarityData,
+    ConstraintData,
     EqualityExpression,
     InequalityExpression,
     LinearExpression,
@@ -42,7 +44,7 @@ from contactmodel._pyomo import (
     pe,
 )
 from contactmodel.errors import FormulationError
-from contactmodel.mcp.cones import AXES, SOCComplementarityData, cone_blocks
+from contactmodel.mcp.cones import AXES, SOCComplementarityData
 from contactmodel.mcp.types import MCP, CoulombBlocks
 
 
@@ -131,7 +133,6 @@ def _involves_vars(expr) -> bool:
 
 def compile_model(model: pe.Block) -> CompiledMCP:
     """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
-    _refuse_plain_constraints(model)
     pairs, cones = _pairs(model)
     variables = [p[0] for p in pairs]
     lb = np.array([p[1] for p in pairs], dtype=float)
@@ -155,29 +156,36 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     return CompiledMCP(mcp=mcp, variables=variables, rows=rows, _q_linear=q)
 
 
-def _refuse_plain_constraints(model: pe.Block) -> None:
+def _refuse_plain_constraint(con) -> None:
     """An MCP has no room for a row without a matched variable."""
-    for con in model.component_data_objects(pe.Constraint, active=True, descend_into=True):
-        raise FormulationError(
-            f"constraint '{con.name}' is not a complementarity condition: an MCP needs every row "
-            "matched with a variable; write it as Complementarity(expr=complements(expr == 0, x)) "
-            "with a free variable x of your own, or as 'x >= 0 _|_ expr >= 0'"
-        )
+    raise FormulationError(
+        f"constraint '{con.name}' is not a complementarity condition: an MCP needs every row "
+        "matched with a variable; write it as Complementarity(expr=complements(expr == 0, x)) "
+        "with a free variable x of your own, or as 'x >= 0 _|_ expr >= 0'"
+    )
 
 
 def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None]:
     """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
-    three per cone block; and the cone blocks' positions and coefficients (None without any)."""
+    three per cone block; and the cone blocks' positions and coefficients (None without any).
+    One walk of the model finds the pairs, the cone blocks and any plain constraint (refused)."""
     pairs = []
-    for comp in model.component_data_objects(Complementarity, active=True, descend_into=True):
-        var, lb, ub, expr = _split(comp)
-        if var.lb is not None:
-            lb = max(lb, var.lb)
-        if var.ub is not None:
-            ub = min(ub, var.ub)
-        pairs.append((var, lb, ub, expr))
+    cone_list = []
+    kinds = (Complementarity, pe.Constraint, pe.Block)
+    for comp in model.component_data_objects(kinds, active=True, descend_into=True):
+        if isinstance(comp, ComplementarityData):
+            var, lb, ub, expr = _split(comp)
+            if var.lb is not None:
+                lb = max(lb, var.lb)
+            if var.ub is not None:
+                ub = min(ub, var.ub)
+            pairs.append((var, lb, ub, expr))
+        elif isinstance(comp, SOCComplementarityData):
+            cone_list.append(comp)
+        elif isinstance(comp, ConstraintData):
+            _refuse_plain_constraint(comp)
     cone_index, cone_mu = [], []
-    for blk in cone_blocks(model):
+    for blk in cone_list:
         cone_index.append(range(len(pairs), len(pairs) + 3))
         cone_mu.append(pe.value(blk.mu))
         pairs.extend(_cone_rows(blk))
@@ -273,14 +281,16 @@ def _linear_terms(expr) -> tuple[object, list[float], list] | None:
         cls = e.__class__
         if cls in native_numeric_types:
             number += scale * e
-        elif cls is MonomialTermExpression:
-            coef, var = e.args
-            if coef.__class__ not in native_numeric_types or var.fixed:
-                return None
-            coefs.append(scale * coef)
-            lvars.append(var)
-        elif cls is LinearExpression or cls is SumExpression:
-            stack.extend((scale, a) for a in e.args)
+        elif cls is LinearExpression or cls is SumExpression or cls is MonomialTermExpression:
+            for a in (e,) if cls is MonomialTermExpression else e.args:
+                if a.__class__ is MonomialTermExpression:
+                    coef, var = a.args
+                    if coef.__class__ not in native_numeric_types or var.fixed:
+                        return None
+                    coefs.append(scale * coef)
+                    lvars.append(var)
+                else:
+                    stack.append((scale, a))
         elif cls is NegationExpression:
             stack.append((-scale, e.args[0]))
         elif e.is_named_expression_type():
