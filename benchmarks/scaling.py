@@ -123,6 +123,7 @@ def run_one(n: int, law: str, form: str, solver: str) -> dict:
             "cpu_assemble": cpu[1] - cpu[0],
             "cpu_formulate": cpu[2] - cpu[1],
             "cpu_compile": cpu[3] - cpu[2],
+            "cpu_call": cpu[4] - cpu[3],
         }
     )
     return row

@@ -239,19 +239,15 @@ def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]
     return laws
 
 
-def _linear(coefs: np.ndarray, variables: list, constant=None):
-    terms = [MonomialTermExpression((float(c), v)) for c, v in zip(coefs, variables)]
-    if constant is not None:
-        terms.append(constant)
-    return LinearExpression(terms) if terms else 0.0
-
-
 def _row_expressions(K: sp.csr_matrix, variables: list, constants) -> list:
-    """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row."""
+    """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row: one
+    LinearExpression of number * variable terms each (read directly by the compiler)."""
+    data, cols, ptr = K.data.tolist(), K.indices.tolist(), K.indptr.tolist()
     exprs = []
     for r in range(K.shape[0]):
-        lo, hi = K.indptr[r], K.indptr[r + 1]
-        exprs.append(_linear(K.data[lo:hi], [variables[j] for j in K.indices[lo:hi]], constants[r]))
+        terms = [MonomialTermExpression((data[k], variables[cols[k]])) for k in range(ptr[r], ptr[r + 1])]
+        terms.append(constants[r])
+        exprs.append(LinearExpression(terms))
     return exprs
 
 
@@ -455,17 +451,10 @@ class SparseForm(FormModel):
         bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
         model.bias = pe.Param(range(asm.m), mutable=True, initialize=dict(enumerate(bias)))
 
-        MF = asm.M[free][:, free].tocsr()
-        GtT = (-(asm.G[:, free].T) @ T).tocsr()
+        # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
+        NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
         model.newton_euler = Complementarity(range(len(free)))
-        for k in range(len(free)):
-            lo, hi = MF.indptr[k], MF.indptr[k + 1]
-            glo, ghi = GtT.indptr[k], GtT.indptr[k + 1]
-            expr = _linear(
-                np.concatenate([MF.data[lo:hi], GtT.data[glo:ghi]]),
-                [nd[j] for j in MF.indices[lo:hi]] + [variables[j] for j in GtT.indices[glo:ghi]],
-                model.f[k],
-            )
+        for k, expr in enumerate(_row_expressions(NE, nd + variables, model.f)):
             model.newton_euler[k] = complements(expr == 0, nd[k])
         return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias)
 
