@@ -33,6 +33,7 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.block import BlockData, declare_custom_block
 from pyomo.core.base.constraint import ConstraintData
+from pyomo.core.base.param import ParamData
 from pyomo.core.base.var import VarData
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
 from pyomo.core.expr.numeric_expr import (

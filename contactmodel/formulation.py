@@ -47,7 +47,6 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.mcp.compile import CompiledMCP, compile_model
-from contactmodel.mcp.cones import cone_blocks
 from contactmodel.system import System
 
 
@@ -91,7 +90,6 @@ class Problem:
     variables: list
     T: sp.csr_matrix
     _compiled: CompiledMCP | None = field(default=None, repr=False)
-    _signature: tuple = field(default=(), repr=False)
 
     @property
     def system(self) -> System:
@@ -112,16 +110,16 @@ class Problem:
         return formulate(self.assembly, friction=friction, form=form or self.form)
 
     def compile(self, refresh: bool = False) -> CompiledMCP:
-        """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when rows were
-        added, removed or (de)activated since; otherwise only mutable Params such as ``model.b``
-        are re-read."""
-        with PauseGC():  # see formulate
-            signature = _structure(self.model)
-            if self._compiled is None or refresh or signature != self._signature:
+        """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when components
+        were added, removed or (de)activated since (noticed without walking the model, see
+        :class:`~contactmodel.mcp.compile.Structure`); otherwise only mutable Params such as
+        ``model.b`` are re-read."""
+        compiled = self._compiled
+        if compiled is None or refresh or compiled.structure.changed():
+            with PauseGC():  # see formulate
                 self._compiled = compile_model(self.model)
-                self._signature = signature
-            else:
-                self._compiled.update()
+        else:
+            compiled.update()
         return self._compiled
 
     # -- numbers <-> model ---------------------------------------------------------------
@@ -194,18 +192,6 @@ class Problem:
         if vec.shape != (m,):
             raise FormulationError(f"forces must have {m} entries (assembly rows), got {vec.shape}")
         return vec
-
-
-def _structure(model: pe.Block) -> tuple:
-    """A cheap fingerprint of the model's rows: counts of active components and their entries
-    (components by identity and local name: full Pyomo names are slow to build)."""
-    counts = [
-        (id(comp), comp.local_name, len(comp), sum(1 for d in comp.values() if d.active))
-        for comp in model.component_objects((Complementarity, pe.Constraint), active=True, descend_into=True)
-    ]
-    # cone complementarity blocks (CoulombCone(form="soc")) are rows too
-    counts.append(len(cone_blocks(model)))
-    return tuple(counts)
 
 
 def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]:

@@ -119,7 +119,8 @@ class SOCComplementarityData(BlockData):
         axes = root.component("cone_axes")
         if axes is None:
             root.cone_axes = axes = pe.Set(initialize=AXES, ordered=True, doc="axes of the cone blocks")
-        self.mu = pe.Param(initialize=float(mu), mutable=False, within=pe.Reals)  # a domain: 2x faster
+        # mutable: Problem.update(mu=...) changes it; compiled MCPs re-read it (a domain: 2x faster)
+        self.mu = pe.Param(initialize=float(mu), mutable=True, within=pe.Reals)
         self.force = pe.Expression(axes, initialize={ax: force[ax] for ax in AXES})
         self.accel = pe.Expression(axes, initialize={ax: accel[ax] for ax in AXES})
 

@@ -7,6 +7,7 @@ from pyomo.mpec import Complementarity, complements
 
 import contactmodel as cm
 from contactmodel import catalogue
+from contactmodel.mcp.compile import _split
 
 
 def box_problem(form="reduced"):
@@ -92,3 +93,60 @@ def test_rows_added_after_compiling_are_picked_up():
     m.p_pair.deactivate()
     m.p.fix(1.0)
     assert problem.compile().mcp.n == n
+
+
+def test_every_kind_of_structural_edit_is_noticed_without_a_walk():
+    _, problem = box_problem()
+    m = problem.model
+    compiled = problem.compile()
+    assert problem.compile() is compiled  # nothing changed: the same compilation, re-read
+    n = compiled.mcp.n
+    blk = m.contact["floor0"]
+    # one entry of an indexed Complementarity deactivated, then reactivated
+    key = next(k for k in blk.pairs if k != "normal")
+    var = _split(blk.pairs[key])[0]
+    blk.pairs[key].deactivate()
+    var.fix(0.0)  # its variable leaves the MCP with its row
+    assert problem.compile().mcp.n == n - 1
+    blk.pairs[key].activate()
+    var.unfix()
+    assert problem.compile().mcp.n == n
+    # a component added inside a contact block (not on the top model)
+    blk.p = pe.Var(domain=pe.NonNegativeReals)
+    blk.p_pair = Complementarity(expr=complements(blk.p >= 0, blk.p - 1.0 >= 0))
+    assert problem.compile().mcp.n == n + 1
+    # a component deleted
+    blk.del_component(blk.p_pair)
+    assert problem.compile().mcp.n == n
+    # a new entry of an existing indexed Complementarity
+    blk.q = pe.Var(domain=pe.NonNegativeReals)
+    blk.pairs["extra"] = complements(blk.q >= 0, blk.q - 2.0 >= 0)
+    assert problem.compile().mcp.n == n + 1
+    # a new block with a row, then the block deactivated: its row goes
+    m.extra = pe.Block()
+    m.extra.r = pe.Var(domain=pe.NonNegativeReals)
+    m.extra.pair = Complementarity(expr=complements(m.extra.r >= 0, m.extra.r + 1.0 >= 0))
+    assert problem.compile().mcp.n == n + 2
+    m.extra.deactivate()
+    assert problem.compile().mcp.n == n + 1
+
+
+def test_a_constraint_added_to_a_block_is_refused_after_caching():
+    _, problem = box_problem()
+    problem.compile()
+    blk = problem.model.contact["floor0"]
+    blk.extra = pe.Constraint(expr=blk.c_n == 5.0)
+    with pytest.raises(cm.FormulationError, match="Complementarity"):
+        problem.compile()
+
+
+def test_update_rereads_params_and_cone_mu_without_recompiling():
+    case = catalogue.get("box_push_static")
+    problem = cm.formulate(case.build(), friction=cm.CoulombCone(case.mu, form="soc"))
+    compiled = problem.compile()
+    blk = problem.model.contact["floor0"].cone
+    blk.mu = 0.25
+    problem.model.b[0] = 7.0
+    assert problem.compile() is compiled
+    assert compiled.mcp.cones.mu[0] == 0.25
+    np.testing.assert_allclose(compiled.mcp.F(np.zeros(compiled.mcp.n))[0], 7.0)
