@@ -46,6 +46,7 @@ from contactmodel.assembly import (
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
+from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.system import System
 
@@ -90,6 +91,7 @@ class Problem:
     variables: list
     T: sp.csr_matrix
     _compiled: CompiledMCP | None = field(default=None, repr=False)
+    _layout: Layout | None = field(default=None, repr=False)
 
     @property
     def system(self) -> System:
@@ -128,26 +130,24 @@ class Problem:
         compilation), in its variable order; the point is also written into the model."""
         if compiled is None:
             compiled = self._compiled if self._compiled is not None else self.compile()
+        x = np.asarray(x, dtype=float)
         compiled.load(x)
-        c = self.force_vector()
+        layout = layout_of(self)
+        c = self.T @ _force_values(self, compiled, x)
         a = self.assembly.contact_accelerations(c)
         motion = self.assembly.motion(c)
-        rows = {name: self.assembly.indices(name) for name in self.contact_names}
-        normal = [r[0] for r in rows.values()]
+        normal = layout.normal
         checks = {
             "normal_complementarity": float(np.max(np.abs(np.minimum(c[normal], a[normal])), initial=0.0))
         }
         checks.update(_FORM_MODELS[self.form].checks(self, c, motion))
-        return PhysicalPoint(c, a, motion, checks, rows)
+        return PhysicalPoint(c, a, motion, checks, layout.rows_by_name)
 
     def law_residual(self, c: np.ndarray, a: np.ndarray) -> float:
         """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`
         at forces ``c`` and accelerations ``a`` (m,) (assembly rows), absolute."""
-        worst = 0.0
-        for name, law in self.laws.items():
-            idx = self.assembly.indices(name)
-            worst = max(worst, law.law_residual(self.contexts[name], c[idx], a[idx]))
-        return worst
+        res = layout_of(self).law_residuals(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+        return float(np.max(res, initial=0.0))
 
     def force_vector(self) -> np.ndarray:
         """(m,) contact forces c at the model's current variable values."""
@@ -192,6 +192,23 @@ class Problem:
         if vec.shape != (m,):
             raise FormulationError(f"forces must have {m} entries (assembly rows), got {vec.shape}")
         return vec
+
+
+def _force_values(problem: Problem, compiled: CompiledMCP, x: np.ndarray) -> np.ndarray:
+    """The values of ``problem.variables`` at the MCP point x: read from x by column (recorded
+    once per compilation); a variable that is no MCP column (fixed by the user) keeps its value
+    in the model."""
+    cols = compiled.derived.get("force_columns")
+    if cols is None:
+        position = {id(v): i for i, v in enumerate(compiled.variables)}
+        cols = np.array([position.get(id(v), -1) for v in problem.variables], dtype=np.int64)
+        compiled.derived["force_columns"] = cols
+    y = x[cols] if cols.size else np.zeros(0)
+    missing = np.flatnonzero(cols < 0)
+    for k in missing:
+        value = problem.variables[k].value
+        y[k] = 0.0 if value is None else value
+    return y
 
 
 def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]:

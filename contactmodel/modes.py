@@ -68,12 +68,6 @@ class PatternLabel:
     consistent: bool = True
 
 
-def _eps(force, accel, tol: float) -> float:
-    return tol * max(
-        1.0, float(np.max(np.abs(force), initial=0.0)), float(np.max(np.abs(accel), initial=0.0))
-    )
-
-
 # -- complementarity pairs of a contact ------------------------------------------------------
 @dataclass
 class Pair:
@@ -140,123 +134,219 @@ class ContactMode:
     notes: list[str] = field(default_factory=list)
 
 
+_STATES = ("var>0", "expr>0", "both=0", "violated", "equation", "violated")
+#: a pair's character in a sign pattern ("!" for a state with no sign: violated, equation)
+_CODE = {"var>0": "1", "expr>0": "0", "both=0": "*", "violated": "!", "equation": "!"}
+
+
+@dataclass
+class _PairArrays:
+    """The compiled pairs as arrays, contact by contact (pairs of contact j at
+    ``bounds[j]:bounds[j + 1]``): MCP ``index``, lower bound ``lb``, ``equation`` (a free
+    variable), the owning ``contact`` (layout position) and the ``keys``."""
+
+    index: np.ndarray
+    lb: np.ndarray
+    equation: np.ndarray
+    contact: np.ndarray
+    keys: list[tuple[str, ...]]  # per contact: its pairs' keys
+    bounds: list[int]
+
+
+def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _PairArrays:
+    key = ("pair_arrays", tuple(names))
+    found = compiled.derived.get(key)
+    if found is None:
+        pairs = pairs_of(problem, compiled)
+        mcp = compiled.mcp
+        index = np.array([p.index for p in pairs], dtype=np.int64)
+        where = {name: j for j, name in enumerate(names)}
+        contact = np.array([where[p.contact] for p in pairs], dtype=np.int64)
+        bounds = np.searchsorted(contact, np.arange(len(names) + 1)).tolist()
+        every = [p.key for p in pairs]
+        shared: dict[tuple, tuple] = {}  # equal key tuples shared (cheaper memo keys)
+        keys = [tuple(every[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        found = _PairArrays(
+            index=index,
+            lb=mcp.lb[index],
+            equation=np.isinf(mcp.lb[index]) & np.isinf(mcp.ub[index]),
+            contact=contact,
+            keys=[shared.setdefault(k, k) for k in keys],
+            bounds=bounds,
+        )
+        compiled.derived[key] = found
+    return found
+
+
+def _pair_states(pa: _PairArrays, x: np.ndarray, F: np.ndarray, eps: np.ndarray) -> list[str]:
+    """The state word of every pair (see :class:`ContactMode`), vectorized."""
+    e = eps[pa.contact]
+    v = x[pa.index] - pa.lb
+    f = F[pa.index]
+    v_zero, f_zero = np.abs(v) <= e, np.abs(f) <= e
+    code = np.full(pa.index.shape, 3, dtype=np.int64)  # violated
+    code[v_zero & f_zero] = 2
+    code[(f > e) & v_zero] = 1
+    code[(v > e) & f_zero] = 0
+    code[pa.equation] = np.where(f_zero[pa.equation], 4, 5)
+    return [_STATES[k] for k in code.tolist()]
+
+
 def contact_modes(
-    problem, solution, tol: float = 1e-7, compiled=None, forces: np.ndarray | None = None
+    problem,
+    solution,
+    tol: float = 1e-7,
+    compiled=None,
+    forces: np.ndarray | None = None,
+    accelerations: np.ndarray | None = None,
 ) -> dict[str, ContactMode]:
     """Mode of every contact of ``solution`` (a Solution of ``problem``, or its MCP point x);
-    ``compiled`` is the problem's compiled MCP and ``forces`` the contact forces c at x when the
-    caller has them (default: compile, and read c from the model at x).
+    ``compiled`` is the problem's compiled MCP, ``forces`` the contact forces c at x and
+    ``accelerations`` the contact accelerations a at c, when the caller has them (default:
+    compile, read c from the model at x, a from the assembly).
 
-    Tolerances are relative to the largest force/acceleration of the contact.
+    Tolerances are relative to the largest force/acceleration of the contact. The pairs' states
+    and the physical modes are decided for all contacts at once (numpy), and the pairs' verdict
+    once per distinct (law, mode, states); per contact only the result objects are made.
     """
+    from contactmodel.layout import layout_of
+
     x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
     compiled = problem.compile() if compiled is None else compiled
-    mcp = compiled.mcp
-    F = mcp.F(x)
+    F = compiled.mcp.F(x)
     asm = problem.assembly
     if forces is None:
         compiled.load(x)
         forces = problem.force_vector()
     c = np.asarray(forces, dtype=float)
-    a = asm.contact_accelerations(c)
-    sliding = set(asm.sliding)
-    by_contact: dict[str, list] = {}
-    for p in pairs_of(problem, compiled):
-        by_contact.setdefault(p.contact, []).append(p)
+    a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
+    layout = layout_of(problem)
+    names = layout.names
+    eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
+    pa = _pair_arrays(problem, compiled, names)
+    states_all = _pair_states(pa, x, F, eps)
+    cn, an = c[layout.normal], a[layout.normal]
+    sets = layout.friction_sets()
+    separate = (cn <= eps) & (an > eps)
+    grazing = (cn <= eps).tolist()
+    sliding = layout.sliding.tolist()
+    slipping = (~separate & ~layout.sliding & (sets.tangential_norm(a) > eps)).tolist()
+    separate = separate.tolist()
+    v = asm.v if any(sliding) else None
+    eps_list = eps.tolist()
     out: dict[str, ContactMode] = {}
-    for name in problem.contact_names:
-        rows = list(asm.contact_rows[name].values())
-        force, accel = c[rows], a[rows]
-        eps = _eps(force, accel, tol)
-        fset = problem.laws[name].friction_set()
-        states: dict[str, str] = {}
-        for p in by_contact.get(name, []):
-            i = p.index
-            if np.isinf(mcp.lb[i]) and np.isinf(mcp.ub[i]):
-                states[p.key] = "equation" if abs(F[i]) <= eps else "violated"
-                continue
-            v, f = x[i] - mcp.lb[i], F[i]
-            if v > eps and abs(f) <= eps:
-                states[p.key] = "var>0"
-            elif f > eps and abs(v) <= eps:
-                states[p.key] = "expr>0"
-            elif abs(v) <= eps and abs(f) <= eps:
-                states[p.key] = "both=0"
-            else:
-                states[p.key] = "violated"
-        mode = _physical_mode(name, fset, force, accel, asm.v[rows], name in sliding, eps)
-        mode.pairs = states
-        _decide(mode, fset, name in sliding, states)
+    verdicts: dict[tuple, _Verdict] = {}
+    for j, name in enumerate(names):
+        fset = sets.fsets[j]
+        if separate[j]:
+            mode = ContactMode(name, Mode.SEPARATE, "separate")
+        elif sliding[j]:
+            mode = _sliding_mode(name, v[layout.rows[j]], grazing[j])
+        elif slipping[j]:
+            aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
+            mode = _slide(name, fset, aT, grazing[j], eps_list[j])
+        else:
+            mode = _roll(name, grazing[j])
+        keys, states = pa.keys[j], tuple(states_all[pa.bounds[j] : pa.bounds[j + 1]])
+        mode.pairs = dict(zip(keys, states))
+        memo = (id(fset), sliding[j], mode.mode, mode.label, keys, states)
+        verdict = verdicts.get(memo)
+        if verdict is None:
+            verdict = verdicts[memo] = _verdict(
+                mode.mode, mode.label, fset, sliding[j], sets.lcp[j], keys, states
+            )
+        mode.decided_by = list(verdict.decided_by)
+        mode.notes += verdict.notes
+        mode.degenerate = mode.degenerate or verdict.degenerate
+        mode.pattern = verdict.pattern
         out[name] = mode
     return out
 
 
-def _physical_mode(
-    name: str, fset: FrictionSet, force, accel, velocity, sliding: bool, eps: float
-) -> ContactMode:
-    cn, an = force[0], accel[0]
-    tang = fset.tangential
-    aT = accel[tang]
-    if cn <= eps and an > eps:
-        return ContactMode(name, Mode.SEPARATE, "separate")
-    if sliding:
-        v = velocity[1:3]
-        n = np.linalg.norm(v)
-        m = ContactMode(name, Mode.SLIDE, "slide", direction=(v / n).tolist() if n > 0 else None)
-        if cn <= eps:
-            m.degenerate = True
-            m.notes.append("zero normal force and zero normal acceleration (grazing)")
-        return m
-    if np.linalg.norm(aT) > eps:
-        full = np.zeros(2)
-        full[: len(tang)] = aT
-        direction = (full / np.linalg.norm(full)).tolist()
-        m = ContactMode(name, Mode.SLIDE, "slide", direction=direction)
-        named = fset.slide_index(aT, eps)
-        if named is not None:
-            m.index, notes = named
-            m.label = f"slide {m.index}"
-            m.degenerate = m.degenerate or bool(notes)
-            m.notes += notes
-        if cn <= eps:
-            m.degenerate = True
-            m.notes.append("zero normal force with zero normal acceleration (grazing)")
-        return m
+def _sliding_mode(name: str, velocity: np.ndarray, grazing: bool) -> ContactMode:
+    """An initially sliding contact slides along its tangential velocity (n, t, o[, r] given)."""
+    v = velocity[1:3]
+    n = np.linalg.norm(v)
+    m = ContactMode(name, Mode.SLIDE, "slide", direction=(v / n).tolist() if n > 0 else None)
+    if grazing:
+        m.degenerate = True
+        m.notes.append("zero normal force and zero normal acceleration (grazing)")
+    return m
+
+
+def _slide(name: str, fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> ContactMode:
+    """A touching, initially rolling contact whose tangential acceleration ``aT`` (over
+    ``fset.tangential``) exceeds ``eps``: it slides, in the direction of ``aT``."""
+    full = np.zeros(2)
+    full[: len(aT)] = aT
+    direction = (full / np.linalg.norm(full)).tolist()
+    m = ContactMode(name, Mode.SLIDE, "slide", direction=direction)
+    named = fset.slide_index(aT, eps)
+    if named is not None:
+        m.index, notes = named
+        m.label = f"slide {m.index}"
+        m.degenerate = m.degenerate or bool(notes)
+        m.notes += notes
+    if grazing:
+        m.degenerate = True
+        m.notes.append("zero normal force with zero normal acceleration (grazing)")
+    return m
+
+
+def _roll(name: str, grazing: bool) -> ContactMode:
+    """A touching, initially rolling contact without tangential acceleration."""
     m = ContactMode(name, Mode.ROLL, "roll")
-    if cn <= eps:
+    if grazing:
         m.degenerate = True
         m.label = "roll (zero normal force)"
         m.notes.append("rolling with zero normal force")
     return m
 
 
-def _decide(mode: ContactMode, fset: FrictionSet, sliding: bool, states: dict[str, str]) -> None:
-    normal = states.get("normal")
-    mode.decided_by = ["normal"] if normal else []
+@dataclass(frozen=True)
+class _Verdict:
+    """What a contact's pair states add to its physical mode (see :func:`_verdict`)."""
+
+    decided_by: tuple[str, ...]
+    notes: tuple[str, ...]
+    degenerate: bool
+    pattern: str | None
+
+
+def _verdict(
+    kind: Mode, label: str, fset: FrictionSet, sliding: bool, lcp: bool, keys: tuple, states: tuple
+) -> _Verdict:
+    """The pairs that decide a contact's mode (``kind``, ``label``), the degeneracy notes its pair
+    ``states`` add, and its sign pattern (LCP laws at a rolling contact; None otherwise)."""
+    st = dict(zip(keys, states))
+    normal = st.get("normal")
+    decided_by = ["normal"] if normal else []
+    notes: list[str] = []
+    degenerate = False
     if normal == "both=0":
-        mode.degenerate = True
-        mode.notes.append("pair 'normal' weakly complementary: c_n = a_n = 0")
-    for key, s in states.items():
-        if key != "normal" and s in ("var>0", "expr>0") and mode.mode is not Mode.SEPARATE:
-            mode.decided_by.append(key)
+        degenerate = True
+        notes.append("pair 'normal' weakly complementary: c_n = a_n = 0")
+    for key, s in st.items():
+        if key != "normal" and s in ("var>0", "expr>0") and kind is not Mode.SEPARATE:
+            decided_by.append(key)
         if s == "violated":
-            mode.notes.append(f"pair '{key}' violated")
-    weak = [k for k, s in states.items() if s == "both=0" and k != "normal"]
-    spare = fset.spare_pairs(weak)
-    if spare and mode.mode is Mode.ROLL:
-        mode.notes.append(f"friction force uses fewer directions ({spare} have beta = 0)")
+            notes.append(f"pair '{key}' violated")
+    weak = [k for k, s in st.items() if s == "both=0" and k != "normal"]
+    spare = fset.spare_pairs(weak) if weak else []
+    if spare and kind is Mode.ROLL:
+        notes.append(f"friction force uses fewer directions ({spare} have beta = 0)")
     weak = [k for k in weak if k not in spare]
-    if weak and mode.mode is Mode.ROLL:
-        mode.notes.append(f"friction at the boundary of its set (weak pairs {weak}): impending slip")
-        mode.degenerate = True
-    if sliding or not fset.lcp:
-        return
-    code = {"var>0": "1", "expr>0": "0", "both=0": "*"}
-    mode.pattern = "".join(code.get(s, "!") for s in states.values())
-    if set(mode.pattern) <= {"0", "1"}:
-        lab = fset.pattern_label(sliding, list(states), mode.pattern)
-        if lab.label != mode.label and not (lab.label == "maintain" and mode.mode in (Mode.ROLL, Mode.SLIDE)):
-            mode.notes.append(f"sign pattern {mode.pattern} reads '{lab.label}'")
+    if weak and kind is Mode.ROLL:
+        notes.append(f"friction at the boundary of its set (weak pairs {weak}): impending slip")
+        degenerate = True
+    pattern = None
+    if not sliding and lcp:
+        pattern = "".join(_CODE[s] for s in states)
+        if "!" not in pattern and "*" not in pattern:
+            lab = fset.pattern_label(sliding, list(keys), pattern)
+            if lab.label != label and not (lab.label == "maintain" and kind in (Mode.ROLL, Mode.SLIDE)):
+                notes.append(f"sign pattern {pattern} reads '{lab.label}'")
+    return _Verdict(tuple(decided_by), tuple(notes), degenerate, pattern)
 
 
 def classify(force, accel, velocity, sliding: bool, tol: float) -> tuple[str, list[float] | None]:

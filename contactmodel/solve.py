@@ -210,16 +210,18 @@ def _fill_contact_results(
     of an accepted answer."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = contact_modes(problem, solution.x, tol=mode_tol, compiled=compiled, forces=point.forces)
-    for name in problem.contact_names:
-        force, accel = point.contact(name)
-        m = found[name]
+    found = contact_modes(
+        problem, solution.x, mode_tol, compiled, forces=point.forces, accelerations=point.accelerations
+    )
+    forces, accels = point.forces.tolist(), point.accelerations.tolist()
+    for name, m in found.items():
+        rows = point.rows[name]
         solution.contacts.append(
             ContactResult(
                 name,
                 m.mode,
-                force.tolist(),
-                accel.tolist(),
+                [forces[r] for r in rows],
+                [accels[r] for r in rows],
                 m.direction,
                 m.label,
                 m.degenerate,

@@ -141,6 +141,38 @@ class FrictionLaw(ABC):
             res = max(res, float(np.max(np.abs(f - part.project(cn, y)))))
         return res
 
+    def law_residuals(
+        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+    ) -> np.ndarray:
+        """(k,) :meth:`law_residual` of k contacts with this law at once: ``force`` and ``accel``
+        (k, d), row j in contact j's frame. Vectorized over the contacts for laws that keep the
+        base :meth:`law_residual`; a law with its own :meth:`law_residual` is asked contact by
+        contact unless it overrides this method too."""
+        if type(self).law_residual is not FrictionLaw.law_residual:
+            return np.array([self.law_residual(c, f, a) for c, f, a in zip(contexts, force, accel)])
+        return self._set_residuals(contexts, force, accel)
+
+    def _set_residuals(
+        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+    ) -> np.ndarray:
+        """The base :meth:`law_residual` of k contacts, vectorized: (k,)."""
+        force = np.asarray(force, dtype=float).reshape(len(contexts), -1)
+        accel = np.asarray(accel, dtype=float).reshape(force.shape)
+        res = np.abs(np.minimum(force[:, 0], accel[:, 0]))
+        if not self.describes_set or not len(contexts):
+            return res
+        cn = np.maximum(force[:, 0], 0.0)
+        for part in self.friction_set().parts:
+            decided = np.array([not ctx.sliding(part.components) for ctx in contexts], dtype=bool)
+            if not decided.any():
+                continue
+            idx = ["ntor".index(c) for c in part.components]
+            f = force[decided][:, idx]
+            y = f - part.accel_weights * accel[decided][:, idx]
+            gap = np.abs(f - part.project_many(cn[decided], y)).max(axis=1)
+            res[decided] = np.maximum(res[decided], gap)
+        return res
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"

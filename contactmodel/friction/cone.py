@@ -66,6 +66,7 @@ from contactmodel.friction.base import (
 )
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import SOCComplementarity
+from contactmodel.mcp.cones import residual as cone_residual
 
 if TYPE_CHECKING:
     from contactmodel.formulation import Problem
@@ -174,6 +175,22 @@ class CoulombCone(FrictionLaw):
             pn = (zn + mu * r) / (1.0 + mu * mu)
             pt, po = mu * pn * zt / r, mu * pn * zo / r
         return max(abs(cn - pn), abs(ct - pt), abs(co - po))
+
+    def law_residuals(
+        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`law_residual` of k contacts, vectorized (the rolling ones by :func:`cones.residual`)."""
+        force = np.asarray(force, dtype=float).reshape(len(contexts), -1)
+        accel = np.asarray(accel, dtype=float).reshape(force.shape)
+        rolling = np.array([not ctx.sliding("to") for ctx in contexts], dtype=bool)
+        out = np.zeros(len(contexts))
+        if rolling.any():
+            mu = np.full(int(rolling.sum()), self.mu)
+            out[rolling] = np.abs(cone_residual(force[rolling, :3], accel[rolling, :3], mu)).max(axis=1)
+        if not rolling.all():
+            slid = [ctx for ctx, r in zip(contexts, rolling) if not r]
+            out[~rolling] = self._set_residuals(slid, force[~rolling], accel[~rolling])
+        return out
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}

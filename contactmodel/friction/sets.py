@@ -124,6 +124,10 @@ class SetPart(ABC):
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         """Euclidean projection of ``y`` (over ``components``) onto the part at normal force ``cn``."""
 
+    def project_many(self, cn: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`project` of k points at once: ``cn`` (k,), ``y`` (k, len(components))."""
+        return np.array([self.project(c, row) for c, row in zip(cn, y)], dtype=float).reshape(y.shape)
+
     @abstractmethod
     def excess(self, cn: float, f: np.ndarray) -> float:
         """How far ``f`` lies outside the part at ``cn`` (<= 0: inside), in the law's own units."""
@@ -184,6 +188,9 @@ class BoxPart(SetPart):
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_box(y, self.w * cn)
+
+    def project_many(self, cn: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return project_box(y, self.w * np.asarray(cn, dtype=float)[:, None])
 
     def excess(self, cn: float, f: np.ndarray) -> float:
         return float(np.max(np.abs(f) - self.w * cn))

@@ -151,7 +151,7 @@ class CompiledMCP:
         if self.mcp.q is not None:
             self.mcp.q[:] = const
         if self.cone_mu:
-            self.mcp.cones.mu[:] = list(map(pe.value, self.cone_mu))
+            self.mcp.cones.mu[:] = list(map(_VALUE, self.cone_mu))
 
     def values(self) -> np.ndarray:
         """Current values of the model's variables in MCP order (0 where unset)."""

@@ -1,0 +1,160 @@
+"""Index arrays of a contact Problem, recorded once for the dispatcher's checks and modes.
+
+A :class:`Layout` holds what the law residual, :meth:`Problem.interpret
+<contactmodel.formulation.Problem.interpret>` and the contact modes need about a problem's
+contacts as numpy index arrays: each contact's assembly rows, its normal and tangential rows,
+its law, its context and whether it slides, with contacts grouped by (law, rows per contact) so
+that each law checks all its contacts in one vectorized call. It is rebuilt only when the
+problem's assembly, laws or contexts are replaced (the time stepper and :meth:`Problem.update
+<contactmodel.formulation.Problem.update>` replace them); the same objects give the same layout.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # annotations only: formulation imports this module
+    from contactmodel.formulation import Problem
+    from contactmodel.friction.base import ContactContext, FrictionLaw
+    from contactmodel.friction.sets import FrictionSet
+
+
+@dataclass
+class LawGroup:
+    """Contacts sharing one law object and one row count d: ``contacts`` (k,) their positions in
+    the layout, ``rows`` (k, d) their assembly rows, ``contexts`` their contexts."""
+
+    law: FrictionLaw
+    contacts: np.ndarray
+    rows: np.ndarray
+    contexts: list[ContactContext]
+
+
+@dataclass
+class SetArrays:
+    """Per contact: its friction set, whether the set is an LCP's, its tangential components
+    (indices in n, t, o[, r]); and its t row and o row (-1 when the law has no o friction)."""
+
+    fsets: list[FrictionSet]
+    lcp: list[bool]
+    tangential: list[list[int]]
+    t_row: np.ndarray
+    o_row: np.ndarray
+
+    def tangential_norm(self, a: np.ndarray) -> np.ndarray:
+        """(nc,) the norm of each contact's tangential acceleration (over its law's components)."""
+        at = a[self.t_row]
+        ao = np.where(self.o_row >= 0, a[np.maximum(self.o_row, 0)], 0.0)
+        return np.hypot(at, ao)
+
+
+@dataclass
+class Layout:
+    """The contacts of a problem as arrays (see the module docstring); contact j is
+    ``names[j]``, with assembly rows ``rows[j]`` (n, t, o[, r]) and normal row ``normal[j]``."""
+
+    assembly: object = field(repr=False)
+    laws: list = field(repr=False)
+    contexts: dict = field(repr=False)
+    names: list[str]
+    rows: list[list[int]]
+    normal: np.ndarray
+    order: np.ndarray  # every contact's rows, contact after contact
+    starts: np.ndarray  # (nc,) where each contact's rows start in ``order``
+    sliding: np.ndarray  # (nc,) bool: the assembly says the contact slides
+    groups: list[LawGroup]
+    rows_by_name: dict[str, list[int]] = field(repr=False)
+    _fsets: dict = field(default_factory=dict, repr=False)
+    _sets: SetArrays | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls, problem: Problem) -> Layout:
+        asm = problem.assembly
+        names = problem.contact_names
+        rows = [asm.indices(name) for name in names]
+        sizes = np.array([len(r) for r in rows], dtype=np.int64)
+        order = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(sizes.sum()))
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        sliding_names = set(asm.sliding)
+        by_key: dict[tuple[int, int], list[int]] = {}
+        laws = [problem.laws[name] for name in names]
+        for j, law in enumerate(laws):
+            by_key.setdefault((id(law), len(rows[j])), []).append(j)
+        groups = [
+            LawGroup(
+                laws[js[0]],
+                np.array(js, dtype=np.int64),
+                np.array([rows[j] for j in js], dtype=np.int64),
+                [problem.contexts[names[j]] for j in js],
+            )
+            for js in by_key.values()
+        ]
+        return cls(
+            assembly=asm,
+            laws=laws,
+            contexts=problem.contexts,
+            names=names,
+            rows=rows,
+            normal=order[starts] if len(names) else np.zeros(0, dtype=np.int64),
+            order=order,
+            starts=starts,
+            sliding=np.array([name in sliding_names for name in names], dtype=bool),
+            groups=groups,
+            rows_by_name=dict(zip(names, rows)),
+        )
+
+    def current(self, problem: Problem) -> bool:
+        """True while the problem still has the assembly, laws and contexts this was built from."""
+        return (
+            problem.assembly is self.assembly
+            and problem.contexts is self.contexts
+            and len(problem.laws) == len(self.laws)
+            and all(map(operator.is_, problem.laws.values(), self.laws))
+        )
+
+    def friction_set(self, j: int) -> FrictionSet:
+        """The friction set of contact j (one per law object, made on first use)."""
+        law = self.laws[j]
+        fset = self._fsets.get(id(law))
+        if fset is None:
+            fset = self._fsets[id(law)] = law.friction_set()
+        return fset
+
+    def friction_sets(self) -> SetArrays:
+        """Every contact's friction set and what the modes read of it, made on first use."""
+        if self._sets is None:
+            fsets = [self.friction_set(j) for j in range(len(self.names))]
+            lcp = {id(f): f.lcp for f in fsets}
+            tangential = [f.tangential for f in fsets]
+            t_row = np.array([r[1] for r in self.rows], dtype=np.int64)
+            o_row = np.array(
+                [r[2] if len(t) > 1 else -1 for r, t in zip(self.rows, tangential)], dtype=np.int64
+            )
+            self._sets = SetArrays(fsets, [lcp[id(f)] for f in fsets], tangential, t_row, o_row)
+        return self._sets
+
+    def per_contact_max(self, values: np.ndarray) -> np.ndarray:
+        """(nc,) the largest entry of ``values`` (m,) over each contact's rows."""
+        if not self.names:
+            return np.zeros(0)
+        return np.maximum.reduceat(values[self.order], self.starts)
+
+    def law_residuals(self, c: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """(nc,) each contact's law residual at forces ``c`` and accelerations ``a`` (m,), absolute
+        (:meth:`~contactmodel.friction.base.FrictionLaw.law_residuals`, one call per group)."""
+        out = np.zeros(len(self.names))
+        for g in self.groups:
+            out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows])
+        return out
+
+
+def layout_of(problem: Problem) -> Layout:
+    """The problem's :class:`Layout`, rebuilt only when its assembly, laws or contexts changed."""
+    layout = problem._layout
+    if layout is None or not layout.current(problem):
+        layout = problem._layout = Layout.of(problem)
+    return layout
