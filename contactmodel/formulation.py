@@ -49,6 +49,7 @@ from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, ax
 from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.system import System
+from contactmodel.update import update as _update
 
 
 @dataclass
@@ -123,6 +124,20 @@ class Problem:
         else:
             compiled.update()
         return self._compiled
+
+    def update(self, b=None, f=None, mu=None) -> None:
+        """New numbers for the same problem, without rebuilding or recompiling the model.
+
+        ``b`` (m,): a = A c + b at zero contact force (assembly rows; m/s^2, rad/s^2 for r).
+        ``f`` (nq,): the generalized forces without contact forces (N, N m; problems built from a
+        System only); b follows from it. Give b or f, not both. ``mu``: the friction coefficient
+        of ``CoulombCone(mu, form="soc")`` contacts that roll (one number, one per contact, or a
+        mapping contact name -> mu); other laws hold mu in their rows' coefficients and are
+        refused (use :meth:`reformulate`). The model's mutable Params, the problem's assembly
+        and its laws all take the new numbers, so the next solve, its checks and modes use them
+        (see :mod:`contactmodel.update`).
+        """
+        _update(self, b=b, f=f, mu=mu)
 
     # -- numbers <-> model ---------------------------------------------------------------
     def interpret(self, x: np.ndarray, compiled: CompiledMCP | None = None) -> PhysicalPoint:

@@ -74,12 +74,15 @@ def solve(
     accept_tol: float = TOL,
     x0=None,
     blas_threads: int | None = 1,
+    warm_start: bool = False,
     **options,
 ) -> Solution:
     """Solve a contact :class:`Problem` or an :class:`MCP` (e.g. ``cm.LCP(M, q)``).
 
     ``accept_tol`` is the relative natural-map residual accepted as solved; ``x0`` a starting
-    point in the MCP's variable order; other keywords (e.g. ``tol``, the solver's own stopping
+    point in the MCP's variable order; ``warm_start`` starts a Problem from its last accepted
+    answer (after :meth:`Problem.update`, for instance) when its structure has not changed since,
+    else from the model's values; other keywords (e.g. ``tol``, the solver's own stopping
     tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
     A solver that takes no cone blocks gets the automatic-form ``CoulombCone`` contacts in the MNCP
     form (a problem of its own; ``x0`` and the answer's ``x`` are carried between the two, so both
@@ -100,18 +103,29 @@ def solve(
     timings["compile"] = time.perf_counter() - t0
     module = _load_solver(solver, mcp)
     opts = solvers.make_options(solver, options)
+    warm = validate.boolean(warm_start, "solve: warm_start", error=OptionError)
+    if warm and x0 is not None:
+        raise OptionError("solve: give x0 or warm_start=True, not both")
     if x0 is not None:
         n = mcp.n if problem is asked else asked.compile().mcp.n
         x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
         x0 = x0 if problem is asked else carry_point(asked, problem, x0)
         mcp = MCP(**{**mcp.__dict__, "x0": x0})
+    elif warm and compiled is not None and compiled.derived.get(_LAST_X) is not None:
+        mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[_LAST_X]})  # the solved problem's order
     result, seconds = _run(solver, module, mcp, opts, blas_threads)
     timings["solve"] = seconds
     target = compiled if compiled is not None else mcp
     solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+    if compiled is not None and solution.ok:
+        compiled.derived[_LAST_X] = solution.x  # in the order of the problem solved
     if problem is not asked and solution.x is not None:
         solution.x = carry_point(problem, asked, solution.x)
     return solution
+
+
+#: key of a compilation's last accepted answer (the start of ``solve(..., warm_start=True)``)
+_LAST_X = "last_x"
 
 
 def _compile(problem) -> tuple[CompiledMCP | None, MCP]:
