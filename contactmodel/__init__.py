@@ -58,6 +58,8 @@ _LAZY: dict[str, str] = {
     "Solution": "contactmodel.solution",
     "LCP": "contactmodel.solve",
     "solve": "contactmodel.solve",
+    "Sweep": "contactmodel.sweep",
+    "solve_many": "contactmodel.sweep",
 }
 #: public submodules
 _SUBMODULES = ("inertia", "shapes")
@@ -95,6 +97,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ pr
     from contactmodel.solution import Solution
     from contactmodel.solve import LCP, solve
     from contactmodel.solvers.base import Status
+    from contactmodel.sweep import Sweep, solve_many
     from contactmodel.system import Body, Contact, Ground, System
 
     __version__: str

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from contactmodel.layout import layout_of
 from contactmodel.mcp.compile import _split
 
 if TYPE_CHECKING:  # annotations only: these modules import this one (through the friction laws)
@@ -209,22 +210,62 @@ def contact_modes(
     and the physical modes are decided for all contacts at once (numpy), and the pairs' verdict
     once per distinct (law, mode, states); per contact only the result objects are made.
     """
-    from contactmodel.layout import layout_of
-
     x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
     compiled = problem.compile() if compiled is None else compiled
-    F = compiled.mcp.F(x)
-    asm = problem.assembly
     if forces is None:
         compiled.load(x)
         forces = problem.force_vector()
+    return {
+        f.name: ContactMode(
+            f.name,
+            f.mode,
+            f.label,
+            f.degenerate,
+            f.direction,
+            f.index,
+            f.verdict.pattern,
+            dict(zip(f.keys, f.states)),
+            list(f.verdict.decided_by),
+            list(f.notes),
+        )
+        for f in found_modes(problem, x, tol, compiled, forces, accelerations)
+    }
+
+
+class Found(NamedTuple):
+    """One contact's mode as :func:`found_modes` decides it (the fields of :class:`ContactMode`;
+    ``keys`` and ``states`` its pairs, ``verdict`` what they add)."""
+
+    name: str
+    mode: Mode
+    label: str
+    degenerate: bool
+    direction: list[float] | None
+    index: str | None
+    notes: tuple[str, ...]
+    keys: tuple[str, ...]
+    states: tuple[str, ...]
+    verdict: _Verdict
+
+
+def found_modes(
+    problem: Problem,
+    x: np.ndarray,
+    tol: float,
+    compiled: CompiledMCP,
+    forces: np.ndarray,
+    accelerations: np.ndarray | None = None,
+) -> list[Found]:
+    """Every contact's mode at the MCP point x with contact forces ``forces`` (m,) (see
+    :func:`contact_modes`), as plain tuples: the dispatcher makes its results from them."""
+    asm = problem.assembly
     c = np.asarray(forces, dtype=float)
     a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
     layout = layout_of(problem)
     names = layout.names
     eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
     pa = _pair_arrays(problem, compiled, names)
-    states_all = _pair_states(pa, x, F, eps)
+    states_all = _pair_states(pa, x, compiled.mcp.F(x), eps)
     cn, an = c[layout.normal], a[layout.normal]
     sets = layout.friction_sets()
     separate = (cn <= eps) & (an > eps)
@@ -234,73 +275,82 @@ def contact_modes(
     separate = separate.tolist()
     v = asm.v if any(sliding) else None
     eps_list = eps.tolist()
-    out: dict[str, ContactMode] = {}
+    out: list[Found] = []
     verdicts: dict[tuple, _Verdict] = {}
     for j, name in enumerate(names):
         fset = sets.fsets[j]
         if separate[j]:
-            mode = ContactMode(name, Mode.SEPARATE, "separate")
+            physical = _SEPARATE
         elif sliding[j]:
-            mode = _sliding_mode(name, v[layout.rows[j]], grazing[j])
+            physical = _sliding_mode(v[layout.rows[j]], grazing[j])
         elif slipping[j]:
             aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
-            mode = _slide(name, fset, aT, grazing[j], eps_list[j])
+            physical = _slide(fset, aT, grazing[j], eps_list[j])
         else:
-            mode = _roll(name, grazing[j])
+            physical = _ROLL_GRAZING if grazing[j] else _ROLL
+        kind, label, degenerate, direction, index, notes = physical
         keys, states = pa.keys[j], tuple(states_all[pa.bounds[j] : pa.bounds[j + 1]])
-        mode.pairs = dict(zip(keys, states))
-        memo = (id(fset), sliding[j], mode.mode, mode.label, keys, states)
+        memo = (id(fset), sliding[j], kind, label, keys, states)
         verdict = verdicts.get(memo)
         if verdict is None:
-            verdict = verdicts[memo] = _verdict(
-                mode.mode, mode.label, fset, sliding[j], sets.lcp[j], keys, states
+            verdict = verdicts[memo] = _verdict(kind, label, fset, sliding[j], sets.lcp[j], keys, states)
+        out.append(
+            Found(
+                name,
+                kind,
+                label,
+                degenerate or verdict.degenerate,
+                direction,
+                index,
+                notes + verdict.notes if verdict.notes else notes,
+                keys,
+                states,
+                verdict,
             )
-        mode.decided_by = list(verdict.decided_by)
-        mode.notes += verdict.notes
-        mode.degenerate = mode.degenerate or verdict.degenerate
-        mode.pattern = verdict.pattern
-        out[name] = mode
+        )
     return out
 
 
-def _sliding_mode(name: str, velocity: np.ndarray, grazing: bool) -> ContactMode:
+#: a contact's physical mode: (mode, label, degenerate, direction, index, notes)
+_Physical = tuple[Mode, str, bool, "list[float] | None", "str | None", tuple[str, ...]]
+_SEPARATE: _Physical = (Mode.SEPARATE, "separate", False, None, None, ())
+_ROLL: _Physical = (Mode.ROLL, "roll", False, None, None, ())
+_ROLL_GRAZING: _Physical = (
+    Mode.ROLL,
+    "roll (zero normal force)",
+    True,
+    None,
+    None,
+    ("rolling with zero normal force",),
+)
+
+
+def _sliding_mode(velocity: np.ndarray, grazing: bool) -> _Physical:
     """An initially sliding contact slides along its tangential velocity (n, t, o[, r] given)."""
     v = velocity[1:3]
     n = np.linalg.norm(v)
-    m = ContactMode(name, Mode.SLIDE, "slide", direction=(v / n).tolist() if n > 0 else None)
-    if grazing:
-        m.degenerate = True
-        m.notes.append("zero normal force and zero normal acceleration (grazing)")
-    return m
+    direction = (v / n).tolist() if n > 0 else None
+    notes = ("zero normal force and zero normal acceleration (grazing)",) if grazing else ()
+    return Mode.SLIDE, "slide", grazing, direction, None, notes
 
 
-def _slide(name: str, fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> ContactMode:
+def _slide(fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> _Physical:
     """A touching, initially rolling contact whose tangential acceleration ``aT`` (over
     ``fset.tangential``) exceeds ``eps``: it slides, in the direction of ``aT``."""
     full = np.zeros(2)
     full[: len(aT)] = aT
     direction = (full / np.linalg.norm(full)).tolist()
-    m = ContactMode(name, Mode.SLIDE, "slide", direction=direction)
+    label, index, degenerate, notes = "slide", None, False, []
     named = fset.slide_index(aT, eps)
     if named is not None:
-        m.index, notes = named
-        m.label = f"slide {m.index}"
-        m.degenerate = m.degenerate or bool(notes)
-        m.notes += notes
+        index, more = named
+        label = f"slide {index}"
+        degenerate = bool(more)
+        notes += more
     if grazing:
-        m.degenerate = True
-        m.notes.append("zero normal force with zero normal acceleration (grazing)")
-    return m
-
-
-def _roll(name: str, grazing: bool) -> ContactMode:
-    """A touching, initially rolling contact without tangential acceleration."""
-    m = ContactMode(name, Mode.ROLL, "roll")
-    if grazing:
-        m.degenerate = True
-        m.label = "roll (zero normal force)"
-        m.notes.append("rolling with zero normal force")
-    return m
+        degenerate = True
+        notes.append("zero normal force with zero normal acceleration (grazing)")
+    return Mode.SLIDE, label, degenerate, direction, index, tuple(notes)
 
 
 @dataclass(frozen=True)

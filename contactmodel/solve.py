@@ -19,7 +19,7 @@ from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
-from contactmodel.modes import contact_modes
+from contactmodel.modes import found_modes
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 
@@ -224,24 +224,22 @@ def _fill_contact_results(
     of an accepted answer."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = contact_modes(
-        problem, solution.x, mode_tol, compiled, forces=point.forces, accelerations=point.accelerations
-    )
+    found = found_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations)
     forces, accels = point.forces.tolist(), point.accelerations.tolist()
-    for name, m in found.items():
-        rows = point.rows[name]
-        solution.contacts.append(
-            ContactResult(
-                name,
-                m.mode,
-                [forces[r] for r in rows],
-                [accels[r] for r in rows],
-                m.direction,
-                m.label,
-                m.degenerate,
-                list(m.decided_by),
-            )
+    rows = point.rows
+    solution.contacts.extend(
+        ContactResult(
+            m.name,
+            m.mode,
+            [forces[r] for r in rows[m.name]],
+            [accels[r] for r in rows[m.name]],
+            m.direction,
+            m.label,
+            m.degenerate,
+            list(m.verdict.decided_by),
         )
+        for m in found
+    )
     solution.bodies.extend(point.motion.bodies)
     solution.joints.extend(point.motion.joints)
     solution.checks.update(point.checks)

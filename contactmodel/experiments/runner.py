@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -405,13 +405,26 @@ def _record(db: Store, record: dict, bar) -> None:
 
 
 def _run_pool(todo: list[Task], db: Store, workers: int, bar) -> None:
+    for record in pool_results(run_task_guarded, todo, workers):
+        _record(db, record, bar)
+
+
+def _run_dask(todo: list[Task], db: Store, scheduler: Any, bar) -> None:
+    for record in dask_results(run_task_guarded, todo, scheduler):
+        _record(db, record, bar)
+
+
+def pool_results(fn: Callable[[Any], Any], items: Sequence[Any], workers: int) -> Iterator[Any]:
+    """``fn(item)`` for every item in a forked process pool of ``workers``, yielded as each
+    finishes (workers die with this process); on any exception, Ctrl-C included, the pool's
+    processes are killed."""
     pool = cf.ProcessPoolExecutor(
         max_workers=workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent
     )
     try:
-        futures = [pool.submit(run_task_guarded, t) for t in todo]
+        futures = [pool.submit(fn, item) for item in items]
         for future in cf.as_completed(futures):
-            _record(db, future.result(), bar)
+            yield future.result()
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         for process in list((getattr(pool, "_processes", None) or {}).values()):
@@ -420,15 +433,17 @@ def _run_pool(todo: list[Task], db: Store, workers: int, bar) -> None:
     pool.shutdown(wait=True)
 
 
-def _run_dask(todo: list[Task], db: Store, scheduler: Any, bar) -> None:
+def dask_results(fn: Callable[[Any], Any], items: Sequence[Any], scheduler: Any) -> Iterator[Any]:
+    """``fn(item)`` for every item on a Dask cluster (a scheduler address, or a
+    ``distributed.Client``), yielded as each finishes."""
     from distributed import Client, as_completed
 
     own = not isinstance(scheduler, Client)
     client = Client(scheduler) if own else scheduler
     try:
-        futures = client.map(run_task_guarded, todo, pure=False)
+        futures = client.map(fn, list(items), pure=False)
         for future in as_completed(futures):
-            _record(db, future.result(), bar)
+            yield future.result()
             future.release()
     finally:
         if own:
