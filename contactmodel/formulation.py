@@ -49,6 +49,7 @@ from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, ax
 from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import CompiledMCP, compile_model
 from contactmodel.system import System
+from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
 
 
@@ -93,6 +94,10 @@ class Problem:
     T: sp.csr_matrix
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
+    _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
+
+    def __post_init__(self) -> None:
+        adopt_param_edits(self)  # the Params as built match the assembly: later edits are noticed
 
     @property
     def system(self) -> System:
@@ -116,13 +121,14 @@ class Problem:
         """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when components
         were added, removed or (de)activated since (noticed without walking the model, see
         :class:`~contactmodel.mcp.compile.Structure`); otherwise only mutable Params such as
-        ``model.b`` are re-read."""
+        ``model.b`` are re-read, and edits of them by hand taken into the assembly the checks use."""
         compiled = self._compiled
         if compiled is None or refresh or compiled.structure.changed():
             with PauseGC():  # see formulate
                 self._compiled = compile_model(self.model)
         else:
             compiled.update()
+        adopt_param_edits(self)
         return self._compiled
 
     def update(self, b=None, f=None, mu=None) -> None:

@@ -135,3 +135,25 @@ def test_warm_start_begins_at_the_last_accepted_answer() -> None:
     assert again.status is cm.Status.SOLVED and again.iterations <= 1 < first.iterations
     with pytest.raises(OptionError, match="x0 or warm_start"):
         cm.solve(problem, warm_start=True, x0=first.x)
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+def test_params_edited_by_hand_are_judged_with_the_numbers_the_mcp_has(form) -> None:
+    problem = cm.formulate(_boxes(), friction=cm.Pyramid(0.5), form=form)
+    reference = cm.formulate(_boxes(), friction=cm.Pyramid(0.5), form=form)
+    m = problem.model
+    if form == "reduced":  # the documented route: a = A c + b with b a mutable Param
+        b = problem.assembly.b.copy()
+        b[1::3] += 0.3
+        for r, value in enumerate(b):
+            m.b[r] = float(value)
+        reference.update(b=b)
+    else:  # one Newton-Euler constant: model.f[k] = -(f_k - ...), so f_k grows by 0.4
+        m.f[0] = m.f[0].value - 0.4
+        f = reference.assembly.f.copy()
+        f[0] += 0.4
+        reference.update(f=f)
+    solution, expected = cm.solve(problem), cm.solve(reference)
+    assert solution.status is cm.Status.SOLVED and solution.checks["law_residual"] <= 1e-9
+    np.testing.assert_allclose(problem.assembly.b, reference.assembly.b, atol=1e-12)
+    np.testing.assert_allclose(_forces(solution), _forces(expected), atol=1e-8)
