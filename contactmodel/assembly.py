@@ -148,11 +148,19 @@ class Assembly(ContactAssembly):
         rhs = self.f[F] - self.M[F][:, P] @ ndp
         return self.G[:, F] @ (self._M_free_inverse @ rhs) + self.G[:, P] @ ndp + self.gdot_nu
 
+    @cached_property
+    def _free_parts(self) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
+        """(G_F^T, M_FP, G^T): the slices every call of :meth:`accelerations` and :meth:`efforts`
+        needs, made once (sparse fancy indexing costs more than the products)."""
+        F = self.free
+        return self.G[:, F].T.tocsr(), self.M[F][:, self.prescribed].tocsr(), self.G.T.tocsr()
+
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """(nq,) nu_dot produced by contact forces c (m,)."""
         F = self.free
+        GFt, MFP, _ = self._free_parts
         nu_dot = self.nu_dot_prescribed.copy()
-        rhs = self.f[F] + self.G[:, F].T @ c - self.M[F][:, self.prescribed] @ nu_dot[self.prescribed]
+        rhs = self.f[F] + GFt @ c - MFP @ nu_dot[self.prescribed]
         nu_dot[F] = self._M_free_inverse @ rhs
         return nu_dot
 
@@ -162,7 +170,7 @@ class Assembly(ContactAssembly):
 
     def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
         """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""
-        residual = self.M @ nu_dot - self.G.T @ c - self.f
+        residual = self.M @ nu_dot - self._free_parts[2] @ c - self.f
         return np.where(self.prescribed, residual, 0.0)
 
     def motion(self, c: np.ndarray) -> Motion:
