@@ -1,7 +1,7 @@
 """The cost of ``cm.solve`` around the solver, and of a parameter sweep, before and after a change.
 
 Two measurements, on rows of boxes resting on the ground, four corner contacts each, pushed
-sideways below the friction limit (``formulate_scaling.boxes_on_ground``), reduced form, solver
+sideways below the friction limit (``scaling.boxes_on_ground``), reduced form, solver
 newton, friction ``Pyramid(0.5)`` (an LCP) and ``CoulombCone(0.5, form="soc")``:
 
 - ``call``: a re-solve of a formulated, once-solved problem. *call* is the caller's wall time of
@@ -46,7 +46,7 @@ def _law(name: str):
 
 def measure_calls(size: int, law: str, repeat: int) -> dict:
     """(call s, solver s) of ``repeat`` re-solves of one problem."""
-    from formulate_scaling import boxes_on_ground
+    from scaling import boxes_on_ground
 
     import contactmodel as cm
 
@@ -69,7 +69,7 @@ def measure_calls(size: int, law: str, repeat: int) -> dict:
 def measure_sweep(law: str, runs: int) -> dict:
     """Total wall and summed solver seconds of ``runs`` solves with changing b (100 contacts)."""
     import numpy as np
-    from formulate_scaling import boxes_on_ground
+    from scaling import boxes_on_ground
 
     import contactmodel as cm
 
