@@ -60,7 +60,7 @@ def adopt_param_edits(problem: Problem) -> None:
     match the assembly whenever the assembly was replaced (by :func:`update` or the time
     stepper); reading them costs ~0.1 ms for 1000 contacts."""
     model = problem.model
-    now = {name: _read(model.component(name)) for name in _PARAMS if model.component(name) is not None}
+    now = {name: _read(model.component(name)) for name in _params(problem)}
     seen = problem._params_seen
     if seen is not None and seen[0] is problem.assembly:
         before = seen[1]
@@ -78,8 +78,10 @@ def adopt_param_edits(problem: Problem) -> None:
     problem._params_seen = (problem.assembly, now)
 
 
-#: the model's mutable Params that hold assembly numbers (reduced: b; sparse: f and bias)
-_PARAMS = ("b", "f", "bias")
+def _params(problem: Problem) -> tuple[str, ...]:
+    """The model's mutable Params that hold assembly numbers: b (reduced form); f and bias
+    (sparse form). Components of the user's own with these names elsewhere are not read."""
+    return ("b",) if problem.form == "reduced" else ("f", "bias")
 
 
 def _with_gdot_nu(asm: ContactAssembly, gdot_nu: np.ndarray) -> ContactAssembly:
@@ -113,13 +115,11 @@ def _replace_assembly(problem: Problem, new: ContactAssembly) -> None:
     Params to match: ``b`` (reduced); ``f`` and ``bias`` shifted by the change (sparse)."""
     old = problem.assembly
     model = problem.model
-    if model.component("b") is not None:
+    if problem.form == "reduced":
         _write(model.b, new.b)
-    if model.component("bias") is not None:
+    else:
         _write(model.bias, _read(model.bias) + (new.gdot_nu - old.gdot_nu))
-    if model.component("f") is not None:
-        free = old.free
-        _write(model.f, _read(model.f) - (new.f - old.f)[free])  # model.f = -(f_F - M_FP nu_dot_P)
+        _write(model.f, _read(model.f) - (new.f - old.f)[old.free])  # model.f = -(f_F - M_FP nu_dot_P)
     _adopt(problem, new)
 
 

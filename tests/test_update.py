@@ -4,6 +4,7 @@ problem built with those numbers from scratch; warm starts begin at the last acc
 from __future__ import annotations
 
 import numpy as np
+import pyomo.environ as pe
 import pytest
 
 import contactmodel as cm
@@ -157,3 +158,10 @@ def test_params_edited_by_hand_are_judged_with_the_numbers_the_mcp_has(form) -> 
     assert solution.status is cm.Status.SOLVED and solution.checks["law_residual"] <= 1e-9
     np.testing.assert_allclose(problem.assembly.b, reference.assembly.b, atol=1e-12)
     np.testing.assert_allclose(_forces(solution), _forces(expected), atol=1e-8)
+
+
+def test_a_param_of_the_users_own_named_like_the_forms_is_left_alone() -> None:
+    problem = cm.formulate(_boxes(), friction=cm.Pyramid(0.5))  # reduced: only model.b is read
+    problem.model.f = pe.Param(initialize=2.0, mutable=True)
+    problem.model.f = 3.0
+    assert cm.solve(problem).status is cm.Status.SOLVED
