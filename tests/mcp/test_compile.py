@@ -118,17 +118,26 @@ def test_every_kind_of_structural_edit_is_noticed_without_a_walk():
     # a component deleted
     blk.del_component(blk.p_pair)
     assert problem.compile().mcp.n == n
-    # a new entry of an existing indexed Complementarity
-    blk.q = pe.Var(domain=pe.NonNegativeReals)
-    blk.pairs["extra"] = complements(blk.q >= 0, blk.q - 2.0 >= 0)
+    # a new entry of an existing indexed Complementarity (the user's own, open-indexed)
+    blk.q = pe.Var(["a", "b"], domain=pe.NonNegativeReals)
+    blk.mine = Complementarity(pe.Any)
+    blk.mine["a"] = complements(blk.q["a"] >= 0, blk.q["a"] - 2.0 >= 0)
+    blk.q["b"].fix(0.0)
     assert problem.compile().mcp.n == n + 1
+    blk.q["b"].unfix()
+    blk.mine["b"] = complements(blk.q["b"] >= 0, blk.q["b"] - 3.0 >= 0)
+    assert problem.compile().mcp.n == n + 2
+    blk.del_component(blk.mine)
+    blk.q.fix(0.0)
+    assert problem.compile().mcp.n == n
     # a new block with a row, then the block deactivated: its row goes
     m.extra = pe.Block()
     m.extra.r = pe.Var(domain=pe.NonNegativeReals)
     m.extra.pair = Complementarity(expr=complements(m.extra.r >= 0, m.extra.r + 1.0 >= 0))
-    assert problem.compile().mcp.n == n + 2
-    m.extra.deactivate()
     assert problem.compile().mcp.n == n + 1
+    m.extra.deactivate()
+    m.extra.r.fix(0.0)
+    assert problem.compile().mcp.n == n
 
 
 def test_a_constraint_added_to_a_block_is_refused_after_caching():
