@@ -65,12 +65,13 @@ def law_label(scene) -> str:
     return next(iter(laws)) if len(laws) == 1 else "mix"
 
 
-def run_one(scene, solver: str, time_limit: float) -> dict:
+def run_one(scene, solver: str, time_limit: float, problem=None) -> dict:
+    """One solve of ``scene`` (or of its already formulated ``problem``) and its checked outcome."""
     row = {"solver": solver}
     t0 = time.perf_counter()
     try:
         options = {"time_limit": time_limit} if solver in TIMED else {}
-        sol = cm.solve(scene.problem(), solver=solver, **options)
+        sol = cm.solve(problem if problem is not None else scene.problem(), solver=solver, **options)
         row["outcome"] = sol.status.value
         row["iterations"] = sol.iterations
         if sol.status in CHECK_TOL:
@@ -256,15 +257,17 @@ def main(argv: list[str] | None = None) -> int:
             continue
         scene = _scene(args, i)
         base = {"scene": i, "law": law_label(scene), "form": scene.form, "contacts": len(scene.contacts)}
+        problem = None
         try:
-            names = applicable(scene.problem(), wanted)
+            problem = scene.problem()
+            names = applicable(problem, wanted)
         except Exception as err:  # noqa: BLE001
             names = []
             rows.append(
                 {**base, "solver": "formulate", "outcome": "unhandled-exception", "error": repr(err)[:300]}
             )
         for solver in names:
-            rows.append({**base, **run_one(scene, solver, args.time_limit)})
+            rows.append({**base, **run_one(scene, solver, args.time_limit, problem)})
             if out:
                 out.write(json.dumps(rows[-1]) + "\n")
                 out.flush()

@@ -3,9 +3,10 @@
 **Blocks.** Two variables are coupled when one's row of ``F`` depends on the other (a structural
 nonzero of ``J``, in either direction) or they belong to one Coulomb cone block. The connected
 components of that graph are independent MCPs: contact groups (boxes on the ground far apart,
-separate stacks) that share no body. :func:`solve_blocks` solves each on its own, so one hard or
-unsolvable block cannot stall the others' line search, iteration budget or restarts; the answer
-is the blocks' answers put together, and the whole is solved iff every block is. The pattern of
+separate stacks) that share no body. :func:`solve_blocks` runs the whole system briefly, then
+solves each block not yet solved on its own, so one hard or unsolvable block cannot stall the
+others' line search, iteration budget or restarts; the answer is the blocks' answers put
+together, and the whole is solved iff every block is. The pattern of
 ``J`` is read at the starting point and at a fixed pseudo-random point of the box, so an entry
 that vanishes at the start (e.g. a term multiplied by a zero force) still couples.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,7 +32,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
-from contactmodel.mcp.types import MCP, CoulombBlocks
+from contactmodel.mcp.types import MCP, CoulombBlocks, natural_residual
 from contactmodel.solvers.base import Outcome, SolverResult
 from contactmodel.solvers.newton_core import NewtonOptions
 
@@ -93,7 +94,7 @@ def sub_mcp(mcp: MCP, idx: np.ndarray, base: np.ndarray) -> MCP:
         inside = np.all(pos[mcp.cones.index] >= 0, axis=1)
         if inside.any():
             cones = CoulombBlocks(pos[mcp.cones.index[inside]], mcp.cones.mu[inside])
-    names = [mcp.names[i] for i in idx] if len(mcp.names) == mcp.n else []
+    names = _SubNames(mcp.names, idx) if len(mcp.names) == mcp.n else []
     x0 = None if mcp.x0 is None else np.asarray(mcp.x0, float)[idx]
     lb, ub = np.asarray(mcp.lb, float)[idx], np.asarray(mcp.ub, float)[idx]
     if mcp.is_linear:
@@ -129,6 +130,22 @@ def sub_mcp(mcp: MCP, idx: np.ndarray, base: np.ndarray) -> MCP:
     )
 
 
+class _SubNames(Sequence):
+    """The names of the variables ``idx`` of a parent MCP, read only when asked for (a compiled
+    model's names come from Pyomo, slowly)."""
+
+    def __init__(self, names: Sequence[str], idx: np.ndarray) -> None:
+        self._names, self._idx = names, idx
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._names[int(j)] for j in self._idx[i]]
+        return self._names[int(self._idx[i])]
+
+    def __len__(self) -> int:
+        return int(self._idx.size)
+
+
 def _outside(base: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``base`` with the entries ``idx`` zeroed (the fixed part of an affine block's rows)."""
     out = np.array(base, dtype=float)
@@ -145,33 +162,55 @@ def solve_blocks(
     t0: float,
     c0: float,
 ) -> SolverResult:
-    """Solve each block of ``blocks`` by ``solve_one`` (with ``decouple`` off, its own
-    ``max_iter`` and the time left of ``opt.time_limit``) from ``x`` (n, projected start) and
-    put the answers together: CONVERGED iff every block converged, else the first of INFEASIBLE,
-    TIME_LIMIT, ITERATION_LIMIT, FAILED among the blocks. ``iterations`` is the largest block's
-    count; ``extras`` has ``blocks``, ``blocks_unsolved`` (indices), ``block_sizes``,
-    ``block_iterations``, ``residual`` (largest), the summed counters, and a block's
-    ``certificate`` (Farkas vector) embedded in the full variable order."""
+    """Solve an MCP made of independent ``blocks`` from ``x`` (n,): first the whole system at once
+    for at most ``JOINT_ITER`` iterations (no restarts, no pivoting: one vectorized run is the
+    cheapest way when every block is easy), then each block whose natural residual is still above
+    ``opt.tol`` on its own by ``solve_one`` (with ``decouple`` off, its own ``max_iter``,
+    restarts and fallbacks, from its part of ``x``, within the time left of ``opt.time_limit``).
+
+    CONVERGED iff every block converged, else the first of INFEASIBLE, TIME_LIMIT,
+    ITERATION_LIMIT, FAILED among the blocks; ``iterations`` counts the joint run and the
+    largest block's; ``extras`` has ``blocks``, ``blocks_unsolved`` (indices),
+    ``blocks_separate`` (the indices solved on their own), ``block_sizes``, the summed counters,
+    ``residual`` and a block's ``certificate`` (Farkas vector) in the full variable order."""
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
-    out = np.array(x, dtype=float)
+    joint_opt = replace(
+        opt, decouple=False, max_iter=min(opt.max_iter, JOINT_ITER), restarts=False, pivot_fallback=False
+    )
+    joint = solve_one(mcp, joint_opt)
+    if joint.outcome is Outcome.CONVERGED:
+        joint.extras.update(blocks=len(blocks), blocks_unsolved=[], blocks_separate=[])
+        joint.extras["block_sizes"] = [int(b.size) for b in blocks]
+        return joint
+    out = np.array(joint.x if joint.x is not None else x, dtype=float)
+    with np.errstate(all="ignore"):
+        nat = np.abs(natural_residual(mcp, out))
+    nat[~np.isfinite(nat)] = math.inf
     results: list[SolverResult] = []
-    for idx in blocks:
+    separate: list[int] = []
+    for k, idx in enumerate(blocks):
+        block_res = float(nat[idx].max(initial=0.0))
+        if block_res <= opt.tol:
+            results.append(SolverResult(out[idx], Outcome.CONVERGED, 0, _PLAIN, {"residual": block_res}))
+            continue
+        separate.append(k)
         left = deadline - time.perf_counter()
         if left <= 0.0:
             message = f"time limit {opt.time_limit} s reached"
-            results.append(SolverResult(x[idx], Outcome.TIME_LIMIT, 0, message))
+            results.append(SolverResult(out[idx], Outcome.TIME_LIMIT, 0, message, {"residual": block_res}))
             continue
         sub_opt = replace(opt, decouple=False, x0=x[idx], time_limit=None if math.isinf(left) else left)
-        res = solve_one(sub_mcp(mcp, idx, x), sub_opt)
-        if res.x is not None:
+        res = solve_one(sub_mcp(mcp, idx, out), sub_opt)
+        if res.x is not None and float(res.extras.get("residual", math.inf)) <= block_res:
             out[idx] = res.x
         results.append(res)
     unsolved = [k for k, r in enumerate(results) if r.outcome is not Outcome.CONVERGED]
     outcome = Outcome.CONVERGED
-    message = f"natural residual below tolerance in each of {len(blocks)} independent blocks"
-    notes = [f"block {k}: {r.message}" for k, r in enumerate(results) if r.message != _PLAIN]
-    if notes:
-        message += "; " + "; ".join(notes[:3]) + ("; ..." if len(notes) > 3 else "")
+    message = (
+        f"natural residual below tolerance in each of {len(blocks)} independent blocks "
+        f"({len(separate)} solved on their own)"
+    )
+    notes = [f"block {k}: {results[k].message}" for k in separate if results[k].message != _PLAIN]
     if unsolved:
         outcome = next(o for o in _WORST if any(results[k].outcome is o for k in unsolved))
         first = next(k for k in unsolved if results[k].outcome is outcome)
@@ -179,24 +218,31 @@ def solve_blocks(
             f"{len(unsolved)} of {len(blocks)} independent blocks not solved; block {first} "
             f"({blocks[first].size} variables): {results[first].message}"
         )
+    elif notes:
+        message += "; " + "; ".join(notes[:3]) + ("; ..." if len(notes) > 3 else "")
+    extras = _extras(mcp, blocks, [joint] + results, t0, c0)
+    extras.update(blocks_unsolved=unsolved, blocks_separate=separate)
     return SolverResult(
         x=out,
         outcome=outcome,
-        iterations=max(r.iterations for r in results),
+        iterations=joint.iterations + max((results[k].iterations for k in separate), default=0),
         message=message,
-        extras=_extras(mcp, blocks, results, unsolved, t0, c0),
+        extras=extras,
     )
 
 
+#: iterations of the joint run of :func:`solve_blocks` before the blocks are solved on their own
+JOINT_ITER = 50
 _PLAIN = "natural residual below tolerance"  # newton_core's message of a plain convergence
 
 
 def _extras(
-    mcp: MCP, blocks: list[np.ndarray], results: list[SolverResult], unsolved: list[int], t0: float, c0: float
+    mcp: MCP, blocks: list[np.ndarray], runs: list[SolverResult], t0: float, c0: float
 ) -> dict[str, Any]:
-    """The combined ``extras`` of :func:`solve_blocks`: counts (ints, floats) summed over the
-    blocks, flags or-ed, anything else (the residual history, the pivoting details) from the
-    block with the largest residual or else the first block that has it."""
+    """The combined ``extras`` of :func:`solve_blocks` (``runs``: the joint run, then one result
+    per block): counts (ints, floats) summed, flags or-ed, anything else (the residual history,
+    the pivoting details) from the run with the largest residual or else the first that has it."""
+    results = runs
     worst = max(range(len(results)), key=lambda k: results[k].extras.get("residual", math.inf))
     order = [worst] + [k for k in range(len(results)) if k != worst]
     extras: dict[str, Any] = {}
@@ -213,14 +259,13 @@ def _extras(
                 extras[key] = value
     extras.update(
         blocks=len(blocks),
-        blocks_unsolved=unsolved,
         block_sizes=[int(b.size) for b in blocks],
-        block_iterations=[int(r.iterations) for r in results],
-        residual=max(float(r.extras.get("residual", math.inf)) for r in results),
+        block_iterations=[int(r.iterations) for r in results[1:]],
+        residual=max(float(r.extras.get("residual", math.inf)) for r in results[1:]),
         seconds=time.perf_counter() - t0,
         cpu_seconds=time.process_time() - c0,
     )
-    for k, r in enumerate(results):
+    for k, r in enumerate(results[1:]):
         if "certificate" in r.extras:
             y = np.zeros(mcp.n)
             y[blocks[k]] = r.extras["certificate"]

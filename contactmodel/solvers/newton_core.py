@@ -123,10 +123,11 @@ class NewtonOptions(Options):
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton_kernels`.
-    decouple: solve each independent block of the MCP (a connected component of the coupling
-        graph of ``J`` and the cone blocks: e.g. contact groups that share no body) on its own,
-        each with its own ``max_iter`` and restarts, so one hard block cannot stall the others;
-        see :mod:`contactmodel.solvers.newton_blocks`.
+    decouple: when the MCP falls into independent blocks (connected components of the coupling
+        graph of ``J`` and the cone blocks: e.g. contact groups that share no body), run the whole
+        for at most 50 iterations, then solve each block not yet solved on its own, with its own
+        ``max_iter``, restarts and fallbacks, so one hard block cannot stall the others; see
+        :mod:`contactmodel.solvers.newton_blocks`.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 

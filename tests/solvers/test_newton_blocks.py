@@ -56,8 +56,13 @@ def test_blocks_solve_each_with_its_own_budget() -> None:
     q = -np.ones(2 * k)
     r = solve(MCP.from_lcp(M, q), NewtonOptions(max_iter=20))
     assert r.outcome is Outcome.CONVERGED, r.message
-    assert r.extras["blocks"] == k and max(r.extras["block_iterations"]) <= 20
+    assert r.extras["blocks"] == k and r.extras["blocks_separate"] == []  # the joint run solved all
     assert np.allclose(r.x, 1 / 3, atol=1e-12)
+    # one hard block among them (no solution) stalls the joint run; each block on its own is solved
+    Mh = sp.block_diag([M, np.array([[-1.0]])]).tocsr()
+    h = solve(MCP.from_lcp(Mh, np.append(q, -1.0)), NewtonOptions())
+    assert h.outcome is Outcome.INFEASIBLE and h.extras["blocks_unsolved"] == [k]
+    assert k in h.extras["blocks_separate"] and np.allclose(h.x[:-1], 1 / 3, atol=1e-12)
     joint = solve(MCP.from_lcp(M, q), NewtonOptions(decouple=False))
     assert joint.outcome is Outcome.CONVERGED and "blocks" not in joint.extras
 
