@@ -44,7 +44,9 @@ HERE = Path(__file__).resolve()
 
 def boxes_on_ground(n_contacts: int):
     """``n_contacts // 4`` (at least one) 1 kg boxes of side 0.2 m, 0.5 m apart along x, each
-    resting on the ground on its four corners and pushed by (1, 0.5, 0) N."""
+    resting on the ground on its four corners and pushed by (1, 0.5, 0) N: the scene of
+    ``contactmodel.catalogue.pushed_boxes``, written out here so that ``--baseline`` can run
+    checkouts older than that function."""
     import contactmodel as cm
 
     s = cm.System(gravity=(0, 0, -9.81))

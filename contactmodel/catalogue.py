@@ -263,6 +263,24 @@ def one_contact_box(law: FrictionLaw) -> System:
     return s
 
 
+def pushed_boxes(n: int = 2, push: float = 0.0) -> System:
+    """``n`` 1 kg cubes of side 0.2 m, 0.5 m apart along x, each resting on the ground on its
+    four corners (contacts ``c{i}_{k}``) and pushed by (1 + ``push``, 0.5, 0) N: with no extra
+    push that is below the friction limit for mu >= 0.2, so every box stays at rest."""
+    s = System(gravity=(0, 0, -G))
+    for i in range(n):
+        box = s.add_body(
+            f"box{i}",
+            mass=1.0,
+            inertia=inertia.box(1.0, (0.2, 0.2, 0.2)),
+            position=(0.5 * i, 0, 0.1),
+            wrench=(1.0 + push, 0.5, 0, 0, 0, 0),
+        )
+        for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
+            s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
+    return s
+
+
 CASES: dict[str, Callable[[], Case]] = {
     f.__name__: f
     for f in (box_push_static, box_push_sliding, box_sliding, frictionless_stack, two_finger_grip)

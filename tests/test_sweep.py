@@ -7,23 +7,8 @@ import numpy as np
 import pytest
 
 import contactmodel as cm
+from contactmodel.catalogue import pushed_boxes
 from contactmodel.errors import OptionError
-
-
-def _boxes() -> cm.System:
-    """Two boxes on the ground, four corner contacts each, pushed below the friction limit."""
-    s = cm.System(gravity=(0, 0, -9.81))
-    for i in range(2):
-        box = s.add_body(
-            f"box{i}",
-            mass=1.0,
-            inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-            position=(0.5 * i, 0, 0.1),
-            wrench=(1.0, 0.5, 0, 0, 0, 0),
-        )
-        for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
-            s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
-    return s
 
 
 def _updates(problem: cm.Problem, count: int = 6) -> list[dict]:
@@ -33,7 +18,7 @@ def _updates(problem: cm.Problem, count: int = 6) -> list[dict]:
 
 @pytest.fixture(params=[cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc")], ids=repr)
 def problem(request) -> cm.Problem:
-    return cm.formulate(_boxes(), friction=request.param)
+    return cm.formulate(pushed_boxes(), friction=request.param)
 
 
 def test_each_run_answers_like_one_solve_and_the_problem_keeps_its_numbers(problem) -> None:
@@ -44,7 +29,7 @@ def test_each_run_answers_like_one_solve_and_the_problem_keeps_its_numbers(probl
     np.testing.assert_array_equal(problem.assembly.b, b0)
     np.testing.assert_array_equal([problem.model.b[i].value for i in range(b0.size)], b0)
     for run, upd in zip(sweep.runs, updates):
-        alone = cm.formulate(_boxes(), friction=problem.laws["c0_0"])
+        alone = cm.formulate(pushed_boxes(), friction=problem.laws["c0_0"])
         alone.update(**upd)
         reference = cm.solve(alone)
         assert run.status == reference.status.value == "solved"
@@ -80,7 +65,7 @@ def test_a_run_that_raises_is_an_error_and_the_sweep_goes_on(problem) -> None:
 
 
 def test_mu_sweep_of_cone_blocks_restores_the_laws() -> None:
-    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    problem = cm.formulate(pushed_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
     sweep = cm.solve_many(problem, [{"mu": mu} for mu in (0.1, 0.3, 0.8)])
     assert sweep.ok
     assert {law.mu for law in problem.laws.values()} == {0.5}

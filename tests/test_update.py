@@ -9,6 +9,7 @@ import pytest
 
 import contactmodel as cm
 from contactmodel.assembly import assemble_from_matrices
+from contactmodel.catalogue import pushed_boxes
 from contactmodel.errors import OptionError
 
 
@@ -16,29 +17,12 @@ def _forces(solution: cm.Solution) -> np.ndarray:
     return np.array([c.force for c in solution.contacts])
 
 
-def _boxes(push: float = 0.0) -> cm.System:
-    """Two 1 kg boxes on the ground, four corner contacts each, pushed along x and y below the
-    friction limit (plus ``push`` N along x)."""
-    s = cm.System(gravity=(0, 0, -9.81))
-    for i in range(2):
-        box = s.add_body(
-            f"box{i}",
-            mass=1.0,
-            inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-            position=(0.5 * i, 0, 0.1),
-            wrench=(1.0 + push, 0.5, 0, 0, 0, 0),
-        )
-        for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
-            s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
-    return s
-
-
 LAWS = [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc"), cm.CoulombCone(0.5)]
 
 
 @pytest.mark.parametrize("law", LAWS, ids=repr)
 def test_new_b_answers_like_a_problem_built_from_a_and_that_b(law) -> None:
-    problem = cm.formulate(_boxes(), friction=law)
+    problem = cm.formulate(pushed_boxes(), friction=law)
     compiled = problem.compile()
     b = problem.assembly.b + np.random.default_rng(4).normal(0.0, 0.3, problem.assembly.m)
     problem.update(b=b)
@@ -57,14 +41,14 @@ def test_new_b_answers_like_a_problem_built_from_a_and_that_b(law) -> None:
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
 @pytest.mark.parametrize("law", LAWS[:2], ids=repr)
 def test_new_f_answers_like_the_system_with_those_forces(law, form) -> None:
-    problem = cm.formulate(_boxes(), friction=law, form=form)
+    problem = cm.formulate(pushed_boxes(), friction=law, form=form)
     compiled = problem.compile()
     f = problem.assembly.f.copy()
     f[0::6] += 2.5  # every body pushed along x (bodies first in the coordinates, 6 each)
     problem.update(f=f)
     solution = cm.solve(problem)
     assert problem.compile() is compiled
-    reference = cm.solve(cm.formulate(_boxes(push=2.5), friction=law, form=form))
+    reference = cm.solve(cm.formulate(pushed_boxes(push=2.5), friction=law, form=form))
     assert solution.status is reference.status is cm.Status.SOLVED
     np.testing.assert_allclose(_forces(solution), _forces(reference), atol=1e-7)
     for mine, theirs in zip(solution.bodies, reference.bodies):
@@ -72,8 +56,8 @@ def test_new_f_answers_like_the_system_with_those_forces(law, form) -> None:
 
 
 def test_new_b_in_the_sparse_form_shifts_the_bias() -> None:
-    sparse = cm.formulate(_boxes(), friction=cm.Pyramid(0.5), form="sparse")
-    reduced = cm.formulate(_boxes(), friction=cm.Pyramid(0.5))
+    sparse = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5), form="sparse")
+    reduced = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5))
     b = sparse.assembly.b.copy()
     b[0::3] += 20.0  # every normal acceleration beyond gravity: the boxes lift off
     sparse.update(b=b)
@@ -85,7 +69,7 @@ def test_new_b_in_the_sparse_form_shifts_the_bias() -> None:
 
 
 def test_new_mu_of_cone_blocks_answers_like_the_new_law() -> None:
-    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    problem = cm.formulate(pushed_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
     compiled = problem.compile()
     names = problem.contact_names
     for mu in (0.05, {names[0]: 0.1}, np.linspace(0.1, 0.3, len(names))):
@@ -94,14 +78,14 @@ def test_new_mu_of_cone_blocks_answers_like_the_new_law() -> None:
         assert problem.compile() is compiled
         wanted = {n: problem.laws[n].mu for n in names}
         laws = {n: cm.CoulombCone(wanted[n], form="soc") for n in names}
-        reference = cm.solve(cm.formulate(_boxes(), friction=laws))
+        reference = cm.solve(cm.formulate(pushed_boxes(), friction=laws))
         np.testing.assert_allclose(_forces(solution), _forces(reference), atol=1e-7)
         np.testing.assert_allclose(compiled.mcp.cones.mu, [wanted[n] for n in names])
     assert problem.laws[names[0]].mu == pytest.approx(0.1)
 
 
 def test_mu_in_row_coefficients_is_refused_with_the_fix() -> None:
-    problem = cm.formulate(_boxes(), friction=cm.Pyramid(0.5))
+    problem = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5))
     with pytest.raises(cm.FormulationError, match=r"Pyramid.*reformulate"):
         problem.update(mu=0.3)
     problem.update(mu=0.5)  # the same number: nothing to change
@@ -118,7 +102,7 @@ def test_mu_in_row_coefficients_is_refused_with_the_fix() -> None:
     ],
 )
 def test_bad_updates_name_the_field(kwargs, error, match) -> None:
-    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    problem = cm.formulate(pushed_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
     with pytest.raises(error, match=match):
         problem.update(**kwargs)
 
@@ -130,7 +114,7 @@ def test_f_of_a_problem_given_by_matrices_is_refused() -> None:
 
 
 def test_warm_start_begins_at_the_last_accepted_answer() -> None:
-    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    problem = cm.formulate(pushed_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
     first = cm.solve(problem)
     again = cm.solve(problem, warm_start=True)
     assert again.status is cm.Status.SOLVED and again.iterations <= 1 < first.iterations
@@ -140,8 +124,8 @@ def test_warm_start_begins_at_the_last_accepted_answer() -> None:
 
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
 def test_params_edited_by_hand_are_judged_with_the_numbers_the_mcp_has(form) -> None:
-    problem = cm.formulate(_boxes(), friction=cm.Pyramid(0.5), form=form)
-    reference = cm.formulate(_boxes(), friction=cm.Pyramid(0.5), form=form)
+    problem = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5), form=form)
+    reference = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5), form=form)
     m = problem.model
     if form == "reduced":  # the documented route: a = A c + b with b a mutable Param
         b = problem.assembly.b.copy()
@@ -161,7 +145,7 @@ def test_params_edited_by_hand_are_judged_with_the_numbers_the_mcp_has(form) -> 
 
 
 def test_a_param_of_the_users_own_named_like_the_forms_is_left_alone() -> None:
-    problem = cm.formulate(_boxes(), friction=cm.Pyramid(0.5))  # reduced: only model.b is read
+    problem = cm.formulate(pushed_boxes(), friction=cm.Pyramid(0.5))  # reduced: only model.b is read
     problem.model.f = pe.Param(initialize=2.0, mutable=True)
     problem.model.f = 3.0
     assert cm.solve(problem).status is cm.Status.SOLVED
