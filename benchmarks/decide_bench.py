@@ -10,7 +10,7 @@ Usage:
 Instances. ``seed000``: the Trinkle et al. (1997) Table 1 problem of LCP size 170, generator seed 0, under the
 friction pyramid at each mu (``contactmodel experiment trinkle1997-table1``; the four no solver
 solves are mu = 0.7 .. 1.0). ``peer``: the friction-pyramid LCPs of
-``/work/shared/tools/make_peer_instances.py OUTDIR --seed S`` (``lcp_{family}_n{size}.npz``; slide
+``tests/data/make_peer_instances.py OUTDIR --seed S`` (``lcp_{family}_n{size}.npz``; slide
 n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 ``benchmarks/agreement.py`` (same seed, sizes and laws) its cone enumeration leaves
 ``undecided`` (LCPs above ``--enum-max``, round laws at rolling contacts).
@@ -51,7 +51,7 @@ import contactmodel as cm
 from contactmodel.analysis.decide import Existence, Status, decide, normal_relaxation, pattern_milp
 from contactmodel.solve import relative_residual
 
-TOOL = "/work/shared/tools/make_peer_instances.py"
+TOOL = str(Path(__file__).resolve().parents[1] / "tests" / "data" / "make_peer_instances.py")
 BUCKETS = (12, 30, 60, 120, 250, 500, 1000, 10**9)
 #: agreement.py's enumeration verdicts as decide's: c unique; c not unique (one motion or
 #: several); no solution

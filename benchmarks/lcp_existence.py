@@ -7,7 +7,7 @@ Usage:
 Without ``--npz`` the LCPs are those of the Trinkle et al. (1997) Table 1 problem of size 170,
 generator seed 0 (``contactmodel experiment trinkle1997-table1``), under the friction pyramid, at
 each ``mu`` of ``--mus``; with ``--npz`` the ``M, q`` of each file (e.g. from
-``/work/shared/tools/make_peer_instances.py``). One JSON line per LCP: n, sizes of the connected
+``tests/data/make_peer_instances.py``). One JSON line per LCP: n, sizes of the connected
 components of the graph of ``M`` (independent sub-LCPs), lp_feasible (is ``{z >= 0, M z + q >= 0}``
 nonempty, HiGHS; if not, ``farkas_q_y`` < 0 certifies that no solution exists), newton and lemke
 outcomes with the natural residual ``||min(z, M z + q)||_inf`` of their points, and for the better

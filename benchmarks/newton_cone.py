@@ -33,7 +33,7 @@ import numpy as np
 import contactmodel as cm
 from contactmodel.io.fclib import fc3d_residual, reactions
 
-DEFAULT_TOOL = "/work/shared/tools/make_peer_instances.py"
+DEFAULT_TOOL = str(Path(__file__).resolve().parents[1] / "tests" / "data" / "make_peer_instances.py")
 
 
 def run_instance(path: Path, seed: int, slack: str = "quadratic", form: str = "mncp") -> dict:
