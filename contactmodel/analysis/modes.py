@@ -1,24 +1,5 @@
-"""Contact modes: separate, roll, slide (with direction), approach; degenerate cases named.
-
-Two views, as in Berard et al. (2004):
-
-- physical: from a contact's force c = (n, t, o[, r]) and relative acceleration a (same frame)
-  (:func:`classify`, used by the dispatcher for every Solution);
-- LCP: a *sign pattern* chooses, for each complementarity pair ``contact[NAME].pairs[key]`` of a
-  polyhedral law, which side may be positive: ``"1"`` the law's variable, ``"0"`` the
-  expression (:func:`pattern_label` names each pattern; :func:`contact_modes` reads the pattern
-  of a solved point and says which pairs decided the mode).
-
-Pyramid directions are written ``+t-o`` (sign of the sliding acceleration along t and o); a
-slide along one axis only (force on a face of the pyramid, not at a vertex) is degenerate: the
-transition between two quadrants (Berard et al. (2004) §VI-A). Polygonal(k) directions are ``d3`` (force
-along -a at friction direction 3, a non-degenerate slide) or ``d3|d4`` (between two directions:
-degenerate).
-
-References:
-
-- S. Berard, K. Egan and J. C. Trinkle, "Contact modes and complementary cones", ICRA 2004.
-"""
+"""Contact modes for analysis: the names of :mod:`contactmodel.modes` (where the two views of a
+mode, physical and LCP sign pattern, are explained) and :func:`pattern_label` for one pattern."""
 
 from __future__ import annotations
 
