@@ -92,6 +92,10 @@ class ContactAssembly(ABC):
     def motion(self, c: np.ndarray) -> Motion:
         """The generalized motion produced by contact forces c (m,)."""
 
+    def response(self, c: np.ndarray) -> tuple[np.ndarray, Motion]:
+        """(:meth:`contact_accelerations`, :meth:`motion`) of forces c (m,), together."""
+        return self.contact_accelerations(c), self.motion(c)
+
 
 @dataclass
 class Assembly(ContactAssembly):
@@ -167,6 +171,11 @@ class Assembly(ContactAssembly):
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) relative contact accelerations a = G nu_dot + G_dot nu produced by forces c."""
         return self.G @ self.accelerations(c) + self.gdot_nu
+
+    def response(self, c: np.ndarray) -> tuple[np.ndarray, Motion]:
+        """(a, motion) of forces c (m,), solving for nu_dot once."""
+        motion = self.motion(c)
+        return self.G @ motion.nu_dot + self.gdot_nu, motion
 
     def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
         """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""

@@ -155,8 +155,7 @@ class Problem:
         compiled.load(x)
         layout = layout_of(self)
         c = self.T @ _force_values(self, compiled, x)
-        a = self.assembly.contact_accelerations(c)
-        motion = self.assembly.motion(c)
+        a, motion = self.assembly.response(c)
         normal = layout.normal
         checks = {
             "normal_complementarity": float(np.max(np.abs(np.minimum(c[normal], a[normal])), initial=0.0))

@@ -95,16 +95,23 @@ def pairs_of(problem: Problem, compiled: CompiledMCP | None = None) -> list[Pair
 
 
 def _find_pairs(problem: Problem, compiled: CompiledMCP) -> list[Pair]:
-    position = {id(v): i for i, v in enumerate(compiled.variables)}
+    """The pairs' rows as the compiler recorded them (an entry it did not compile is split again,
+    as the compiler would)."""
+    rows, variables = compiled.pair_rows, compiled.variables
+    position = None
     out: list[Pair] = []
     for name in problem.contact_names:
-        blk = problem.block(name)
-        comp = blk.component("pairs")
+        comp = problem.block(name).component("pairs")
         if comp is None:
             continue
-        for key in comp:
-            var = _split(comp[key])[0]
-            out.append(Pair(name, str(key), position[id(var)], var))
+        for key, cdata in comp.items():
+            row = rows.get(id(cdata))
+            if row is None:
+                if position is None:
+                    position = {id(v): i for i, v in enumerate(variables)}
+                var = _split(cdata)[0]
+                row = position[id(var)]
+            out.append(Pair(name, str(key), row, variables[row]))
     return out
 
 

@@ -7,6 +7,7 @@ claim of success is never passed on unverified.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -44,9 +45,11 @@ def residual_scale(mcp: MCP) -> float:
     return max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
 
 
-def relative_residual(mcp: MCP, x: np.ndarray) -> float:
-    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf)."""
-    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / residual_scale(mcp)
+def relative_residual(mcp: MCP, x: np.ndarray, scale: float | None = None) -> float:
+    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf) (``scale``: that denominator, when
+    the caller has it)."""
+    scale = residual_scale(mcp) if scale is None else scale
+    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / scale
 
 
 def law_residual(problem: Problem, c: np.ndarray, a: np.ndarray) -> float:
@@ -160,10 +163,20 @@ def _load_solver(solver: str, mcp: MCP):
 
 def _run(solver: str, module, mcp: MCP, opts, blas_threads: int | None) -> tuple[SolverResult, float]:
     """The solver's raw result and its wall time (s), with BLAS capped to ``blas_threads``."""
-    with _blas_controller(solver).limit(limits=blas_threads, user_api="blas"):
+    with _blas_limit(solver, blas_threads):
         t1 = time.perf_counter()
         result: SolverResult = module.solve(mcp, opts)
         return result, time.perf_counter() - t1
+
+
+def _blas_limit(solver: str, threads: int | None):
+    """A context capping the BLAS libraries to ``threads``; nothing to do (and no threadpoolctl
+    limit, ~70 us) when none is set to more, as with ``OPENBLAS_NUM_THREADS=1``."""
+    controller = _blas_controller(solver)
+    blas = [lib for lib in controller.lib_controllers if lib.user_api == "blas"]
+    if threads is None or all(lib.num_threads <= threads for lib in blas):
+        return contextlib.nullcontext()
+    return controller.limit(limits=threads, user_api="blas")
 
 
 def assess(
@@ -184,13 +197,14 @@ def assess(
     contact_problem = isinstance(problem, Problem)
     mcp = target.mcp if contact_problem else target
     x = None if result.x is None else np.asarray(result.x, dtype=float)
-    residual = relative_residual(mcp, x) if x is not None else float("inf")
+    scale = residual_scale(mcp)
+    residual = relative_residual(mcp, x, scale) if x is not None else float("inf")
     checks: dict[str, float] = {}
     message = result.message
     point = None
     if contact_problem and x is not None and np.all(np.isfinite(x)):
         point = problem.interpret(x, target)
-        checks["law_residual"] = problem.law_residual(point.forces, point.accelerations) / residual_scale(mcp)
+        checks["law_residual"] = problem.law_residual(point.forces, point.accelerations) / scale
         if checks["law_residual"] > max(residual, accept_tol):
             message += (
                 f"; the contact laws hold only to {checks['law_residual']:.1e} (relative) although the "

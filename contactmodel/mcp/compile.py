@@ -140,6 +140,8 @@ class CompiledMCP:
     derived: dict = field(default_factory=dict, repr=False)  # lookups built from this compilation
     structure: Structure | None = field(default=None, repr=False)
     cone_mu: list = field(default_factory=list, repr=False)  # the cone blocks' mu Params
+    #: id(ComplementarityData) -> its MCP row, for every compiled Complementarity entry
+    pair_rows: dict[int, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._constants = _Constants(self.rows)
@@ -209,13 +211,15 @@ def _number(c) -> float:
 
 
 def _involves_vars(expr) -> bool:
+    if expr.__class__ in native_numeric_types:  # the common bound, 0 in ``x >= 0``: no walk
+        return False
     return any(True for _ in identify_variables(expr, include_fixed=False))
 
 
 def compile_model(model: pe.Block) -> CompiledMCP:
     """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
     structure = Structure(model)
-    pairs, cones, cone_mu = _pairs(model)
+    pairs, cones, cone_mu, pair_rows = _pairs(model)
     variables = [p[0] for p in pairs]
     lb = np.array([p[1] for p in pairs], dtype=float)
     ub = np.array([p[2] for p in pairs], dtype=float)
@@ -224,6 +228,7 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         mcp=None, variables=variables, rows=rows, _q_linear=np.zeros(len(rows)), structure=structure
     )
     compiled.cone_mu = cone_mu
+    compiled.pair_rows = pair_rows
     q = compiled._q_linear
     q[:] = compiled._constants.values()
     functions = _Functions(terms, q)
@@ -252,13 +257,14 @@ def _refuse_plain_constraint(con) -> None:
     )
 
 
-def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list]:
+def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list, dict[int, int]]:
     """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
-    three per cone block; the cone blocks' positions and coefficients (None without any); and
-    their mu Params (re-read by :meth:`CompiledMCP.update`). One walk of the model finds the
-    pairs, the cone blocks and any plain constraint (refused)."""
+    three per cone block; the cone blocks' positions and coefficients (None without any); their
+    mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row. One
+    walk of the model finds the pairs, the cone blocks and any plain constraint (refused)."""
     pairs = []
     cone_list = []
+    pair_rows: dict[int, int] = {}
     kinds = (Complementarity, pe.Constraint, pe.Block)
     for comp in model.component_data_objects(kinds, active=True, descend_into=True):
         if isinstance(comp, ComplementarityData):
@@ -267,6 +273,7 @@ def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list]:
                 lb = max(lb, var.lb)
             if var.ub is not None:
                 ub = min(ub, var.ub)
+            pair_rows[id(comp)] = len(pairs)
             pairs.append((var, lb, ub, expr))
         elif isinstance(comp, SOCComplementarityData):
             cone_list.append(comp)
@@ -278,9 +285,10 @@ def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list]:
         cone_mu.append(blk.mu)
         pairs.extend(_cone_rows(blk))
     if not cone_mu:
-        return pairs, None, []
+        return pairs, None, [], pair_rows
     mu = [pe.value(m) for m in cone_mu]
-    return pairs, CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), mu), cone_mu
+    blocks = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), mu)
+    return pairs, blocks, cone_mu, pair_rows
 
 
 def _column_finder(variables: list):

@@ -1,0 +1,83 @@
+"""Each shortcut of the pipeline gives what the long way gives (same model, same MCP, same answer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import contactmodel as cm
+from contactmodel import catalogue
+from contactmodel.mcp.compile import _split
+from contactmodel.modes import pairs_of
+
+CASE = catalogue.get("box_push_static")
+LAWS = [*CASE.laws(), cm.CoulombCone(CASE.mu, form="soc"), cm.CoulombCone(CASE.mu, form="mncp")]
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_pairs_read_from_the_compilation_match_a_split_of_every_pair(law, form) -> None:
+    """The modes take each pair's MCP row from the compiler's record; splitting every pair again
+    and looking its variable up (the long way) finds the same rows and variables."""
+    problem = cm.formulate(CASE.build(), friction=law, form=form)
+    compiled = problem.compile()
+    position = {id(v): i for i, v in enumerate(compiled.variables)}
+    expected = []
+    for name in problem.contact_names:
+        comp = problem.block(name).component("pairs")
+        for key in comp if comp is not None else []:
+            var = _split(comp[key])[0]
+            expected.append((name, str(key), position[id(var)], id(var)))
+    found = [(p.contact, p.key, p.index, id(p.var)) for p in pairs_of(problem, compiled)]
+    assert found == expected
+    cones = 0 if compiled.mcp.cones is None else compiled.mcp.cones.index.size
+    assert sorted(compiled.pair_rows.values()) == list(range(compiled.mcp.n - cones))  # one row each
+
+
+def test_a_pair_added_after_compiling_is_found_the_long_way() -> None:
+    """An entry the compilation did not see (added after it) is split as before."""
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    compiled = problem.compile()
+    name = problem.contact_names[0]
+    pairs = problem.block(name).pairs
+    key = next(iter(pairs))
+    compiled.pair_rows.pop(id(pairs[key]))
+    found = {(p.contact, p.key): p.index for p in pairs_of(problem, compiled)}
+    var = _split(pairs[key])[0]
+    assert found[(name, str(key))] == next(i for i, v in enumerate(compiled.variables) if v is var)
+    assert np.isfinite(compiled.mcp.lb[found[(name, str(key))]])
+
+
+@pytest.mark.parametrize("name", ["newton", "lemke", "fip", "ipopt", "path", "scipy", "enumerate"])
+def test_options_made_from_a_copy_of_the_defaults_equal_a_construction(name) -> None:
+    """make_options copies a made-once default instance and assigns the given values: the result
+    equals the options class constructed with them, checks values the same way, and hands out
+    containers of its own."""
+    from contactmodel import solvers
+    from contactmodel.errors import OptionError
+
+    if name not in solvers.REGISTRY or not solvers.get(name).available()[0]:
+        pytest.skip(f"solver {name} not available here")
+    _, cls = solvers.load(name)
+    assert solvers.make_options(name, {}) == cls()
+    key = next(k for k, v in vars(cls()).items() if type(v) is float)  # a float option
+    assert solvers.make_options(name, {key: 0.125}) == cls(**{key: 0.125})
+    with pytest.raises(OptionError, match=key):
+        solvers.make_options(name, {key: "tight"})
+    first = solvers.make_options(name, {})
+    for key, value in vars(first).items():
+        if isinstance(value, (dict, list)):
+            value.append(1) if isinstance(value, list) else value.update(spoiled=True)
+            assert getattr(solvers.make_options(name, {}), key) == getattr(cls(), key)
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+def test_response_equals_the_accelerations_and_the_motion_apart(form) -> None:
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu), form=form)
+    c = np.random.default_rng(0).uniform(0.0, 2.0, problem.assembly.m)
+    a, motion = problem.assembly.response(c)
+    np.testing.assert_array_equal(a, problem.assembly.contact_accelerations(c))
+    alone = problem.assembly.motion(c)
+    np.testing.assert_array_equal(motion.nu_dot, alone.nu_dot)
+    np.testing.assert_array_equal(motion.efforts, alone.efforts)
+    assert motion.bodies == alone.bodies and motion.joints == alone.joints
