@@ -1,7 +1,7 @@
 """Fuzz benchmark: random valid scenes through the public API, every applicable solver, a table.
 
 Usage:
-    python benchmarks/fuzz_run.py --n 10000 --seed 1 [--solvers newton lemke ...] [--time-limit 3]
+    python benchmarks/fuzz_run.py --n 10000 --seed 1 [--solvers newton lemke ...] [--max-iter 200]
                                   [--max-boxes 4] [--max-contacts 8] [--jsonl out.jsonl [--resume]]
     python benchmarks/fuzz_run.py --classify out.jsonl [--seed 1] [--solver newton]
     python benchmarks/fuzz_run.py --summary out.jsonl [more.jsonl ...]
@@ -11,10 +11,10 @@ Usage:
 continued, or split into chunks (``--start``, ``--n``) run by separate processes whose files
 ``--summary`` reads together. ``--classify`` decides each scene a solver did not solve and writes
 ``out.classified.jsonl`` (resumable too): ``no-solution`` (``cm.decide`` proved it, on the scene's
-reduced form, which has the same solutions as the sparse one: polyhedral laws only),
-``solution-exists`` (``cm.decide`` found one, or another route did: the second-order-cone form
-of a cone law, ipopt, newton with ten times the iterations; each answer passes the independent
-check), or ``undecided``. ``--summary`` then adds that split.
+reduced form, which has the same solutions as the sparse one: exactly for polyhedral laws, through
+the normal relaxation for round ones), ``solution-exists`` (``cm.decide`` found one, or another
+route did: the cone in the other form, ipopt, newton with ten times the iterations; each answer
+passes the independent check), or ``undecided``. ``--summary`` then adds that split.
 
 Scene i is drawn by ``tests/fuzz/scenes.py`` from ``numpy.random.default_rng([seed, i])`` (1-4 boxes
 on the ground or stacked, 1-8 contacts each, every friction law or a mix, reduced or sparse form,
@@ -25,6 +25,11 @@ the named statuses, ``unhandled-exception`` (anything raised, ContactModelError 
 scenes are valid) or ``solved-but-wrong`` (a solved or solved-inaccurate answer that fails the
 independent check of ``scenes.check_answer``: 1e-6 for solved, 1e-2 for solved-inaccurate).
 Prints a table by solver, then newton's not-solved counts by law and form.
+
+Work per run is bounded by iteration counts (each solver's ``max_iter``, ``--max-iter`` for
+newton and ipopt), not by the wall clock, so an outcome does not depend on the load of the machine
+and a rerun of a scene reproduces it; ``--time-limit`` (wall seconds, off by default) exists only
+as a guard for interactive use. Each row records ``cpu_seconds`` (process time of the solve).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 sys.path.insert(0, str(ROOT))
 
-from scenes import ALL_LAWS, LAWS, LawSpec, NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
+from scenes import ALL_LAWS, CONE_NAMES, LAWS, LawSpec, NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
 
@@ -57,7 +62,7 @@ COLUMNS = (
     "solved-but-wrong",
 )
 CHECK_TOL = {cm.Status.SOLVED: 1e-6, cm.Status.SOLVED_INACCURATE: 1e-2}
-TIMED = ("newton", "ipopt")  # solvers with a time_limit option
+BOUNDED = ("newton", "ipopt")  # solvers given --max-iter (and --time-limit when set)
 
 
 def law_label(scene) -> str:
@@ -65,12 +70,24 @@ def law_label(scene) -> str:
     return next(iter(laws)) if len(laws) == 1 else "mix"
 
 
-def run_one(scene, solver: str, time_limit: float, problem=None) -> dict:
+def solver_options(solver: str, max_iter: int | None, time_limit: float | None) -> dict:
+    """Options bounding one run of ``solver``: iterations always, wall time only when asked."""
+    if solver not in BOUNDED:
+        return {}
+    options: dict = {} if max_iter is None else {"max_iter": max_iter}
+    if time_limit is not None:
+        options["time_limit"] = time_limit
+    return options
+
+
+def run_one(
+    scene, solver: str, time_limit: float | None = None, problem=None, max_iter: int | None = None
+) -> dict:
     """One solve of ``scene`` (or of its already formulated ``problem``) and its checked outcome."""
     row = {"solver": solver}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
-        options = {"time_limit": time_limit} if solver in TIMED else {}
+        options = solver_options(solver, max_iter, time_limit)
         sol = cm.solve(problem if problem is not None else scene.problem(), solver=solver, **options)
         row["outcome"] = sol.status.value
         row["iterations"] = sol.iterations
@@ -88,6 +105,7 @@ def run_one(scene, solver: str, time_limit: float, problem=None) -> dict:
         row["outcome"] = "unhandled-exception"
         row["error"] = "".join(traceback.format_exception_only(err)).strip()[:300]
     row["seconds"] = time.perf_counter() - t0
+    row["cpu_seconds"] = time.process_time() - c0
     return row
 
 
@@ -136,9 +154,6 @@ def summarize(rows: list[dict], classes: list[dict] | None = None) -> str:
     return "\n".join(lines)
 
 
-POLYHEDRAL = {"frictionless", "pyramid", "polygonal", "planar"}
-
-
 def _read(paths: list[Path]) -> list[dict]:
     rows = []
     for path in paths:
@@ -158,31 +173,35 @@ def _verified(scene, sol) -> bool:
     return sol.status in CHECK_TOL and check_answer(scene, sol, CHECK_TOL[sol.status]).ok
 
 
+def _with_cone(scene, name: str):
+    """A copy of ``scene`` whose Coulomb-cone contacts have the law ``name`` (a form of the cone)."""
+    twin = copy.deepcopy(scene)
+    for c in twin.contacts:
+        if c.law.name in CONE_NAMES:
+            c.law = LawSpec(name, c.law.mu)
+    return twin
+
+
 def classify_scene(scene) -> dict:
     """How an unsolved scene stands: ``no-solution`` / ``solution-exists`` / ``undecided``, with
     the evidence (see the module docstring)."""
-    laws = scene.laws
-    if laws <= POLYHEDRAL:
-        reduced = copy.deepcopy(scene)
-        reduced.form = "reduced"
-        ex = cm.decide(reduced.problem(), uniqueness=False, time_limit=20.0)
-        status = ex.status.value
-        if status == "no-solution":
-            return {"class": "no-solution", "by": f"decide: {ex.evidence.get('certificate', '')[:80]}"}
-        if status in ("solved", "unique", "multiple"):
-            return {"class": "solution-exists", "by": "decide"}
-        return {"class": "undecided", "by": "decide: " + "; ".join(ex.tried)[-200:]}
+    reduced = copy.deepcopy(scene)
+    reduced.form = "reduced"
+    ex = cm.decide(reduced.problem(), uniqueness=False, time_limit=20.0)
+    status = ex.status.value
+    if status == "no-solution":
+        return {"class": "no-solution", "by": f"decide: {ex.evidence.get('certificate', '')[:120]}"}
+    if status in ("solved", "unique", "multiple"):
+        return {"class": "solution-exists", "by": "decide (a verified solution of the reduced form)"}
+    tried = ["decide: " + str(ex.evidence.get("reason", "; ".join(ex.tried)))[:160]]
     routes = []
-    if "cone" in laws:
-        soc = copy.deepcopy(scene)
-        for c in soc.contacts:
-            if c.law.name == "cone":
-                c.law = LawSpec("cone-soc", c.law.mu)
-        routes.append(("newton, cone in the second-order-cone form", soc, "newton", {}))
-    routes.append(("newton, max_iter 2000", scene, "newton", {"max_iter": 2000, "time_limit": 30.0}))
-    if "cone-soc" not in laws:
-        routes.append(("ipopt", scene, "ipopt", {"time_limit": 30.0}))
-    tried = []
+    if scene.laws & set(CONE_NAMES):
+        routes.append(("newton, cone in the MNCP form", _with_cone(scene, "cone-mncp"), "newton", {}))
+        routes.append(("newton, cone in the SOC form", _with_cone(scene, "cone-soc"), "newton", {}))
+        routes.append(("ipopt, cone in the MNCP form", _with_cone(scene, "cone-mncp"), "ipopt", {}))
+    else:
+        routes.append(("ipopt", scene, "ipopt", {}))
+    routes.append(("newton, max_iter 2000", scene, "newton", {"max_iter": 2000}))
     for label, sc, solver, options in routes:
         try:
             sol = cm.solve(sc.problem(), solver=solver, **options)
@@ -226,7 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--start", type=int, default=0, help="first scene index")
     ap.add_argument("--solvers", nargs="+", default=["newton", "lemke", "fip", "enumerate", "ipopt", "scipy"])
-    ap.add_argument("--time-limit", type=float, default=3.0, help="seconds per newton/ipopt run")
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="wall seconds per newton/ipopt run (off: load-dependent)",
+    )
+    ap.add_argument("--max-iter", type=int, default=None, help="newton/ipopt iteration limit (their default)")
     ap.add_argument("--max-boxes", type=int, default=4)
     ap.add_argument("--max-contacts", type=int, default=8)
     ap.add_argument(
@@ -267,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                 {**base, "solver": "formulate", "outcome": "unhandled-exception", "error": repr(err)[:300]}
             )
         for solver in names:
-            rows.append({**base, **run_one(scene, solver, args.time_limit, problem)})
+            rows.append({**base, **run_one(scene, solver, args.time_limit, problem, args.max_iter)})
             if out:
                 out.write(json.dumps(rows[-1]) + "\n")
                 out.flush()

@@ -27,6 +27,8 @@ import contactmodel as cm
 
 GRAVITY = np.array([0.0, 0.0, -9.81])
 LAWS = ("frictionless", "pyramid", "cone", "cone-soc", "polygonal", "planar")
+#: the cone in the MNCP form fixed (not drawn: the form a rerun of a scene's cones may be given)
+CONE_NAMES = ("cone", "cone-soc", "cone-mncp")
 #: laws of soft-finger contacts (declared with ``torsion=True``: a fourth row, the moment c_r
 #: about the normal against the twisting acceleration a_r); kept out of LAWS so that the scenes
 #: drawn from LAWS by a seed stay the same
@@ -82,6 +84,8 @@ class LawSpec:
             return cm.CoulombCone(self.mu)
         if self.name == "cone-soc":
             return cm.CoulombCone(self.mu, form="soc")
+        if self.name == "cone-mncp":
+            return cm.CoulombCone(self.mu, form="mncp")
         if self.name == "polygonal":
             return cm.Polygonal(self.mu, self.k, self.offset)
         if self.name == "planar":
@@ -307,7 +311,7 @@ def check_answer(scene: Scene, sol: cm.Solution, tol: float = 1e-6) -> Verdict:
         if law == "pyramid" or law == "planar":
             outside = np.abs(ft).max() - mu * cn_pos
             support = -mu * cn_pos * np.abs(aT).sum()
-        elif law in ("cone", "cone-soc"):
+        elif law in CONE_NAMES:
             outside = np.linalg.norm(ft) - mu * cn_pos
             support = -mu * cn_pos * np.linalg.norm(aT)
         else:  # polygon with vertices mu c_n d_i: inside when every edge's inequality holds
