@@ -9,10 +9,17 @@ every plane: a box one per vertex, a sphere one at its lowest point. Between two
 - sphere-box: one contact at the sphere's point nearest the box (the sphere is body a), normal
   from the box's nearest point to the centre, or along the nearest face's normal when the centre
   is inside the box;
-- box-box: each vertex of one box near the other box gets a contact on the other box's nearest
-  face (vertex-face). Edge-edge contacts are not generated, so crossed edges can pass through
-  each other; boxes resting face on face or on a vertex are covered. A vertex of b coinciding
-  with a vertex contact of a is dropped (a face on a face of the same size gives 4 contacts, not 8).
+- box-box: the face of either box that best separates them (separating-axis test over the 12
+  face normals; the higher-indexed box's face unless the other box's separates by ``TIE``
+  times the smallest half extent more, so nearly parallel faces do not swap roles from step to
+  step) is the reference
+  face; the most anti-parallel face of the other (incident) box is clipped to its sides and up
+  to 4 of the clipped points within reach are the contacts. Each point is named by the two
+  lines it lies on (incident face edges ``e0``..``e3``, reference face sides ``c0``..``c3``), so a
+  contact keeps its name while the geometry moves. Its frame's t axis is an edge direction of the
+  reference face: it turns with that box (direction-dependent laws see the face's own axes).
+  Edge-edge contacts are not generated, so crossed edges can pass through each other; boxes
+  resting face on face or on a vertex are covered.
 
 A candidate becomes an active contact when its gap g (m, signed distance along the normal,
 negative when penetrating) satisfies ``g <= margin + h * max(0, -v_n)``: within ``margin`` of
@@ -28,6 +35,11 @@ import numpy as np
 from contactmodel.errors import DeclarationError
 from contactmodel.geometry import contact_frame, vector
 from contactmodel.shapes import Box, Sphere
+
+#: box i's face is the reference face of a box pair (i, j) only when it separates the boxes by
+#: more than this fraction of the smallest half extent of the two beyond box j's best face: faces
+#: within about 0.01 rad of parallel keep their roles from step to step
+TIE = 0.01
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,8 @@ def plane_candidates(
 class PairCandidate:
     """A candidate contact between shaped bodies ``a`` and ``b`` (indices into the body list):
     ``label`` names it within the pair, ``point`` (3,) world m, ``normal`` (3,) unit from b
-    into a, ``gap`` m (negative when penetrating)."""
+    into a, ``gap`` m (negative when penetrating), ``tangent`` (3,) unit t axis of its frame
+    (None: the rule of :func:`frames`)."""
 
     a: int
     b: int
@@ -119,6 +132,7 @@ class PairCandidate:
     point: np.ndarray
     normal: np.ndarray
     gap: float
+    tangent: np.ndarray | None = None
 
 
 def bounding_radius(shape) -> float:
@@ -169,18 +183,19 @@ def face_separation(xi, Ri, hi, xj, Rj, hj):
     (P, 3, 3), half extents (P, 3). Returns the largest separation (P,) m (negative: the least
     penetration), whether the face is box i's (P,) bool, its axis k (P,) and the sign (P,) with
     which ``sign * R_ref[:, k]`` points from the reference box to the other one. Box j's faces
-    win ties."""
+    win unless one of box i's separates by ``TIE`` times the smallest half extent more."""
     d = xi - xj
     C = np.einsum("pba,pbk->pak", Ri, Rj)  # C[a, k] = Ri[:, a] . Rj[:, k]
     proj_j = np.einsum("pa,pak->pk", d, Rj)
     sep_j = np.abs(proj_j) - hj - np.einsum("pa,pak->pk", hi, np.abs(C))
     proj_i = np.einsum("pa,pak->pk", -d, Ri)
     sep_i = np.abs(proj_i) - hi - np.einsum("pb,pkb->pk", hj, np.abs(C))
-    both = np.concatenate([sep_j, sep_i - 1e-12], axis=1)
+    tie = TIE * np.minimum(hi.min(axis=1), hj.min(axis=1))[:, None]
+    both = np.concatenate([sep_j, sep_i - tie], axis=1)
     best = np.argmax(both, axis=1)
     rows = np.arange(len(d))
     proj = np.concatenate([proj_j, proj_i], axis=1)[rows, best]
-    return both[rows, best] + 1e-12 * (best >= 3), best >= 3, best % 3, np.where(proj >= 0, 1.0, -1.0)
+    return both[rows, best] + tie[:, 0] * (best >= 3), best >= 3, best % 3, np.where(proj >= 0, 1.0, -1.0)
 
 
 def _pair(i: int, j: int, shapes, positions, rotations, tol: float) -> list[PairCandidate]:
@@ -229,32 +244,53 @@ def _box_box(inc: int, ref: int, k: int, sign: float, positions, rotations, half
     centre = xa + face_sign * ha[m] * Ra[:, m]
     ep, eq = ha[p] * Ra[:, p], ha[q] * Ra[:, q]
     polygon = [centre + ep + eq, centre - ep + eq, centre - ep - eq, centre + ep - eq]
+    lines = ["e0", "e1", "e2", "e3"]  # lines[i]: the line of the side arriving at polygon[i]
+    side = 0
     for axis in (a for a in range(3) if a != k):
         for bound in (1.0, -1.0):
-            polygon = _clip(polygon, bound * Rr[:, axis], hr[axis] + bound * (Rr[:, axis] @ xr))
+            offset = hr[axis] + bound * (Rr[:, axis] @ xr)
+            polygon, lines = _clip(polygon, lines, bound * Rr[:, axis], offset, f"c{side}")
+            side += 1
     if not polygon:
         return []
     pts = np.array(polygon)
+    names = [_corner(lines[i], lines[(i + 1) % len(lines)]) for i in range(len(lines))]
     gaps = sign * ((pts - xr) @ Rr[:, k]) - hr[k]
     keep = gaps <= tol
     pts, gaps = pts[keep], gaps[keep]
+    names = [name for name, kept in zip(names, keep) if kept]
+    if len(set(names)) < len(names):  # degenerate clipping (zero-length sides): index names
+        names = [f"{name}.{i}" for i, name in enumerate(names)]
     chosen = _spread(pts, gaps)
-    return [PairCandidate(inc, ref, f"f{c}", pts[c], n, float(gaps[c])) for c in chosen]
+    t = Rr[:, (k + 1) % 3]
+    return [PairCandidate(inc, ref, names[c], pts[c], n, float(gaps[c]), t) for c in chosen]
 
 
-def _clip(polygon: list[np.ndarray], normal: np.ndarray, offset: float) -> list[np.ndarray]:
-    """Sutherland-Hodgman: the part of a convex polygon with ``normal . x <= offset``."""
-    out = []
+def _corner(arriving: str, leaving: str) -> str:
+    """The name of a clipped polygon's corner: the two lines it lies on, in a fixed order."""
+    return "".join(sorted((arriving, leaving)))
+
+
+def _clip(
+    polygon: list[np.ndarray], lines: list[str], normal: np.ndarray, offset: float, line: str
+) -> tuple[list[np.ndarray], list[str]]:
+    """Sutherland-Hodgman: the part of a convex polygon with ``normal . x <= offset``, and the
+    line of the side arriving at each of its corners (``line`` for sides on the clipping line)."""
+    out: list[np.ndarray] = []
+    out_lines: list[str] = []
     for k, cur in enumerate(polygon):
         prev = polygon[k - 1]
         dc, dp = normal @ cur - offset, normal @ prev - offset
         if dc <= 0:
             if dp > 0:
                 out.append(prev + (cur - prev) * (dp / (dp - dc)))
+                out_lines.append(line)
             out.append(cur)
+            out_lines.append(lines[k])
         elif dp <= 0:
             out.append(prev + (cur - prev) * (dp / (dp - dc)))
-    return out
+            out_lines.append(lines[k])
+    return out, out_lines
 
 
 def _spread(pts: np.ndarray, gaps: np.ndarray) -> list[int]:

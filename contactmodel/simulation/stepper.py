@@ -205,6 +205,7 @@ class Simulator:
         solver_options: Mapping | None = None,
         warm_start: bool = True,
         collide: bool = True,
+        reuse: bool = True,
     ) -> None:
         if not isinstance(system, System):
             raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
@@ -226,6 +227,7 @@ class Simulator:
         self.torsion = bool(torsion)
         self.solver_options = dict(solver_options or {})
         self.warm_start = warm_start
+        self.reuse = bool(reuse)
         names = {b.name for b in self.system.bodies}
         arms = {a.name: a for a in self.system.manipulators}
         self.wrenches = dict(wrenches or {})
@@ -255,7 +257,8 @@ class Simulator:
         self.quaternions = [quat_from_matrix(b.rotation) for b in self.system.bodies]
         self.problem: Problem | None = None
         self._key: tuple | None = None
-        self._x: np.ndarray | None = None
+        self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
+        self._names: list[str] | None = None  # that MCP's variable names
         self._map: CompiledAcceleration | None = None
         self.t = 0.0
 
@@ -374,7 +377,7 @@ class Simulator:
         active = gap <= self.margin + self.h * np.maximum(0.0, -vn)
         law = None if isinstance(self.friction, Mapping) else self.friction
         chosen = np.flatnonzero(active)
-        for k, frame in zip(chosen, frames(normals[chosen])):
+        for k, frame in zip(chosen, _frames([found[k] for k in chosen], normals[chosen])):
             c = found[k]
             a, b = bodies[c.a], bodies[c.b]
             out.append(
@@ -437,7 +440,7 @@ class Simulator:
         laws = {c.name: self._law(c) for c in contacts}
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
         old = self.problem
-        if old is not None and key == self._key:
+        if self.reuse and old is not None and key == self._key:
             A_old, A_new = old.assembly.A_sparse, step.A_sparse
             diff = abs(A_new - A_old).max() if A_new.nnz or A_old.nnz else 0.0
             same = diff <= 1e-12 * max(1.0, abs(A_new).max() if A_new.nnz else 1.0)
@@ -463,8 +466,23 @@ class Simulator:
             laws = {c.name: self._law(c) for c in step.system.contacts}
         problem = formulate(step, friction=dict(laws))
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in step.system.contacts)
-        self.problem, self._key, self._x, self._map = problem, key, None, None
+        self.problem, self._key, self._map = problem, key, None
         return problem
+
+    def start(self, problem: Problem, reused: bool) -> np.ndarray | None:
+        """The warm start of ``problem``: the last step's answer when its model is reused, else
+        that answer carried over by variable name (a contact that stays keeps its impulses and
+        multipliers; a new contact starts at 0). None without a last answer."""
+        if self._x is None:
+            return None
+        if reused:
+            return self._x
+        last = dict(zip(self._names, self._x.tolist()))
+        return np.array([last.get(name, 0.0) for name in problem.compile().mcp.names])
+
+    def solved(self, problem: Problem, x: np.ndarray) -> None:
+        """Keep the step's answer ``x`` (``problem``'s MCP order) for the next warm start."""
+        self._x, self._names = x, problem.compile().mcp.names
 
     def _law(self, contact: Contact) -> FrictionLaw:
         """``friction`` given as one law replaces every contact's; as a mapping, the named ones."""
@@ -498,6 +516,17 @@ class Simulator:
             offset += arm.n
         self.t += h
         _finite_state(self.system)
+
+
+def _frames(found: list, normals: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) frames (rows n, t, o) of pair candidates: their own t axis where they carry one
+    (box faces), else the rule of :func:`~.collision.frames`."""
+    out = frames(normals) if len(found) else np.zeros((0, 3, 3))
+    for i, c in enumerate(found):
+        if c.tangent is not None:
+            out[i, 1] = c.tangent
+            out[i, 2] = np.cross(out[i, 0], c.tangent)
+    return out
 
 
 def _point_velocity(body, point: np.ndarray) -> np.ndarray:
@@ -548,6 +577,7 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     warm_start: bool = True,
     collide: bool = True,
+    reuse: bool = True,
     **solver_options,
 ) -> Trajectory:
     """Simulate ``system`` from t = 0 to ``t_end`` (s) with steps of ``dt`` (s).
@@ -563,6 +593,9 @@ def simulate(
     ``collide``: generate contacts between every two Box/Sphere bodies (box-box vertex-face,
     sphere-box, sphere-sphere; pairs already joined by a declared contact are skipped).
     ``keep_steps`` keeps each step's Assembly so ``trajectory.step_model(k)`` can rebuild it.
+    ``warm_start``: each step's solve starts from the previous step's answer (the same model
+    reused, or carried over by contact and variable name after a rebuild). ``reuse``: keep the
+    previous step's model while the contact set and laws stay (False: a new model every step).
     A step whose solver fails ends the run: the partial trajectory is returned (with a warning)
     and ``trajectory.failed_problem`` holds that step's Problem; ``on_failure="raise"`` raises
     :class:`~contactmodel.errors.SolverError` instead. Other keywords go to :func:`cm.solve`.
@@ -587,6 +620,7 @@ def simulate(
         solver_options,
         warm_start,
         collide,
+        reuse,
     )
     n_steps = int(np.floor(t_end / sim.h + 1e-9))
     traj = Trajectory.start(sim, solver)
@@ -600,10 +634,11 @@ def simulate(
         if contacts:
             problem, reused = sim.problem_for(step, contacts)
             t3 = time.perf_counter()
-            x0 = sim._x if (warm_start and reused) else None
+            x0 = sim.start(problem, reused) if warm_start else None
             solution = solve(problem, solver=solver, x0=x0, **solver_options)
-            if not solution.ok and reused:
-                # the reused model failed: solve the step once more on a model built afresh
+            if not solution.ok and (reused or x0 is not None):
+                # the reused model or the warm start failed: solve the step once more on a model
+                # built afresh, from the solver's own start
                 problem, reused = sim.rebuild(step), False
                 solution = solve(problem, solver=solver, **solver_options)
             if not solution.ok:
@@ -617,7 +652,7 @@ def simulate(
                     raise SolverError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
                 break
-            sim._x = solution.x
+            sim.solved(problem, solution.x)
             p = problem.force_vector()
         else:
             problem, reused, solution, t3 = None, False, None, time.perf_counter()
