@@ -7,7 +7,8 @@
 - :func:`verify`: residuals per pair, friction-set membership, colinearity, Trinkle et al. (1997) Prop. 1;
 - :func:`diagnose`: ranks, definiteness, matrix classes, existence/uniqueness conditions;
 - :func:`decide`: existence/uniqueness with certificates (Farkas ray, pattern MILP, P-matrix);
-- :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs.
+- :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs;
+- :func:`theorem1`: Andreani et al.'s (2002) Theorem 1 hypotheses at an MNCPOpt point.
 
 References:
 
@@ -51,6 +52,7 @@ from contactmodel.analysis.modes import (
     pattern_label,
 )
 from contactmodel.analysis.multiple import SolutionSet, all_solutions
+from contactmodel.analysis.theorem1 import Theorem1, theorem1
 from contactmodel.analysis.verify import VerificationReport, friction_excess, verify
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "ModeCone",
     "PatternLabel",
     "SolutionSet",
+    "Theorem1",
     "VerificationReport",
     "Verdict",
     "WrenchMap",
@@ -91,6 +94,7 @@ __all__ = [
     "plot_disc_cones",
     "schur_condition",
     "span_form",
+    "theorem1",
     "verify",
     "wrench_map",
 ]

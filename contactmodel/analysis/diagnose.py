@@ -37,6 +37,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from contactmodel.analysis import matrices as mx
+from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.assembly import Assembly
 from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
@@ -222,29 +223,21 @@ def _existence_conditions(problem: Problem, d: Diagnosis) -> None:
 
 
 def schur_condition(problem: Problem, x) -> dict[str, object]:
-    """Andreani et al. (2002) Theorem 1 at the MCP point x: J/g_v row sufficient and an S-matrix."""
+    """Andreani et al. (2002) Theorem 1 at the MCP point x: J/g_v row sufficient and an S-matrix
+    (:func:`contactmodel.analysis.theorem1.theorem1`; ``holds`` leaves stationarity out)."""
     mcp = problem.compile().mcp
-    x = np.asarray(x, dtype=float)
-    J = mcp.J(x)
-    J = J.toarray() if hasattr(J, "toarray") else np.asarray(J)
-    free = np.isinf(mcp.lb) & np.isinf(mcp.ub)
-    u, v = np.flatnonzero(~free), np.flatnonzero(free)
-    out: dict[str, object] = {"u": len(u), "v": len(v)}
-    if len(v):
-        gv = J[np.ix_(v, v)]
-        cond = np.linalg.cond(gv)
-        out["cond_g_v"] = float(cond)
-        if not np.isfinite(cond) or cond > 1e12:
-            out.update(holds=False, text=f"g_v is singular (condition {cond:.2e}): no Schur complement")
-            return out
-        S = J[np.ix_(u, u)] - J[np.ix_(u, v)] @ np.linalg.solve(gv, J[np.ix_(v, u)])
-    else:
-        S = J[np.ix_(u, u)]
-    rs = mx.is_row_sufficient(S)
-    sm = mx.is_s_matrix(S)
-    out.update(row_sufficient=rs, s_matrix=sm, holds=bool(rs.value and sm.value))
+    t = theorem1(mcp, np.asarray(x, dtype=float))
+    out: dict[str, object] = {"u": int(np.isfinite(mcp.lb).sum()), "v": int(np.isinf(mcp.lb).sum())}
+    if out["v"]:
+        out["cond_g_v"] = t.g_v_condition
+    if t.schur is None:
+        text = f"g_v is singular (condition {t.g_v_condition:.2e}): no Schur complement"
+        out.update(holds=False, text=text)
+        return out
+    out.update(row_sufficient=t.row_sufficient, s_matrix=t.s_matrix, holds=t.schur_holds)
     out["text"] = (
-        f"Schur complement of order {len(u)}: row sufficient {rs.text()}, S-matrix {sm.text()} -> "
+        f"Schur complement of order {t.schur.shape[0]}: row sufficient {t.row_sufficient.text()}, "
+        f"S-matrix {t.s_matrix.text()} -> "
         + ("the stationary point solves the MNCP" if out["holds"] else "not guaranteed")
     )
     return out

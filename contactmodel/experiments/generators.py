@@ -344,6 +344,15 @@ def scara_matrix() -> np.ndarray:
     return np.array(cm.assemble(_example("scara_grasp").build(sliding=False)).A, dtype=float)
 
 
+#: Ipopt options for the SCARA MNCPs (Andreani et al. (2002) §4.2.1): bound_push = 1 starts every
+#: bounded variable (c_n, lambda, z) at >= 1 instead of ~1e-2 above the model's x = 0, where
+#: c_n = lambda = 0 makes g_v singular at both contacts (Theorem 1 cannot hold there, and 25 of the
+#: 26 failures from that start end at such points); acceptable_iter = 0 keeps Ipopt from stopping at
+#: its "acceptable" level (seed 180: objective 8e-12 with the cone law 5e-4 off).
+#: ``benchmarks/scara_theorem1.py`` compares the two starts.
+SCARA_IPOPT_INTERIOR: dict = {"native": {"bound_push": 1.0, "acceptable_iter": 0}}
+
+
 def scara_b(seed: int) -> np.ndarray:
     """b drawn uniformly in [-5, 5]^6 with ``default_rng(seed)``."""
     return np.random.default_rng(seed).uniform(-5.0, 5.0, 6)

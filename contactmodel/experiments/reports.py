@@ -232,17 +232,14 @@ def scara(rows: Sequence[dict]) -> list[dict]:
 def _transitions(rows: Sequence[dict]) -> list[dict]:
     rolling = [r for r in rows if not r["instance"].get("sliding")]
     out = []
-    for solver in sorted({r["solver"] for r in rolling}):
-        cone = {
-            r["instance"]["seed"]: r for r in rolling if r["solver"] == solver and r["friction"] == "cone"
-        }
-        pyr = {
-            r["instance"]["seed"]: r for r in rolling if r["solver"] == solver and r["friction"] == "pyramid"
-        }
+    for label in sorted({r["label"] for r in rolling}):
+        mine = [r for r in rolling if r["label"] == label]
+        cone = {r["instance"]["seed"]: r for r in mine if r["friction"] == "cone"}
+        pyr = {r["instance"]["seed"]: r for r in mine if r["friction"] == "pyramid"}
         both = [s for s in cone if s in pyr and ok(cone[s]) and ok(pyr[s])]
         if not both:
             continue
-        entry: dict[str, Any] = {"comparison": f"transition agreement, cone vs pyramid, {solver}"}
+        entry: dict[str, Any] = {"comparison": f"transition agreement, cone vs pyramid, {label}"}
         entry["both_solved"] = len(both)
         for k in (0, 1):
             same = sum(
@@ -250,7 +247,7 @@ def _transitions(rows: Sequence[dict]) -> list[dict]:
                 for s in both
             )
             entry[f"agree_cp{k + 1}"] = _r(same / len(both))
-        if solver == "ipopt":
+        if label == "ipopt":
             entry.update({f"paper_{k}": v for k, v in PAPER_TRANSITIONS.items()})
         out.append(entry)
     return out

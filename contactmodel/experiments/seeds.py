@@ -33,7 +33,7 @@ from typing import Any
 
 from contactmodel.errors import UnknownNameError
 from contactmodel.experiments import reports
-from contactmodel.experiments.generators import MU_GRID, rod_cube_grid, table1_instances
+from contactmodel.experiments.generators import MU_GRID, SCARA_IPOPT_INTERIOR, rod_cube_grid, table1_instances
 from contactmodel.experiments.runner import DECIDE, Store, Task, run
 
 STORE = "runs.sqlite"
@@ -88,10 +88,14 @@ def seed000_report(rows: list[dict], out: Path) -> list[dict]:
     return summary
 
 
+#: (sliding, friction, ((label, solver, settings), ...)); "ipopt interior" starts Ipopt inside the
+#: bounds (generators.SCARA_IPOPT_INTERIOR), "ipopt" from the model's x = 0
+_PLAIN = (("newton", "newton", {}), ("lemke", "lemke", {}))
+_IPOPT = (("ipopt", "ipopt", {}), ("ipopt interior", "ipopt", SCARA_IPOPT_INTERIOR))
 SEED001_VARIANTS = (
-    (True, "cone", (("ipopt", "ipopt"), ("newton", "newton"), ("lemke", "lemke"))),
-    (False, "cone", (("ipopt", "ipopt"), ("newton", "newton"))),
-    (False, "pyramid", (("ipopt", "ipopt"), ("newton", "newton"), ("lemke", "lemke"))),
+    (True, "cone", (_IPOPT[0], *_PLAIN)),
+    (False, "cone", (*_IPOPT, _PLAIN[0])),
+    (False, "pyramid", (*_IPOPT, *_PLAIN)),
 )
 
 
@@ -102,14 +106,14 @@ def seed001_tasks(limit: int | None, time_limit: float | None) -> list[Task]:
             {"family": "scara", "seed": s, "sliding": sliding},
             solver,
             friction,
-            {},
+            settings,
             time_limit,
             SCARA,
             label,
         )
         for s in seeds
         for sliding, friction, solvers in SEED001_VARIANTS
-        for label, solver in solvers
+        for label, solver, settings in solvers
     ]
 
 
