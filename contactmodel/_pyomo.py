@@ -16,7 +16,10 @@
 
 # ruff: noqa: I001, F401  (the order is the point: SciPy, then Pyomo; the names are re-exported)
 
+import contextlib
+import gc
 import sys
+from collections.abc import Iterator
 
 import scipy
 
@@ -47,3 +50,43 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.mpec import Complementarity, complements
 from pyomo.mpec.complementarity import ComplementarityData
 from pyomo.repn import generate_standard_repn
+
+
+@contextlib.contextmanager
+def building() -> Iterator[None]:
+    """Build a large graph of objects (a model, its compilation) without the cyclic garbage
+    collector: paused while building (Pyomo's PauseGC, as Pyomo's own writers do), then the new
+    objects handed to its oldest generation at once (:func:`settle`). Otherwise the next two
+    young collections each walk the whole new model (1000 contacts: ~0.15 s of a quiet machine's
+    compile and first solve)."""
+    with PauseGC():
+        yield
+        settle()
+
+
+#: objects handed to the oldest generation between two full collections; past it (from the second
+#: model on), :func:`settle` runs a full collection instead, so models built and dropped in a loop
+#: are still freed
+SETTLE_LIMIT = 500_000
+_settled = {"objects": 0, "full": -1}
+
+
+def settle() -> None:
+    """Move every object the collector tracks into its oldest generation without a pass over
+    them (``gc.freeze()`` then ``gc.unfreeze()``). They stay collectable: the next full collection
+    examines them like any old object. Once :data:`SETTLE_LIMIT` objects were moved since the
+    last full collection, the next model gets a full collection instead. Nothing is done when
+    the program keeps objects frozen itself (``gc.get_freeze_count()``)."""
+    if gc.get_freeze_count():
+        return
+    full = gc.get_stats()[-1]["collections"]
+    if full != _settled["full"]:
+        _settled.update(objects=0, full=full)
+    new = gc.get_count()[0]  # tracked objects made since the last young collection
+    if _settled["objects"] and _settled["objects"] + new > SETTLE_LIMIT:
+        gc.collect()
+        _settled.update(objects=0, full=gc.get_stats()[-1]["collections"])
+        return
+    gc.freeze()
+    gc.unfreeze()
+    _settled["objects"] += new

@@ -32,7 +32,7 @@ from contactmodel._pyomo import (
     Complementarity,
     LinearExpression,
     MonomialTermExpression,
-    PauseGC,
+    building,
     complements,
     pe,
 )
@@ -47,7 +47,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import CompiledMCP, compile_model
+from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -124,7 +124,7 @@ class Problem:
         ``model.b`` are re-read, and edits of them by hand taken into the assembly the checks use."""
         compiled = self._compiled
         if compiled is None or refresh or compiled.structure.changed():
-            with PauseGC():  # see formulate
+            with building():  # see formulate
                 self._compiled = compile_model(self.model)
         else:
             compiled.update()
@@ -262,15 +262,21 @@ def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]
     return laws
 
 
-def _row_expressions(K: sp.csr_matrix, variables: list, constants) -> list:
+def _row_expressions(K: sp.csr_matrix, variables: list, constants, model: pe.Block) -> list:
     """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row: one
-    LinearExpression of number * variable terms each (read directly by the compiler)."""
+    LinearExpression of number * variable terms each, recorded on ``model`` with its lists so the
+    compiler reads them without walking the terms (see ``mcp.compile.LINEAR_ROWS``)."""
     data, cols, ptr = K.data.tolist(), K.indices.tolist(), K.indptr.tolist()
+    known = model.__dict__.setdefault(LINEAR_ROWS, {})
     exprs = []
     for r in range(K.shape[0]):
-        terms = [MonomialTermExpression((data[k], variables[cols[k]])) for k in range(ptr[r], ptr[r + 1])]
+        lo, hi = ptr[r], ptr[r + 1]
+        coefs, row_vars = data[lo:hi], [variables[j] for j in cols[lo:hi]]
+        terms = [MonomialTermExpression(t) for t in zip(coefs, row_vars)]
         terms.append(constants[r])
-        exprs.append(LinearExpression(terms))
+        expr = LinearExpression(terms)
+        known[id(expr)] = (expr, coefs, row_vars, constants[r])
+        exprs.append(expr)
     return exprs
 
 
@@ -282,9 +288,9 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
     ``"reduced"`` or ``"sparse"``.
     """
     # A model is a large graph of new objects; the cyclic garbage collector's passes over it cost
-    # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, as
-    # Pyomo's own writers do.
-    with PauseGC():
+    # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, and
+    # the objects handed to its oldest generation afterwards (see ``building``).
+    with building():
         return _formulate(system, friction, Form.parse(form))
 
 
@@ -447,7 +453,7 @@ class ReducedForm(FormModel):
         model.b = pe.Param(range(assembly.m), mutable=True, initialize=dict(enumerate(assembly.b)))
         K = (assembly.A_sparse @ T).tocsr()
         K.eliminate_zeros()
-        return _row_expressions(K, variables, model.b)
+        return _row_expressions(K, variables, model.b, model)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
@@ -476,10 +482,10 @@ class SparseForm(FormModel):
 
         # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
         NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
-        model.newton_euler = Complementarity(range(len(free)))
-        for k, expr in enumerate(_row_expressions(NE, nd + variables, model.f)):
-            model.newton_euler[k] = complements(expr == 0, nd[k])
-        return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias)
+        model.newton_euler = rows = Complementarity(range(len(free)))
+        for k, expr in enumerate(_row_expressions(NE, nd + variables, model.f, model)):
+            rows._setitem_when_not_present(k, complements(expr == 0, nd[k]))  # k: in the index
+        return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias, model)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """nu_dot from the dynamics at forces c."""

@@ -81,3 +81,71 @@ def test_response_equals_the_accelerations_and_the_motion_apart(form) -> None:
     np.testing.assert_array_equal(motion.nu_dot, alone.nu_dot)
     np.testing.assert_array_equal(motion.efforts, alone.efforts)
     assert motion.bodies == alone.bodies and motion.joints == alone.joints
+
+
+def test_a_formulated_model_is_handed_to_the_oldest_generation_and_still_freed(monkeypatch) -> None:
+    """After formulate the model's objects sit in the collector's oldest generation (no young pass
+    walks them); models built and dropped in a loop are still collected once SETTLE_LIMIT objects
+    were settled."""
+    import gc
+    import weakref
+
+    from contactmodel import _pyomo
+
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert id(problem.model) in oldest and id(problem.block(problem.contact_names[0])) in oldest
+    monkeypatch.setattr(_pyomo, "SETTLE_LIMIT", 2000)  # a few small models
+    gc.disable()  # only settle's own full collections
+    try:
+        dropped = []
+        for _ in range(8):
+            p = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+            dropped.append(weakref.ref(p.model))
+            del p
+        assert any(ref() is None for ref in dropped[:-2])  # cycles freed without gc.enable
+    finally:
+        gc.enable()
+
+
+def _same_mcp(a, b) -> None:
+    assert list(a.names) == list(b.names)
+    np.testing.assert_array_equal(a.lb, b.lb)
+    np.testing.assert_array_equal(a.ub, b.ub)
+    x = np.random.default_rng(5).uniform(-1.0, 2.0, a.n)
+    np.testing.assert_array_equal(a.F(x), b.F(x))
+    np.testing.assert_array_equal(a.J(x).toarray(), b.J(x).toarray())
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_rows_recorded_at_formulation_compile_like_rows_read_term_by_term(law, form) -> None:
+    """The formulation records its array-built rows for the compiler; without the record (every
+    term read from the expressions) the MCP is the same, and so are its constants after an edit."""
+    from contactmodel.mcp.compile import LINEAR_ROWS, compile_model
+
+    problem = cm.formulate(CASE.build(), friction=law, form=form)
+    assert problem.model.__dict__[LINEAR_ROWS]
+    fast = compile_model(problem.model)
+    record = problem.model.__dict__.pop(LINEAR_ROWS)
+    slow = compile_model(problem.model)
+    _same_mcp(fast.mcp, slow.mcp)
+    param = problem.model.b if form == "reduced" else problem.model.f
+    param[0] = param[0].value + 0.75
+    fast.update()
+    slow.update()
+    _same_mcp(fast.mcp, slow.mcp)
+    problem.model.__dict__[LINEAR_ROWS] = record
+
+
+def test_a_row_replaced_after_formulation_is_read_from_the_model() -> None:
+    """An acceleration expression replaced by hand is not in the record: the new one is read."""
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    name = problem.contact_names[0]
+    before = problem.compile().mcp
+    row = next(i for i, v in enumerate(problem.compile().variables) if v is problem.block(name).c_n)
+    blk = problem.block(name)
+    blk.accel["n"] = blk.accel["n"].expr + 2.0
+    after = problem.compile(refresh=True).mcp
+    x = np.zeros(after.n)
+    assert after.F(x)[row] == pytest.approx(before.F(x)[row] + 2.0)

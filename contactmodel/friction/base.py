@@ -232,9 +232,9 @@ def declare_pairs(blk: pe.Block) -> None:
     while (index := model.component(f"pair_keys_{i}")) is not None and tuple(index) != keys:
         i += 1
     index = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
-    blk.pairs = Complementarity(index)
-    for key, pair in pending.items():
-        blk.pairs[key] = pair
+    blk.pairs = pairs = Complementarity(index)
+    for key, pair in pending.items():  # keys of the index, in order: no index check needed
+        pairs._setitem_when_not_present(key, pair)
 
 
 def normal_force(blk: pe.Block) -> pe.Var:

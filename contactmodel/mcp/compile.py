@@ -176,7 +176,7 @@ def _split(cdata):
     for first, second in ((a, b), (b, a)):
         if isinstance(first, EqualityExpression) and _is_var(second):
             lhs, rhs = first.args
-            return second, -np.inf, np.inf, lhs - rhs
+            return second, -np.inf, np.inf, _minus(lhs, rhs)
         if isinstance(first, RangedExpression) and _is_var(first.args[1]):
             lo, var, hi = first.args
             return var, pe.value(lo), pe.value(hi), second
@@ -185,11 +185,16 @@ def _split(cdata):
             lhs, rhs = first.args
             if _is_var(rhs) and not _involves_vars(lhs):  # L <= x
                 slhs, srhs = second.args
-                return rhs, pe.value(lhs), np.inf, srhs - slhs  # F = rhs - lhs >= 0
+                return rhs, _number(lhs), np.inf, _minus(srhs, slhs)  # F = rhs - lhs >= 0
     raise FormulationError(
         f"complementarity '{cdata.name}' has an unsupported shape; use 'x >= L _|_ expr >= 0', "
         "'expr == 0 _|_ x' (x free) or 'L <= x <= U _|_ expr'"
     )
+
+
+def _minus(a, b):
+    """a - b, without a new expression when b is the number 0 (as in ``expr >= 0``)."""
+    return a if b.__class__ in native_numeric_types and b == 0 else a - b
 
 
 def _cone_rows(blk: SOCComplementarityData) -> list:
@@ -207,7 +212,7 @@ def _cone_rows(blk: SOCComplementarityData) -> list:
 
 
 def _number(c) -> float:
-    return c if c.__class__ is float else pe.value(c)
+    return c if c.__class__ in native_numeric_types else pe.value(c)
 
 
 def _involves_vars(expr) -> bool:
@@ -223,7 +228,8 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     variables = [p[0] for p in pairs]
     lb = np.array([p[1] for p in pairs], dtype=float)
     ub = np.array([p[2] for p in pairs], dtype=float)
-    rows, terms = _read_rows(pairs, _column_finder(variables))
+    known = getattr(model.model(), LINEAR_ROWS, None) or {}
+    rows, terms = _read_rows(pairs, _column_finder(variables), known)
     compiled = CompiledMCP(
         mcp=None, variables=variables, rows=rows, _q_linear=np.zeros(len(rows)), structure=structure
     )
@@ -269,10 +275,11 @@ def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list, di
     for comp in model.component_data_objects(kinds, active=True, descend_into=True):
         if isinstance(comp, ComplementarityData):
             var, lb, ub, expr = _split(comp)
-            if var.lb is not None:
-                lb = max(lb, var.lb)
-            if var.ub is not None:
-                ub = min(ub, var.ub)
+            vlb, vub = var.bounds
+            if vlb is not None:
+                lb = max(lb, vlb)
+            if vub is not None:
+                ub = min(ub, vub)
             pair_rows[id(comp)] = len(pairs)
             pairs.append((var, lb, ub, expr))
         elif isinstance(comp, SOCComplementarityData):
@@ -306,6 +313,7 @@ def _column_finder(variables: list):
                 "condition: fix it or pair it with an equation"
             ) from None
 
+    col.position = position  # id -> column, for reading many at once
     return col
 
 
@@ -322,20 +330,25 @@ class _Terms:
     nonlinear: list[_Nonlinear]
 
 
-def _read_rows(pairs: list[tuple], col) -> tuple[list[_Row], _Terms]:
-    """Each row's constant (kept symbolic, for :meth:`CompiledMCP.update`) and its terms."""
+def _read_rows(pairs: list[tuple], col, known: dict) -> tuple[list[_Row], _Terms]:
+    """Each row's constant (kept symbolic, for :meth:`CompiledMCP.update`) and its terms
+    (``known``: the model's recorded linear expressions, see :data:`LINEAR_ROWS`)."""
     n = len(pairs)
     li, lj, lv = [], [], []
     qi, qa, qb, qv = [], [], [], []
     nonlinear = []
     rows = []
+    position = col.position
     for i, (_var, _lb, _ub, expr) in enumerate(pairs):
-        linear = _linear_terms(expr)
+        linear = _linear_terms(expr, known)
         if linear is not None:  # the common case, read without the general repn
             constant, coefs, lvars = linear
             rows.append(_Row(constant))
             li.extend([i] * len(lvars))
-            lj.extend([col(v) for v in lvars])
+            try:
+                lj.extend(map(position.__getitem__, map(id, lvars)))
+            except KeyError:
+                lj.extend([col(v) for v in lvars])  # names the unmatched variable
             lv.extend(coefs)
             continue
         repn = generate_standard_repn(expr, compute_values=False, quadratic=True)
@@ -363,23 +376,41 @@ def _read_rows(pairs: list[tuple], col) -> tuple[list[_Row], _Terms]:
     return rows, terms
 
 
-def _linear_terms(expr) -> tuple[object, list[float], list] | None:
+#: name of a dict a model may carry: id(LinearExpression) -> (that expression, its coefficients,
+#: its variables, its constant), for rows built from arrays (the formulation's accelerations and
+#: Newton-Euler rows): read from the lists instead of term by term. An entry is used only for the
+#: very object it names (the entry holds it, so its id is not reused) and only while none of its
+#: variables is fixed; an expression replaced in the model is simply not found.
+LINEAR_ROWS = "_contactmodel_linear_rows"
+
+_FIXED = attrgetter("fixed")
+
+
+def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float], list] | None:
     """(constant, coefficients, variables) of a row that is a sum of numbers, Params (constants
     kept symbolic, for :meth:`CompiledMCP.update`), unfixed variables and number * variable terms,
     nested through sums, negations and named Expressions; None for any other row (it is read by
-    Pyomo's standard repn). Much faster than the general repn on the rows the laws write."""
+    Pyomo's standard repn). Much faster than the general repn on the rows the laws write.
+    ``known``: recorded linear expressions (see :data:`LINEAR_ROWS`)."""
     coefs: list[float] = []
     lvars: list = []
     number = 0.0
     symbolic: list = []  # (scale, constant Pyomo object)
     stack = [(1.0, expr)]
+    kinds = _KINDS
     while stack:
         scale, e = stack.pop()
-        cls = e.__class__
-        if cls in native_numeric_types:
-            number += scale * e
-        elif cls is LinearExpression or cls is SumExpression or cls is MonomialTermExpression:
-            for a in (e,) if cls is MonomialTermExpression else e.args:
+        kind = kinds.get(e.__class__) or _kind(e)
+        if kind is _SUM:
+            if known and (hit := known.get(id(e))) is not None and hit[0] is e:
+                _, hcoefs, hvars, hconst = hit
+                if any(map(_FIXED, hvars)):
+                    return None
+                coefs.extend(hcoefs if scale == 1.0 else [scale * c for c in hcoefs])
+                lvars.extend(hvars)
+                stack.append((scale, hconst))
+                continue
+            for a in e.args:
                 if a.__class__ is MonomialTermExpression:
                     coef, var = a.args
                     if coef.__class__ not in native_numeric_types or var.fixed:
@@ -388,16 +419,24 @@ def _linear_terms(expr) -> tuple[object, list[float], list] | None:
                     lvars.append(var)
                 else:
                     stack.append((scale, a))
-        elif cls is NegationExpression:
-            stack.append((-scale, e.args[0]))
-        elif e.is_named_expression_type():
-            stack.append((scale, e.expr))
-        elif e.is_variable_type():
+        elif kind is _VAR:
             if e.fixed:
                 return None
             coefs.append(scale)
             lvars.append(e)
-        elif not e.is_potentially_variable():
+        elif kind is _NAMED:
+            stack.append((scale, e.expr))
+        elif kind is _NUMBER:
+            number += scale * e
+        elif kind is _MONOMIAL:
+            coef, var = e.args
+            if coef.__class__ not in native_numeric_types or var.fixed:
+                return None
+            coefs.append(scale * coef)
+            lvars.append(var)
+        elif kind is _NEGATION:
+            stack.append((-scale, e.args[0]))
+        elif kind is _CONSTANT:
             symbolic.append((scale, e))
         else:
             return None
@@ -408,6 +447,33 @@ def _linear_terms(expr) -> tuple[object, list[float], list] | None:
     else:
         constant = number + sum(k * c for k, c in symbolic)
     return constant, coefs, lvars
+
+
+# what _linear_terms does with a node, by its class (decided once per class)
+_NUMBER, _SUM, _MONOMIAL, _NEGATION, _NAMED, _VAR, _CONSTANT, _OTHER = range(1, 9)  # all true
+_KINDS: dict[type, int] = {}
+
+
+def _kind(e) -> int:
+    cls = e.__class__
+    if cls in native_numeric_types:
+        kind = _NUMBER
+    elif cls is LinearExpression or cls is SumExpression:
+        kind = _SUM
+    elif cls is MonomialTermExpression:
+        kind = _MONOMIAL
+    elif cls is NegationExpression:
+        kind = _NEGATION
+    elif e.is_named_expression_type():
+        kind = _NAMED
+    elif e.is_variable_type():
+        kind = _VAR
+    elif not e.is_potentially_variable():
+        return _CONSTANT  # per object: a Param's mutability does not change its class's answer
+    else:
+        kind = _OTHER
+    _KINDS[cls] = kind
+    return kind
 
 
 class _Functions:

@@ -17,7 +17,7 @@ def _both(model: pe.Block, monkeypatch) -> tuple:
     """(fast, general) compilations of the same model."""
     fast = compile_module.compile_model(model)
     with monkeypatch.context() as patch:
-        patch.setattr(compile_module, "_linear_terms", lambda expr: None)
+        patch.setattr(compile_module, "_linear_terms", lambda expr, known=None: None)
         general = compile_module.compile_model(model)
     return fast, general
 
