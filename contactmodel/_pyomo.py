@@ -64,29 +64,31 @@ def building() -> Iterator[None]:
         settle()
 
 
-#: objects handed to the oldest generation between two full collections; past it (from the second
-#: model on), :func:`settle` runs a full collection instead, so models built and dropped in a loop
-#: are still freed
+#: objects handed to the oldest generation between two full collections (at least; twice the
+#: largest model so handed if more); past it, :func:`settle` runs a full collection instead, so
+#: models built and dropped in a loop are still freed
 SETTLE_LIMIT = 500_000
-_settled = {"objects": 0, "full": -1}
+_settled = {"objects": 0, "largest": 0, "full": -1}
 
 
 def settle() -> None:
     """Move every object the collector tracks into its oldest generation without a pass over
     them (``gc.freeze()`` then ``gc.unfreeze()``). They stay collectable: the next full collection
-    examines them like any old object. Once :data:`SETTLE_LIMIT` objects were moved since the
-    last full collection, the next model gets a full collection instead. Nothing is done when
-    the program keeps objects frozen itself (``gc.get_freeze_count()``)."""
+    examines them like any old object. Once more than :data:`SETTLE_LIMIT` objects, or twice the
+    largest batch, were moved since the last full collection, a full collection runs instead
+    (one model and its compilation are always settled). Nothing is done when the program keeps
+    objects frozen itself (``gc.get_freeze_count()``)."""
     if gc.get_freeze_count():
         return
     full = gc.get_stats()[-1]["collections"]
     if full != _settled["full"]:
-        _settled.update(objects=0, full=full)
+        _settled.update(objects=0, largest=0, full=full)
     new = gc.get_count()[0]  # tracked objects made since the last young collection
-    if _settled["objects"] and _settled["objects"] + new > SETTLE_LIMIT:
+    largest = max(_settled["largest"], new)
+    if _settled["objects"] and _settled["objects"] + new > max(SETTLE_LIMIT, 2 * largest):
         gc.collect()
-        _settled.update(objects=0, full=gc.get_stats()[-1]["collections"])
+        _settled.update(objects=0, largest=0, full=gc.get_stats()[-1]["collections"])
         return
     gc.freeze()
     gc.unfreeze()
-    _settled["objects"] += new
+    _settled.update(objects=_settled["objects"] + new, largest=largest)

@@ -32,6 +32,8 @@ class LawGroup:
     contacts: np.ndarray
     rows: np.ndarray
     contexts: list[ContactContext]
+    plan: list | None = field(default=None, repr=False)  # the law's residual_plan, once asked
+    planned: bool = field(default=False, repr=False)
 
 
 @dataclass
@@ -69,6 +71,8 @@ class Layout:
     groups: list[LawGroup]
     rows_by_name: dict[str, list[int]] = field(repr=False)
     _fsets: dict = field(default_factory=dict, repr=False)
+    #: the modes' pair verdicts by (friction set, sliding, mode, label, keys, states), made once
+    verdicts: dict = field(default_factory=dict, repr=False)
     _sets: SetArrays | None = field(default=None, repr=False)
 
     @classmethod
@@ -148,7 +152,12 @@ class Layout:
         (:meth:`~contactmodel.friction.base.FrictionLaw.law_residuals`, one call per group)."""
         out = np.zeros(len(self.names))
         for g in self.groups:
-            out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows])
+            if not g.planned:
+                g.plan, g.planned = g.law.residual_plan(g.contexts), True
+            if g.plan is not None:  # the base residual, with what it decides kept
+                out[g.contacts] = g.law._set_residuals(g.contexts, c[g.rows], a[g.rows], g.plan)
+            else:
+                out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows])
         return out
 
 

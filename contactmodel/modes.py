@@ -262,9 +262,11 @@ def found_modes(
     compiled: CompiledMCP,
     forces: np.ndarray,
     accelerations: np.ndarray | None = None,
+    F: np.ndarray | None = None,
 ) -> list[Found]:
     """Every contact's mode at the MCP point x with contact forces ``forces`` (m,) (see
-    :func:`contact_modes`), as plain tuples: the dispatcher makes its results from them."""
+    :func:`contact_modes`), as plain tuples: the dispatcher makes its results from them.
+    ``F``: the MCP's F(x), when the caller has it."""
     asm = problem.assembly
     c = np.asarray(forces, dtype=float)
     a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
@@ -272,7 +274,7 @@ def found_modes(
     names = layout.names
     eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
     pa = _pair_arrays(problem, compiled, names)
-    states_all = _pair_states(pa, x, compiled.mcp.F(x), eps)
+    states_all = _pair_states(pa, x, compiled.mcp.F(x) if F is None else F, eps)
     cn, an = c[layout.normal], a[layout.normal]
     sets = layout.friction_sets()
     separate = (cn <= eps) & (an > eps)
@@ -283,7 +285,7 @@ def found_modes(
     v = asm.v if any(sliding) else None
     eps_list = eps.tolist()
     out: list[Found] = []
-    verdicts: dict[tuple, _Verdict] = {}
+    verdicts = layout.verdicts  # kept with the layout: the same few verdicts solve after solve
     for j, name in enumerate(names):
         fset = sets.fsets[j]
         if separate[j]:

@@ -41,15 +41,19 @@ def LCP(M, q, names: list[str] | None = None) -> MCP:
 
 
 def residual_scale(mcp: MCP) -> float:
-    """max(1, ||F(0)||_inf): the denominator of every relative residual the dispatcher reports."""
-    return max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
+    """max(1, ||F(0)||_inf): the denominator of every relative residual the dispatcher reports
+    (F(0) = q for an affine MCP, F = M x + q)."""
+    F0 = mcp.q if mcp.q is not None and mcp.M is not None else mcp.F(np.zeros(mcp.n))
+    return max(1.0, float(np.max(np.abs(F0), initial=0.0)))
 
 
-def relative_residual(mcp: MCP, x: np.ndarray, scale: float | None = None) -> float:
-    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf) (``scale``: that denominator, when
-    the caller has it)."""
+def relative_residual(
+    mcp: MCP, x: np.ndarray, scale: float | None = None, F: np.ndarray | None = None
+) -> float:
+    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf) (``scale``: that denominator, and
+    ``F``: F(x), when the caller has them)."""
     scale = residual_scale(mcp) if scale is None else scale
-    return float(np.max(np.abs(natural_residual(mcp, x)), initial=0.0)) / scale
+    return float(np.max(np.abs(natural_residual(mcp, x, F)), initial=0.0)) / scale
 
 
 def law_residual(problem: Problem, c: np.ndarray, a: np.ndarray) -> float:
@@ -198,7 +202,8 @@ def assess(
     mcp = target.mcp if contact_problem else target
     x = None if result.x is None else np.asarray(result.x, dtype=float)
     scale = residual_scale(mcp)
-    residual = relative_residual(mcp, x, scale) if x is not None else float("inf")
+    Fx = mcp.F(x) if x is not None else None  # once: the residual and the modes read it
+    residual = relative_residual(mcp, x, scale, Fx) if x is not None else float("inf")
     checks: dict[str, float] = {}
     message = result.message
     point = None
@@ -226,19 +231,24 @@ def assess(
     )
     if point is not None and solution.ok:
         t2 = time.perf_counter()
-        _fill_contact_results(problem, target, point, solution, accept_tol)
+        _fill_contact_results(problem, target, point, solution, accept_tol, Fx)
         timings["verify"] = time.perf_counter() - t2
     return solution
 
 
 def _fill_contact_results(
-    problem: Problem, compiled: CompiledMCP, point: PhysicalPoint, solution: Solution, tol: float
+    problem: Problem,
+    compiled: CompiledMCP,
+    point: PhysicalPoint,
+    solution: Solution,
+    tol: float,
+    F: np.ndarray | None = None,
 ) -> None:
     """Contact modes, forces and accelerations, body and joint results and the physical checks
-    of an accepted answer."""
+    of an accepted answer (``F``: the MCP's F at the answer, when known)."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = found_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations)
+    found = found_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F)
     forces, accels = point.forces.tolist(), point.accelerations.tolist()
     rows = point.rows
     solution.contacts.extend(

@@ -149,3 +149,32 @@ def test_a_row_replaced_after_formulation_is_read_from_the_model() -> None:
     after = problem.compile(refresh=True).mcp
     x = np.zeros(after.n)
     assert after.F(x)[row] == pytest.approx(before.F(x)[row] + 2.0)
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+def test_residual_scale_read_from_q_equals_F_at_zero(form) -> None:
+    from contactmodel.solve import residual_scale
+
+    for law in LAWS:
+        mcp = cm.formulate(CASE.build(), friction=law, form=form).compile().mcp
+        expected = max(1.0, float(np.max(np.abs(mcp.F(np.zeros(mcp.n))), initial=0.0)))
+        assert residual_scale(mcp) == expected
+
+
+@pytest.mark.parametrize("law", LAWS, ids=repr)
+def test_law_residuals_with_a_kept_plan_equal_the_contact_by_contact_residual(law) -> None:
+    """The layout keeps what each law's residual decides (its plan) for the next points: at
+    several points the result is each contact's own law_residual."""
+    from contactmodel.layout import layout_of
+
+    problem = cm.formulate(CASE.build(), friction=law)
+    layout = layout_of(problem)
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        c, a = rng.normal(size=problem.assembly.m), rng.normal(size=problem.assembly.m)
+        each = [
+            law.law_residual(problem.contexts[name], c[rows], a[rows])
+            for name, rows in zip(layout.names, layout.rows)
+        ]
+        np.testing.assert_allclose(layout.law_residuals(c, a), each, rtol=1e-12, atol=1e-15)
+    assert all(g.planned for g in layout.groups)

@@ -74,6 +74,11 @@ def check_coefficient(value, field: str, positive: bool = False) -> float:
     return v
 
 
+#: one step of a law's residual plan: a part of its friction set, the mask of the contacts it
+#: decides, its components' positions in (n, t, o, r)
+_PlanStep = tuple[SetPart, np.ndarray, list[int]]
+
+
 class FrictionLaw(ABC):
     """Base of every friction law (one file per law in this package)."""
 
@@ -152,21 +157,44 @@ class FrictionLaw(ABC):
             return np.array([self.law_residual(c, f, a) for c, f, a in zip(contexts, force, accel)])
         return self._set_residuals(contexts, force, accel)
 
+    def residual_plan(self, contexts: list[ContactContext]) -> list[_PlanStep] | None:
+        """What the base :meth:`law_residual` of these contacts decides, independent of the point:
+        each part of the friction set with the mask of the contacts it decides (some) and its
+        components' positions in (n, t, o, r); kept by the caller for the next points. None for a
+        law with a :meth:`law_residual` or :meth:`law_residuals` of its own."""
+        cls = type(self)
+        own = cls.law_residual is not FrictionLaw.law_residual
+        if own or cls.law_residuals is not FrictionLaw.law_residuals:
+            return None
+        return self._plan(contexts)
+
+    def _plan(self, contexts: list[ContactContext]) -> list[_PlanStep]:
+        """:meth:`residual_plan` of the base residual, for any law."""
+        if not self.describes_set or not len(contexts):
+            return []
+        plan = []
+        for part in self.friction_set().parts:
+            decided = np.array([not ctx.sliding(part.components) for ctx in contexts], dtype=bool)
+            if decided.any():
+                plan.append((part, decided, ["ntor".index(c) for c in part.components]))
+        return plan
+
     def _set_residuals(
-        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+        self,
+        contexts: list[ContactContext],
+        force: np.ndarray,
+        accel: np.ndarray,
+        plan: list[_PlanStep] | None = None,
     ) -> np.ndarray:
-        """The base :meth:`law_residual` of k contacts, vectorized: (k,)."""
+        """The base :meth:`law_residual` of k contacts, vectorized: (k,) (``plan``: their
+        :meth:`residual_plan`, when the caller kept it)."""
         force = np.asarray(force, dtype=float).reshape(len(contexts), -1)
         accel = np.asarray(accel, dtype=float).reshape(force.shape)
         res = np.abs(np.minimum(force[:, 0], accel[:, 0]))
         if not self.describes_set or not len(contexts):
             return res
         cn = np.maximum(force[:, 0], 0.0)
-        for part in self.friction_set().parts:
-            decided = np.array([not ctx.sliding(part.components) for ctx in contexts], dtype=bool)
-            if not decided.any():
-                continue
-            idx = ["ntor".index(c) for c in part.components]
+        for part, decided, idx in self._plan(contexts) if plan is None else plan:
             f = force[decided][:, idx]
             y = f - part.accel_weights * accel[decided][:, idx]
             gap = np.abs(f - part.project_many(cn[decided], y)).max(axis=1)

@@ -469,7 +469,9 @@ def _kind(e) -> int:
     elif e.is_variable_type():
         kind = _VAR
     elif not e.is_potentially_variable():
-        return _CONSTANT  # per object: a Param's mutability does not change its class's answer
+        if not isinstance(e, ParamData):
+            return _CONSTANT  # decided for this object only
+        kind = _CONSTANT  # a Param entry is constant whatever its mutability
     else:
         kind = _OTHER
     _KINDS[cls] = kind

@@ -113,13 +113,14 @@ class MCP:
         )
 
 
-def natural_residual(mcp: MCP, x: np.ndarray) -> np.ndarray:
+def natural_residual(mcp: MCP, x: np.ndarray, F: np.ndarray | None = None) -> np.ndarray:
     """Natural-map residual x - mid(lb, x - F(x), ub), componentwise; zero exactly at solutions.
 
     At the positions of cone blocks it is the fc3d natural map c - Proj_{K_mu}(c - a_hat) instead.
+    ``F``: F(x), when the caller has it.
     """
     x = np.asarray(x, dtype=float)
-    F = mcp.F(x)
+    F = mcp.F(x) if F is None else F
     out = x - np.clip(x - F, mcp.lb, mcp.ub)
     if mcp.cones is not None and mcp.cones.k:
         idx = mcp.cones.index

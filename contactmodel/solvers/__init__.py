@@ -109,7 +109,7 @@ def get(name: str) -> SolverInfo:
 
 
 _LOADED: dict[str, tuple] = {}  # name -> (module, options class), once imported
-_PRESETS: dict[Path, tuple[int, dict]] = {}  # preset file -> (its mtime in ns, its values)
+_PRESETS: dict[str, tuple[int, dict]] = {}  # preset file -> (its mtime in ns, its values)
 
 
 def load(name: str):
@@ -128,34 +128,31 @@ def load(name: str):
 def preset_files(name: str) -> list[Path]:
     """The preset files of solver ``name`` that exist, lowest precedence first: the shipped
     ``CONFIG_DIR/NAME.toml``, then ``NAME.toml`` in the directory named by ``$CONTACTMODEL_PRESETS``."""
+    return [Path(f) for f in _preset_paths(name)]
+
+
+def _preset_paths(name: str) -> list[str]:
+    """:func:`preset_files` as strings (pathlib costs ~30 us a file, most of a small problem's
+    option parsing)."""
     dirs = [str(CONFIG_DIR)]
     user = os.environ.get(USER_CONFIG_ENV)
     if user:
         dirs.append(os.path.expanduser(user))
-    # os.path on strings: pathlib costs ~30 us a file, most of a small problem's option parsing
     files = [os.path.join(d, f"{name}.toml") for d in dirs]
-    return [Path(f) for f in files if os.path.isfile(f)]
+    return [f for f in files if os.path.isfile(f)]
 
 
-def _read_preset(path: Path) -> dict:
-    """The values of one preset file, read again when its modification time changes."""
-    mtime = path.stat().st_mtime_ns
+def _read_preset(path: str) -> tuple[int, dict]:
+    """(modification time, values) of one preset file, read again when its time changes."""
+    mtime = os.stat(path).st_mtime_ns
     cached = _PRESETS.get(path)
     if cached is None or cached[0] != mtime:
         try:
-            with path.open("rb") as fh:
+            with open(path, "rb") as fh:
                 cached = _PRESETS[path] = (mtime, tomllib.load(fh))
         except tomllib.TOMLDecodeError as exc:
             raise SolverError(f"preset file {path} is not valid TOML ({exc}); fix or remove it") from None
-    return copy.deepcopy(cached[1])
-
-
-def _preset(name: str) -> dict:
-    """The merged values of the preset files of ``name`` ({} without any); see :func:`preset_files`."""
-    values: dict = {}
-    for path in preset_files(name):
-        values.update(_read_preset(path))
-    return values
+    return cached
 
 
 def make_options(name: str, overrides: dict):
@@ -165,25 +162,46 @@ def make_options(name: str, overrides: dict):
     A ``native`` table in the file or the overrides is passed through to the underlying code.
     """
     _, options_cls = load(name)
-    defaults = _default_options(options_cls)
-    values = _preset(name)
-    values.update(overrides)
-    unknown = sorted(set(values) - defaults.__dict__.keys())
+    base = _preset_options(name, options_cls)
+    _refuse_unknown(name, overrides, base)
+    # options_cls(**values) without checking the defaults and the preset again (~0.2 ms a call): a
+    # copy of the options made from them (containers copied deeply, as default factories and
+    # the preset's own copy would give new ones), then each override assigned, which checks it
+    # as construction does
+    options = options_cls.__new__(options_cls)
+    options.__dict__.update(
+        {k: copy.deepcopy(v) if isinstance(v, (dict, list)) else v for k, v in base.__dict__.items()}
+    )
+    for key, value in overrides.items():
+        setattr(options, key, value)
+    return options
+
+
+def _refuse_unknown(name: str, values: dict, base) -> None:
+    unknown = sorted(set(values) - base.__dict__.keys())
     if unknown:
         raise SolverError(
             f"unknown option(s) {unknown} for solver '{name}' (from keyword arguments or "
-            f"{[str(p) for p in preset_files(name)]}); its options are {sorted(defaults.__dict__)}"
+            f"{[str(p) for p in preset_files(name)]}); its options are {sorted(base.__dict__)}"
         )
-    # options_cls(**values) without checking each default again (~0.1 ms a call): a copy of the
-    # defaults (containers copied, as default factories would make new ones), then each given
-    # value assigned, which checks it as construction does
-    options = options_cls.__new__(options_cls)
-    options.__dict__.update(
-        {k: copy.copy(v) if isinstance(v, (dict, list)) else v for k, v in defaults.__dict__.items()}
-    )
-    for key, value in values.items():
-        setattr(options, key, value)
-    return options
+
+
+_PRESET_OPTIONS: dict[tuple, object] = {}
+
+
+def _preset_options(name: str, options_cls: type):
+    """``options_cls`` with the values of the preset files of ``name``, checked; made again when
+    the files or their modification times change (never handed out)."""
+    presets = [(path, *_read_preset(path)) for path in _preset_paths(name)]
+    key = (options_cls, tuple((path, mtime) for path, mtime, _ in presets))
+    found = _PRESET_OPTIONS.get(key)
+    if found is None:
+        values: dict = {}
+        for _, _, file_values in presets:
+            values.update(copy.deepcopy(file_values))
+        _refuse_unknown(name, values, _default_options(options_cls))
+        found = _PRESET_OPTIONS[key] = options_cls(**values)
+    return found
 
 
 _DEFAULTS: dict[type, object] = {}
