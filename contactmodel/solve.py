@@ -16,6 +16,7 @@ from threadpoolctl import ThreadpoolController
 from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
+from contactmodel.fallback import FALLBACK_SOLVERS, retry_other_statements
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
 from contactmodel.mcp.compile import CompiledMCP
@@ -82,6 +83,7 @@ def solve(
     x0=None,
     blas_threads: int | None = 1,
     warm_start: bool = False,
+    fallback: bool = True,
     **options,
 ) -> Solution:
     """Solve a contact :class:`Problem` or an :class:`MCP` (e.g. ``cm.LCP(M, q)``).
@@ -96,11 +98,13 @@ def solve(
     stay in ``problem``'s variable order; ``Solution.cone_form`` says which form ran).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
-    2-core machine.
+    2-core machine. ``fallback``: a contact problem newton did not solve is solved again in its
+    other statements (the other form, the cone in the other form; see :mod:`contactmodel.fallback`).
     """
     accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
     if blas_threads is not None:
         blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
+    fallback = validate.boolean(fallback, "solve: fallback", error=OptionError)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     asked = problem
@@ -126,9 +130,24 @@ def solve(
     solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
     if compiled is not None and solution.ok:
         compiled.derived[_LAST_X] = solution.x  # in the order of the problem solved
+    if fallback and problem is asked:
+        solution = _fallback(problem, solution, solver, accept_tol, blas_threads, options)
     if problem is not asked and solution.x is not None:
         solution.x = carry_point(problem, asked, solution.x)
     return solution
+
+
+def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
+    """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback)."""
+    if not isinstance(problem, Problem) or solver not in FALLBACK_SOLVERS:
+        return solution
+    if solution.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
+        return solution
+    return retry_other_statements(
+        problem,
+        solution,
+        lambda twin: solve(twin, solver, accept_tol, None, blas_threads, fallback=False, **options),
+    )
 
 
 #: key of a compilation's last accepted answer (the start of ``solve(..., warm_start=True)``)

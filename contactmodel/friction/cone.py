@@ -105,7 +105,12 @@ class CoulombCone(FrictionLaw):
 
     def as_mncp(self) -> CoulombCone:
         """The same law in the MNCP form, still marked automatic (``auto``) when this one is."""
-        law = CoulombCone(self.mu, self.slack, self.norm_eps, form="mncp")
+        return self.in_form("mncp")
+
+    def in_form(self, form: str) -> CoulombCone:
+        """The same law in ``form`` ("soc" or "mncp"), still marked automatic (``auto``) when this
+        one is; ``form="soc"`` needs ``slack="quadratic"`` (the SOC form has no slack row)."""
+        law = CoulombCone(self.mu, self.slack, self.norm_eps, form=form)
         law.auto = self.auto
         return law
 
@@ -224,6 +229,26 @@ def without_cone_blocks(problem: Problem) -> Problem:
         for name, law in problem.laws.items()
         if isinstance(law, CoulombCone) and law.auto and law.form == "soc"
     }
+    return _with_laws(problem, swap)
+
+
+def in_cone_form(problem: Problem, form: str) -> Problem:
+    """``problem`` with every CoulombCone contact in ``form`` ("soc" or "mncp"), automatic or not
+    (a retry of a solver that did not converge in the other form, see
+    :mod:`contactmodel.fallback`); ``problem`` itself when none changes. MNCP contacts with
+    ``slack="norm"`` have no SOC statement and stay as they are. Built as
+    :func:`without_cone_blocks` builds its problem."""
+    swap = {
+        name: law.in_form(form)
+        for name, law in problem.laws.items()
+        if isinstance(law, CoulombCone) and law.form != form and (form == "mncp" or law.slack == "quadratic")
+    }
+    return _with_laws(problem, swap)
+
+
+def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:
+    """``problem`` reformulated with the laws ``swap`` (contact name -> law) in place of its own,
+    the mutable parameters copied over; ``problem`` itself when ``swap`` is empty."""
     if not swap:
         return problem
     twin = problem.reformulate(friction={**problem.laws, **swap})

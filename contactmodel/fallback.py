@@ -1,0 +1,133 @@
+"""Other statements of a contact problem, tried by :func:`contactmodel.solve` when ``newton`` did not
+solve the one it was given.
+
+One physical problem has several MCPs: the reduced or the sparse form (see
+:mod:`contactmodel.formulation`), and each rolling :class:`~contactmodel.CoulombCone` contact as a
+second-order-cone block or as the MNCP of Trinkle et al. (1997) (see
+:mod:`contactmodel.friction.cone`). Their solutions are the same forces and accelerations, but a
+semismooth Newton method can converge on one and stall on another (other merit function, other
+conditioning). On the 2,100 random scenes of ``benchmarks/fuzz_run.py`` (seed 1, scenes 0-2099)
+newton left 38 unsolved; of the 25 of them that ``cm.decide`` did not prove unsolvable, the
+routes below solved 12.
+
+:func:`retry_other_statements` tries the routes of :func:`alternatives` in order until one is
+solved: the other form; the cone contacts in the other cone form; both changed. Each route is a new problem
+formulated from the same assembly, solved from the default starting point. The answer kept is the
+best (solved before solved-inaccurate, then the smaller residual); its ``x`` is carried to the
+caller's variable order (:func:`~contactmodel.friction.cone.carry_point`), its ``cone_form`` is the
+form that ran, its message and ``extras["fallback"]`` say which route solved it and what the
+others ended with, and ``iterations`` and ``seconds`` add up every run. An answer no route
+improves is returned as it was, its message naming the routes tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from contactmodel.constants import Form
+from contactmodel.errors import ContactModelError
+from contactmodel.formulation import Problem
+from contactmodel.friction.cone import CoulombCone, carry_point, in_cone_form
+from contactmodel.solution import Solution
+from contactmodel.solvers.base import Status
+
+#: solvers whose unsolved answers are retried (``cm.solve(..., fallback=False)`` turns it off)
+FALLBACK_SOLVERS = ("newton",)
+#: the largest number of contact rows for which the reduced form (dense m x m Delassus matrix) is
+#: built as a fallback of the sparse one
+MAX_REDUCED_ROWS = 2000
+
+_RANK = {Status.SOLVED: 0, Status.SOLVED_INACCURATE: 1}
+
+
+def alternatives(problem: Problem) -> list[tuple[str, Callable[[], Problem]]]:
+    """The routes :func:`retry_other_statements` tries, in order: ``(label, make)``, ``make()`` the other
+    statement of ``problem`` (not built until asked for)."""
+    other = Form.SPARSE if Form(problem.form) is Form.REDUCED else Form.REDUCED
+    routes: list[tuple[str, Callable[[], Problem]]] = []
+    if other is Form.SPARSE or problem.assembly.m <= MAX_REDUCED_ROWS:
+        routes.append((f"in the {other} form", lambda: problem.reformulate(form=other)))
+    forms = {law.form for law in problem.laws.values() if isinstance(law, CoulombCone)}
+    if forms:
+        cone = "mncp" if "soc" in forms else "soc"
+        routes.append((f"with the cone in the {cone.upper()} form", lambda: in_cone_form(problem, cone)))
+        if len(routes) == 2:
+            routes.append(
+                (
+                    f"in the {other} form with the cone in the {cone.upper()} form",
+                    lambda: in_cone_form(problem.reformulate(form=other), cone),
+                )
+            )
+    return routes
+
+
+def _better(new: Solution, old: Solution) -> bool:
+    """Whether ``new`` is a better answer than ``old``: a better status, or as good and closer."""
+    rank_new, rank_old = _RANK.get(new.status, 2), _RANK.get(old.status, 2)
+    if rank_new != rank_old:
+        return rank_new < rank_old
+    return rank_new == 1 and _error(new) < _error(old)
+
+
+def _error(sol: Solution) -> float:
+    return max(sol.residual, sol.checks.get("law_residual", 0.0))
+
+
+def _same_rows(problem: Problem, twin: Problem) -> bool:
+    """Whether ``twin`` states nothing new: the same form and no rolling cone contact (only a
+    rolling CoulombCone contact differs between the cone forms; a sliding one has the same
+    rows in both)."""
+    if twin is problem:
+        return True
+    if twin.form != problem.form:
+        return False
+    soc = (
+        problem
+        if any(isinstance(law, CoulombCone) and law.form == "soc" for law in problem.laws.values())
+        else twin
+    )
+    return soc.compile().mcp.cones is None
+
+
+def retry_other_statements(
+    problem: Problem, first: Solution, solve_one: Callable[[Problem], Solution]
+) -> Solution:
+    """The best answer of ``first`` (``problem`` solved as stated) and of the routes of
+    :func:`alternatives`, each solved by ``solve_one`` until one is solved (see the module
+    docstring). The answer's ``x`` is in ``problem``'s variable order."""
+    tried: list[str] = []
+    best, best_problem, best_label = first, problem, ""
+    runs = [first]
+    for label, make in alternatives(problem):
+        try:
+            twin = make()
+        except ContactModelError as err:  # e.g. a problem with no sparse form
+            tried.append(f"{label}: not formulated ({err})")
+            continue
+        if _same_rows(problem, twin):
+            continue
+        sol = solve_one(twin)
+        runs.append(sol)
+        tried.append(f"{label}: {sol.status.value}")
+        if _better(sol, best):
+            best, best_problem, best_label = sol, twin, label
+        if best.status is Status.SOLVED:
+            break
+    if not tried:
+        return first
+    iterations = sum(r.iterations for r in runs)
+    seconds = sum(r.seconds for r in runs)
+    if best is first:
+        first.message += "; other statements tried: " + "; ".join(tried)
+        first.extras["fallback"] = {"tried": tried, "solved_by": None}
+        first.iterations, first.seconds = iterations, seconds
+        return first
+    if best.x is not None:
+        best.x = carry_point(best_problem, problem, best.x)
+    best.message = (
+        f"{best.status.value} {best_label} after {first.solver} ended {first.status.value} on the "
+        f"problem as stated ({first.message})" + (f"; {best.message}" if best.message else "")
+    )
+    best.extras["fallback"] = {"tried": tried, "solved_by": best_label, "first_status": first.status.value}
+    best.iterations, best.seconds = iterations, seconds
+    return best

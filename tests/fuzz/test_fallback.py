@@ -1,0 +1,63 @@
+"""cm.solve's fallback (contactmodel.fallback): a problem newton did not solve as stated is solved in
+another statement of the same physics, the answer carried back to the caller's variables and
+checked independently; the Solution says which statement solved it.
+
+The scenes are fuzz scenes of seed 1 (``benchmarks/fuzz_run.py``) newton did not solve as stated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scenes import NumpyDraw, check_answer, draw_scene
+
+import contactmodel as cm
+from contactmodel.solve import relative_residual
+
+
+def scene(i: int):
+    return draw_scene(NumpyDraw([1, i]))
+
+
+@pytest.mark.parametrize(
+    ("index", "route", "cone_form"),
+    [
+        (1506, "in the sparse form", "soc"),  # cone, reduced form
+        (540, "with the cone in the MNCP form", "mncp"),  # cone (automatic and SOC), sparse form
+        (2026, "in the reduced form with the cone in the MNCP form", "mncp"),  # a mix, sparse form
+    ],
+)
+def test_solved_in_another_statement(index: int, route: str, cone_form: str) -> None:
+    sc = scene(index)
+    problem = sc.problem()
+    first = cm.solve(problem, fallback=False)
+    assert first.status is not cm.Status.SOLVED  # the premise: newton does not solve it as stated
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == route
+    assert route in sol.message and first.status.value in sol.message
+    assert sol.cone_form == cone_form
+    assert sol.iterations > first.iterations  # every run counted
+    verdict = check_answer(sc, sol, 1e-6)  # the physics, from the declarations
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+    # x is in the caller's variable order and solves the caller's MCP
+    mcp = problem.compile().mcp
+    assert sol.x.shape == (mcp.n,)
+    assert relative_residual(mcp, sol.x) < 1e-6
+
+
+def test_unsolvable_problem_reports_every_statement_tried() -> None:
+    """Scene 2027 (pyramid, sparse form) has no solution (cm.decide proves it): the answer stays
+    not solved and names the statements tried."""
+    problem = scene(2027).problem()
+    first = cm.solve(problem, fallback=False)
+    sol = cm.solve(problem)
+    assert sol.status is not cm.Status.SOLVED and sol.status is not cm.Status.SOLVED_INACCURATE
+    assert "other statements tried: in the reduced form" in sol.message
+    assert sol.extras["fallback"]["solved_by"] is None
+    assert sol.iterations > first.iterations
+    assert np.all(np.isfinite(sol.x))
+
+
+def test_fallback_option_is_checked() -> None:
+    with pytest.raises(cm.ContactModelError, match="fallback"):
+        cm.solve(scene(1).problem(), fallback="yes")
