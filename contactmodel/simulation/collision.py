@@ -13,10 +13,11 @@ every plane: a box one per vertex, a sphere one at its lowest point. Between two
   face normals; the higher-indexed box's face unless the other box's separates by ``TIE``
   times the smallest half extent more, so nearly parallel faces do not swap roles from step to
   step) is the reference
-  face; the most anti-parallel face of the other (incident) box is clipped to its sides and up
-  to 4 of the clipped points within reach are the contacts. Each point is named by the two
-  lines it lies on (incident face edges ``e0``..``e3``, reference face sides ``c0``..``c3``), so a
-  contact keeps its name while the geometry moves. Its frame's t axis is an edge direction of the
+  face; the most anti-parallel face of the other (incident) box is clipped to its sides, and of
+  the clipped points within reach the 4 spanning the largest area (near ties broken by name)
+  are the contacts. Each point is named by the two lines it lies on (incident face edges
+  ``e0``..``e3``, reference face sides ``c0``..``c3``), so a contact keeps its name while the
+  geometry moves. Its frame's t axis is an edge direction of the
   reference face: it turns with that box (direction-dependent laws see the face's own axes).
   Edge-edge contacts are not generated, so crossed edges can pass through each other; boxes
   resting face on face or on a vertex are covered.
@@ -28,6 +29,7 @@ touching, or close enough to touch during the coming step at its current approac
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +42,9 @@ from contactmodel.shapes import Box, Sphere
 #: more than this fraction of the smallest half extent of the two beyond box j's best face: faces
 #: within about 0.01 rad of parallel keep their roles from step to step
 TIE = 0.01
+#: of the quadrilaterals spanning a box-face contact polygon, those within this fraction of the
+#: largest area are taken as equal (the first by corner names is chosen)
+SPREAD = 0.02
 
 
 @dataclass(frozen=True)
@@ -232,9 +237,8 @@ def _box_box(inc: int, ref: int, k: int, sign: float, positions, rotations, half
     :func:`face_separation` chose the reference face (axis ``k`` of box ``ref``, outward normal
     ``sign * R_ref[:, k]``): the most anti-parallel face of the incident box ``inc`` is clipped
     to the reference face's sides, and the clipped points within ``tol`` of the reference plane
-    are the contacts (at most 4: the deepest, the farthest from it and the farthest on either
-    side of the line between them). The incident box is body a, the normal points out of the
-    reference face."""
+    are the contacts (at most 4, see :func:`_spread`). The incident box is body a, the normal
+    points out of the reference face."""
     xr, Rr, hr = positions[ref], rotations[ref], half[ref]
     xa, Ra, ha = positions[inc], rotations[inc], half[inc]
     n = sign * Rr[:, k]
@@ -261,7 +265,7 @@ def _box_box(inc: int, ref: int, k: int, sign: float, positions, rotations, half
     names = [name for name, kept in zip(names, keep) if kept]
     if len(set(names)) < len(names):  # degenerate clipping (zero-length sides): index names
         names = [f"{name}.{i}" for i, name in enumerate(names)]
-    chosen = _spread(pts, gaps)
+    chosen = _spread(pts @ Rr[:, [a for a in range(3) if a != k]], names)
     t = Rr[:, (k + 1) % 3]
     return [PairCandidate(inc, ref, names[c], pts[c], n, float(gaps[c]), t) for c in chosen]
 
@@ -293,17 +297,20 @@ def _clip(
     return out, out_lines
 
 
-def _spread(pts: np.ndarray, gaps: np.ndarray) -> list[int]:
-    """Indices of at most 4 points of a planar set that span it: the deepest, the farthest from
-    it, and the farthest on either side of the line through those two (in set order)."""
-    if len(pts) <= 4:
-        return list(range(len(pts)))
-    a = int(np.argmin(gaps))
-    b = int(np.argmax(np.linalg.norm(pts - pts[a], axis=1)))
-    normal = np.cross(pts[b] - pts[a], pts[(b + 1) % len(pts)] - pts[a])
-    side = np.cross(pts[b] - pts[a], pts - pts[a]) @ (normal / max(np.linalg.norm(normal), 1e-300))
-    chosen = {a, b, int(np.argmax(side)), int(np.argmin(side))}
-    return sorted(chosen)
+def _spread(uv: np.ndarray, names: list[str]) -> list[int]:
+    """Indices of at most 4 of the corners of a convex polygon (in order; ``uv`` (k, 2) m, its
+    corners in the face's plane) that span it: the quadrilateral of the largest area, or, among
+    those within ``SPREAD`` of it, the first by corner names, so near ties (the two corners of a
+    small cut) do not swap from step to step."""
+    k = len(uv)
+    if k <= 4:
+        return list(range(k))
+    quads = np.array(list(itertools.combinations(range(k), 4)))
+    x, y = uv[quads, 0], uv[quads, 1]
+    area = 0.5 * np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1))
+    near = np.flatnonzero(area >= (1.0 - SPREAD) * area.max())
+    best = min(near, key=lambda q: [names[i] for i in quads[q]])
+    return quads[best].tolist()
 
 
 def frames(normals: np.ndarray) -> np.ndarray:
