@@ -47,7 +47,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model
+from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_pair
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -484,7 +484,7 @@ class SparseForm(FormModel):
         NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
         model.newton_euler = rows = Complementarity(range(len(free)))
         for k, expr in enumerate(_row_expressions(NE, nd + variables, model.f, model)):
-            rows._setitem_when_not_present(k, complements(expr == 0, nd[k]))  # k: in the index
+            record_pair(model, rows._setitem_when_not_present(k, complements(expr == 0, nd[k])))
         return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias, model)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:

@@ -122,13 +122,16 @@ def _same_mcp(a, b) -> None:
 def test_rows_recorded_at_formulation_compile_like_rows_read_term_by_term(law, form) -> None:
     """The formulation records its array-built rows for the compiler; without the record (every
     term read from the expressions) the MCP is the same, and so are its constants after an edit."""
-    from contactmodel.mcp.compile import LINEAR_ROWS, compile_model
+    from contactmodel.mcp.compile import LINEAR_ROWS, PAIR_SPLITS, compile_model
 
     problem = cm.formulate(CASE.build(), friction=law, form=form)
     assert problem.model.__dict__[LINEAR_ROWS]
     fast = compile_model(problem.model)
     record = problem.model.__dict__.pop(LINEAR_ROWS)
+    splits = problem.model.__dict__.pop(PAIR_SPLITS, {})  # none when every row is a cone block's
     slow = compile_model(problem.model)
+    assert [id(v) for v in fast.variables] == [id(v) for v in slow.variables]
+    assert fast.pair_rows == slow.pair_rows
     _same_mcp(fast.mcp, slow.mcp)
     param = problem.model.b if form == "reduced" else problem.model.f
     param[0] = param[0].value + 0.75
@@ -136,6 +139,27 @@ def test_rows_recorded_at_formulation_compile_like_rows_read_term_by_term(law, f
     slow.update()
     _same_mcp(fast.mcp, slow.mcp)
     problem.model.__dict__[LINEAR_ROWS] = record
+    problem.model.__dict__[PAIR_SPLITS] = splits
+
+
+def test_a_recorded_pair_changed_or_fixed_after_formulation_is_split_again() -> None:
+    """A pair given new arguments is read from them; a pair whose variable was fixed is refused
+    as the compiler always did."""
+    from contactmodel._pyomo import complements
+    from contactmodel.errors import FormulationError
+
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    blk = problem.block(problem.contact_names[0])
+    blk.pairs["normal"].set_value(complements(blk.c_n >= 0, blk.accel["n"] + 3.0 >= 0))
+    compiled = problem.compile(refresh=True)
+    row = compiled.pair_rows[id(blk.pairs["normal"])]
+    before = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu)).compile().mcp
+    assert compiled.mcp.F(np.zeros(compiled.mcp.n))[row] == pytest.approx(
+        before.F(np.zeros(before.n))[row] + 3.0
+    )
+    blk.c_n.fix(0.0)
+    with pytest.raises(FormulationError, match="unsupported shape"):
+        problem.compile(refresh=True)
 
 
 def test_a_row_replaced_after_formulation_is_read_from_the_model() -> None:

@@ -27,6 +27,7 @@ from contactmodel import validate
 from contactmodel._pyomo import Complementarity, complements, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.sets import FrictionSet, SetPart
+from contactmodel.mcp.compile import record_pair
 
 if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
     from contactmodel.system import Contact
@@ -262,7 +263,7 @@ def declare_pairs(blk: pe.Block) -> None:
     index = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
     blk.pairs = pairs = Complementarity(index)
     for key, pair in pending.items():  # keys of the index, in order: no index check needed
-        pairs._setitem_when_not_present(key, pair)
+        record_pair(model, pairs._setitem_when_not_present(key, pair))
 
 
 def normal_force(blk: pe.Block) -> pe.Var:

@@ -197,6 +197,30 @@ def _minus(a, b):
     return a if b.__class__ in native_numeric_types and b == 0 else a - b
 
 
+#: name of a dict a model may carry: id(ComplementarityData) -> (that entry, its ``_args``, its
+#: (var, lb, ub, F)), recorded by :func:`record_pair` when the entry was made, so the compiler
+#: need not split it again; used only while the entry holds the same arguments and its variable
+#: is not fixed (any other entry is split as usual).
+PAIR_SPLITS = "_contactmodel_pair_splits"
+
+
+def record_pair(model: pe.Block, cdata) -> None:
+    """Record the split of a Complementarity entry just made from ``complements(var >= L, expr >= 0)``
+    or ``complements(expr == 0, var)`` (a number L, an unfixed variable var), as :func:`_split`
+    would make it; entries of any other shape are not recorded."""
+    a, b = cdata._args
+    if a.__class__ is InequalityExpression and b.__class__ is InequalityExpression:
+        low, var = a.args
+        if low.__class__ not in native_numeric_types or not _is_var(var):
+            return
+        split = (var, low, np.inf, _minus(b.args[1], b.args[0]))
+    elif a.__class__ is EqualityExpression and _is_var(b):
+        split = (b, -np.inf, np.inf, _minus(*a.args))
+    else:
+        return
+    model.__dict__.setdefault(PAIR_SPLITS, {})[id(cdata)] = (cdata, cdata._args, split)
+
+
 def _cone_rows(blk: SOCComplementarityData) -> list:
     """(var, -inf, +inf, accel) for the n, t, o rows of one cone block."""
     rows = []
@@ -271,10 +295,15 @@ def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list, di
     pairs = []
     cone_list = []
     pair_rows: dict[int, int] = {}
+    known = getattr(model.model(), PAIR_SPLITS, None) or {}
     kinds = (Complementarity, pe.Constraint, pe.Block)
     for comp in model.component_data_objects(kinds, active=True, descend_into=True):
         if isinstance(comp, ComplementarityData):
-            var, lb, ub, expr = _split(comp)
+            hit = known.get(id(comp))
+            if hit is not None and hit[0] is comp and hit[1] is comp._args and not hit[2][0].fixed:
+                var, lb, ub, expr = hit[2]
+            else:
+                var, lb, ub, expr = _split(comp)
             vlb, vub = var.bounds
             if vlb is not None:
                 lb = max(lb, vlb)
