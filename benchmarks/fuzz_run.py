@@ -9,12 +9,13 @@ Usage:
 ``--jsonl`` writes one line per run as it goes; ``--resume`` appends to it and skips the
 (scene, solver) runs it already holds, so a long run can be stopped (even by kill -9) and
 continued, or split into chunks (``--start``, ``--n``) run by separate processes whose files
-``--summary`` reads together. ``--classify`` decides each scene a solver did not solve and writes
-``out.classified.jsonl`` (resumable too): ``no-solution`` (``cm.decide`` proved it, on the scene's
-reduced form, which has the same solutions as the sparse one: exactly for polyhedral laws, through
-the normal relaxation for round ones), ``solution-exists`` (``cm.decide`` found one, or another
-route did: the cone in the other form, ipopt, newton with ten times the iterations; each answer
-passes the independent check), or ``undecided``. ``--summary`` then adds that split.
+``--summary`` reads together. ``--classify`` decides each scene a solver did not solve (a
+solved-inaccurate answer counts as not solved) and writes ``out.classified.jsonl`` (resumable
+too): ``no-solution`` (``cm.decide`` proved it, on the scene's reduced form, which has the same
+solutions as the sparse one: exactly for polyhedral laws, through the normal relaxation for round
+ones), ``solution-exists`` (``cm.decide`` found one, or another route did: the cone in the other
+form, ipopt, newton with ten times the iterations; each answer passes the independent check), or
+``undecided``. ``--summary`` then adds that split.
 
 Scene i is drawn by ``tests/fuzz/scenes.py`` from ``numpy.random.default_rng([seed, i])`` (1-4 boxes
 on the ground or stacked, 1-8 contacts each, every friction law or a mix, reduced or sparse form,
@@ -122,21 +123,23 @@ def summarize(rows: list[dict], classes: list[dict] | None = None) -> str:
     if newton:
         lines.append("")
         lines.append(
-            "newton by law and form: runs, not solved (iteration-limit / time-limit / failed / infeasible)"
+            "newton by law and form: runs, not solved (solved-inaccurate / iteration-limit / time-limit / "
+            "failed / infeasible)"
         )
         groups: dict[tuple, collections.Counter] = collections.defaultdict(collections.Counter)
         for r in newton:
             groups[(r["law"], r["form"])][r["outcome"]] += 1
         for (law, form), counts in sorted(groups.items()):
             total = sum(counts.values())
-            bad = total - counts["solved"] - counts["solved-inaccurate"]
+            bad = total - counts["solved"]
             lines.append(
-                f"  {law:<13}{form:<9}{total:>6}{bad:>6}   ({counts['iteration-limit']} / "
+                f"  {law:<13}{form:<9}{total:>6}{bad:>6}   ({counts['solved-inaccurate']} / "
+                f"{counts['iteration-limit']} / "
                 f"{counts['time-limit']} / {counts['failed']} / {counts['infeasible-certified']})"
             )
     if newton and classes:
         verdict = {(c["scene"], c["solver"]): c["class"] for c in classes}
-        missed = [r for r in newton if r["outcome"] not in ("solved", "solved-inaccurate")]
+        missed = [r for r in newton if r["outcome"] != "solved"]  # solved-inaccurate is not solved
         split = collections.Counter(verdict.get((r["scene"], "newton"), "not classified") for r in missed)
         lines.append("")
         lines.append(
@@ -222,7 +225,7 @@ def classify(args) -> int:
         r
         for r in _read([args.classify])
         if r["solver"] == args.solver
-        and r["outcome"] not in ("solved", "solved-inaccurate")
+        and r["outcome"] != "solved"  # solved-inaccurate counts as not solved
         and (r["scene"], r["solver"]) not in done
     ]
     with out_path.open("a") as out:

@@ -67,3 +67,18 @@ def test_classify_decides_a_scene_without_solution(fr, tmp_path) -> None:
     solution: cm.decide proves it on the reduced form."""
     verdict = fr.classify_scene(fr._scene(_args(fr), 2027))
     assert verdict["class"] == "no-solution", verdict
+
+
+def test_summary_counts_solved_inaccurate_as_not_solved(fr) -> None:
+    rows = [
+        {"scene": 0, "solver": "newton", "outcome": "solved", "law": "cone", "form": "reduced"},
+        {"scene": 1, "solver": "newton", "outcome": "solved-inaccurate", "law": "cone", "form": "reduced"},
+        {"scene": 2, "solver": "newton", "outcome": "failed", "law": "cone", "form": "reduced"},
+    ]
+    classes = [
+        {"scene": 1, "solver": "newton", "class": "solution-exists"},
+        {"scene": 2, "solver": "newton", "class": "no-solution"},
+    ]
+    text = fr.summarize(rows, classes)
+    assert "newton not solved: 2 of 3" in text
+    assert "not decided to have no solution: 1 (33.33%)" in text
