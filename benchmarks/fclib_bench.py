@@ -2,7 +2,7 @@
 the published fractions solved (Acary, Brémond, Huber 2018; bench/PUBLISHED_RESULTS.md).
 
 Usage:
-    python benchmarks/fclib_bench.py [--bench /work/shared/bench/fclib] [--solvers newton ipopt scipy]
+    python benchmarks/fclib_bench.py --bench DIR [--solvers newton ipopt scipy] [--tools DIR]
                                      [--forms mncp soc] [--siconos nsn_ac nsgs prox]
                                      [--tol 1e-8] [--time-limit 20] [--nlp-max-contacts 60]
                                      [--slack quadratic|norm] [--no-scale] [--max-iter N]
@@ -18,7 +18,7 @@ rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` 
 contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
 limit of time limit + 10 s. Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and
 its reactions scaled back (the cone conditions are positively homogeneous; some files have
-||q|| ~ 1e-12). ``--siconos`` runs Siconos' fc3d solvers through /work/shared/tools/peer_siconos.py
+||q|| ~ 1e-12). ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py
 with /usr/bin/python3 on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos'
 own tolerance (its error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit``
 as its per-solver timeout; skipped when /usr/bin/python3 cannot import siconos.
@@ -66,8 +66,9 @@ from contactmodel.io.fclib import (
 )
 from contactmodel.io.siconos_fc import read_siconos
 
-BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "fclib"
-PEER_SICONOS = Path("/work/shared/tools/peer_siconos.py")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths  # noqa: E402
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 #: our solvers and the cone forms each accepts
@@ -223,10 +224,13 @@ def run_guarded(
     return row
 
 
-def siconos_available() -> str | None:
-    """None when the Siconos peer can run, else why not."""
-    if not PEER_SICONOS.is_file():
-        return f"{PEER_SICONOS} not found"
+def siconos_available(tools: Path | None) -> str | None:
+    """None when the Siconos peer can run from the folder ``tools``, else why not."""
+    problem = _paths.missing(tools, "--tools")
+    if problem:
+        return problem
+    if not (tools / "peer_siconos.py").is_file():
+        return f"{tools / 'peer_siconos.py'} not found: pass --tools DIR, the folder holding it"
     try:
         ok = subprocess.run([SYSTEM_PYTHON, "-c", "import siconos.numerics"], capture_output=True).returncode
     except OSError as exc:
@@ -239,7 +243,13 @@ def siconos_available() -> str | None:
 
 
 def run_siconos(
-    path: Path, loc: FrictionProblem, names: list[str], tol: float, time_limit: float, maxiter: int | None
+    path: Path,
+    loc: FrictionProblem,
+    names: list[str],
+    tol: float,
+    time_limit: float,
+    maxiter: int | None,
+    tools: Path,
 ) -> list[dict]:
     """Siconos' fc3d solvers ``names`` on the file's (W, q, mu) through peer_siconos.py: one row each.
 
@@ -250,7 +260,7 @@ def run_siconos(
     with tempfile.TemporaryDirectory() as tmp:
         inst = Path(tmp) / f"{path.stem}.npz"
         np.savez(inst, W=loc.W.toarray(), q=loc.q, mu=loc.mu)
-        cmd = [SYSTEM_PYTHON, str(PEER_SICONOS), str(inst), *names, "--tol", f"{tol:g}"]
+        cmd = [SYSTEM_PYTHON, str(tools / "peer_siconos.py"), str(inst), *names, "--tol", f"{tol:g}"]
         cmd += ["--timeout", f"{time_limit:g}"]
         if maxiter is not None:
             cmd += ["--maxiter", str(maxiter)]
@@ -416,7 +426,8 @@ def summary(rows: list[dict], solvers: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", type=Path, default=BENCH)
+    ap.add_argument("--bench", type=Path, default=_paths.default("--bench"), help=_paths.WHAT["--bench"])
+    ap.add_argument("--tools", type=Path, default=_paths.default("--tools"), help=_paths.WHAT["--tools"])
     ap.add_argument("--solvers", nargs="*", default=["newton", "ipopt", "scipy"], choices=sorted(OURS))
     ap.add_argument("--forms", nargs="+", default=["mncp", "soc"], choices=["mncp", "soc"])
     ap.add_argument("--siconos", nargs="*", default=["nsn_ac", "nsgs", "prox"])
@@ -440,11 +451,11 @@ def main(argv: list[str] | None = None) -> int:
         present = {r["solver"] for r in rows if "solver" in r}
         print(summary(rows, [c for c in columns if c in present]))
         return 0
-    if not args.bench.is_dir():
-        print(f"benchmark folder {args.bench} not found", file=sys.stderr)
+    if _paths.missing(args.bench, "--bench"):
+        print(_paths.missing(args.bench, "--bench"), file=sys.stderr)
         return 2
     no_soc = soc_available() if "soc" in args.forms else None
-    no_siconos = siconos_available() if args.siconos else None
+    no_siconos = siconos_available(args.tools) if args.siconos else None
     out = args.out.open("a") if args.out else None
 
     def emit(row: dict) -> None:
@@ -515,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
             else:
                 for row in run_siconos(
-                    path, loc, args.siconos, args.tol, args.time_limit, args.siconos_maxiter
+                    path, loc, args.siconos, args.tol, args.time_limit, args.siconos_maxiter, args.tools
                 ):
                     row["kind"] = fp.kind if fp.kind == "local" else "global->local"
                     emit(row)

@@ -1,10 +1,10 @@
-"""Run a peer script of /work/shared/tools as it runs itself, and also print the solution it found.
+"""Run a peer script of ``--tools`` as it runs itself, and also print the solution it found.
 
 Usage (each with the interpreter its peer needs; numpy and the peer only, no contactmodel):
     /usr/bin/python3       benchmarks/peer_dump.py siconos  INSTANCE.npz SOLVER [SOLVER ...]
     /opt/peers/bin/python  benchmarks/peer_dump.py gamspy   INSTANCE.npz
     /opt/peers/bin/python  benchmarks/peer_dump.py lemkelcp INSTANCE.npz
-    [--tools /work/shared/tools] [--tol T]
+    [--tools DIR] [--tol T]      (DIR default: $CONTACTMODEL_PEERS)
 
 The peer scripts print status, iterations, seconds and residual but not the solution. This wrapper
 imports the script as a module and calls it unchanged (Siconos: its ``solve_one``; GAMSPy and
@@ -26,6 +26,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths  # noqa: E402
 
 
 def _load(tools: Path, name: str):
@@ -139,10 +142,10 @@ def main() -> None:
     ap.add_argument("peer", choices=["siconos", "gamspy", "lemkelcp"])
     ap.add_argument("instance")
     ap.add_argument("solvers", nargs="*", help="Siconos solver names (e.g. lemke, nsn_ac)")
-    ap.add_argument("--tools", default="/work/shared/tools")
+    ap.add_argument("--tools", type=Path, default=_paths.default("--tools"), help=_paths.WHAT["--tools"])
     ap.add_argument("--tol", type=float, default=None)
     args = ap.parse_args()
-    tools = Path(args.tools)
+    tools = _paths.require(args.tools, "--tools")
     if args.peer == "siconos":
         rows = siconos(tools, args.instance, args.solvers or ["lemke"], args.tol)
     elif args.peer == "gamspy":

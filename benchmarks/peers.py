@@ -1,9 +1,9 @@
-"""Our solvers and the peers of ``/work/shared/tools`` side by side, on the same instances, in one run.
+"""Our solvers and the peer scripts of ``--tools`` side by side, on the same instances, in one run.
 
 Usage:
     python benchmarks/peers.py [--sizes 50 200 1000] [--families roll slide] [--fc3d 5 20 100 400]
                                [--ours newton lemke path] [--siconos lemke] [--siconos-fc3d nsn_ac]
-                               [--repeats 3] [--seeds 0 1 2] [--tools /work/shared/tools]
+                               [--repeats 3] [--seeds 0 1 2] [--tools DIR]
                                [--gamspy-python PYTHON] [--peer-tol T] [--out FILE.jsonl]
 
 Set-up (peers only; not part of the project's install):
@@ -57,6 +57,9 @@ import numpy as np
 import contactmodel as cm
 from contactmodel.errors import SolverError
 from contactmodel.io.fclib import fc3d_residual
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths  # noqa: E402
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
@@ -233,15 +236,16 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seeds", "--seed", type=int, nargs="+", default=[0], help="instance seeds")
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--tools", default="/work/shared/tools")
+    ap.add_argument("--tools", type=Path, default=_paths.default("--tools"), help=_paths.WHAT["--tools"])
     ap.add_argument("--gamspy-python", default=None)
     ap.add_argument("--peer-tol", type=float, default=None, help="--tol for the peer scripts")
     ap.add_argument("--out", default=None, help="also write the JSON lines to this file")
     args = ap.parse_args()
 
-    tools = Path(args.tools)
     siconos_ok = bool(args.siconos or args.siconos_fc3d) and has_module(SYSTEM_PYTHON, "siconos")
     gamspy_python = args.gamspy_python or (sys.executable if has_module(sys.executable, "gamspy") else None)
+    if siconos_ok or gamspy_python:
+        args.tools = _paths.require(args.tools, "--tools")
     rows: list[dict] = []
     lines: list[str] = []
 
@@ -261,9 +265,7 @@ def main() -> None:
             pass
     for seed in args.seeds:
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(
-                [sys.executable, str(tools / "make_peer_instances.py"), tmp, "--seed", str(seed)], check=True
-            )
+            subprocess.run([sys.executable, str(_paths.MAKE_INSTANCES), tmp, "--seed", str(seed)], check=True)
             instances = [
                 (Path(tmp) / f"lcp_{fam}_n{n}.npz", "lcp", fam) for n in args.sizes for fam in args.families
             ] + [(Path(tmp) / f"fc3d_c{c}.npz", "fc3d", "fc3d") for c in args.fc3d]
