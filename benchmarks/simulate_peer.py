@@ -28,7 +28,8 @@ for one step and land (a velocity blip of a few g h): velocities are compared fr
 
 Printed per scene: the largest difference of the centre of mass positions and velocities over the
 run (and of ours and Siconos' against the closed form where there is one), and the wall time per
-step of each (ours split into contact generation, model update, build and solve).
+step of each (ours split into contact generation, model update, build and solve), and the CPU
+time per step of each (process time, robust to other load on the machine; their ratio).
 
     python benchmarks/simulate_peer.py                      # the four small scenes, dt = 1e-3
     python benchmarks/simulate_peer.py --dt 1e-2 1e-3 --law cone pyramid
@@ -260,11 +261,13 @@ def run_siconos(scene: dict, h: float) -> dict:
     pos, vel = state()
     positions, velocities, contacts = [pos], [vel], []
     seconds = []
+    cpu = 0.0
     for _ in range(n_steps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sim.computeOneStep()
         sim.nextStep()
         seconds.append(time.perf_counter() - t0)
+        cpu += time.process_time() - c0
         pos, vel = state()
         positions.append(pos)
         velocities.append(vel)
@@ -273,6 +276,7 @@ def run_siconos(scene: dict, h: float) -> dict:
         "positions": positions,
         "velocities": velocities,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "contacts": contacts,
     }
 
@@ -338,13 +342,13 @@ def ours(scene: dict, h: float, law: str) -> dict:
     system, planes = system_of(scene)
     mu = scene["mu"]
     friction = cm.CoulombCone(mu, form="soc") if law == "cone" else cm.Pyramid(mu)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a failed step is reported in the row
         traj = cm.simulate(
             system, scene["t_end"], h, friction=friction, solver="newton", planes=planes, keep_steps=False
         )
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "failed_step": traj.failed_step,
         "solver_ms": 1e3 * float(np.mean(traj.seconds)) if traj.n_steps else 0.0,
@@ -352,6 +356,7 @@ def ours(scene: dict, h: float, law: str) -> dict:
         "positions": traj.positions,
         "velocities": traj.velocities,
         "wall": wall,
+        "cpu": cpu,
         "steps": traj.n_steps,
         "timings": {k: float(np.mean(v)) for k, v in traj.timings.items()},
         "energy_rise": float(np.max(np.diff(traj.energy), initial=0.0)),
@@ -371,6 +376,7 @@ def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
         "ours_contacts_at_end": mine["contacts"],
         "ours_solver_ms": mine["solver_ms"],
         "ours_ms": 1e3 * mine["wall"] / max(n, 1),
+        "ours_cpu_ms": 1e3 * mine["cpu"] / max(n, 1),
         "ours_split_ms": {k: 1e3 * v for k, v in mine["timings"].items()},
         "ours_energy_rise": mine["energy_rise"],
     }
@@ -380,6 +386,7 @@ def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
     if peer is not None:
         row["siconos_ms"] = 1e3 * float(np.median(peer["seconds"]))
         row["siconos_mean_ms"] = 1e3 * float(np.mean(peer["seconds"]))
+        row["siconos_cpu_ms"] = 1e3 * peer["cpu_seconds"] / max(len(peer["seconds"]), 1)
         row["siconos_contacts_at_end"] = int(peer["contacts"][-1]) if peer["contacts"] else 0
         k = min(len(peer["positions"]), len(mine["positions"]))
         row["position_gap_m"] = float(np.max(np.abs(mine["positions"][:k] - peer["positions"][:k])))
@@ -435,13 +442,14 @@ def main() -> None:
             f"{_f(r.get('siconos_vs_exact_m')):>17}{r['ours_ms']:>13.2f}{_f(r.get('siconos_ms'), '.2f'):>16}"
         )
     for r in rows:
-        ratio = r["ours_ms"] / r["siconos_mean_ms"] if r.get("siconos_mean_ms") else None
+        ratio = r["ours_cpu_ms"] / r["siconos_cpu_ms"] if r.get("siconos_cpu_ms") else None
         failed = r["ours_failed_step"]
         print(
             f"{r['scene']} {r['law']} dt={r['dt']:g}: contacts at the end ours {r['ours_contacts_at_end']}"
             f" / Siconos {r.get('siconos_contacts_at_end', '-')}; our solver {r['ours_solver_ms']:.2f}"
-            f" ms/step; Siconos mean {_f(r.get('siconos_mean_ms'), '.2f')} ms/step; ours / Siconos time"
-            f" per step {_f(ratio, '.1f')}" + ("" if failed is None else f"; OUR RUN FAILED at step {failed}")
+            f" ms/step; Siconos mean {_f(r.get('siconos_mean_ms'), '.2f')} ms/step; CPU per step ours"
+            f" {r['ours_cpu_ms']:.2f} ms / Siconos {_f(r.get('siconos_cpu_ms'), '.2f')} ms"
+            f" = {_f(ratio, '.1f')}" + ("" if failed is None else f"; OUR RUN FAILED at step {failed}")
         )
     print(
         "ours per step (ms): "
