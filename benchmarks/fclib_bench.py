@@ -5,7 +5,7 @@ Usage:
     python benchmarks/fclib_bench.py --bench DIR [--solvers newton ipopt scipy] [--tools DIR]
                                      [--forms mncp soc] [--siconos nsn_ac nsgs prox]
                                      [--tol 1e-8] [--time-limit 20] [--nlp-max-contacts 60]
-                                     [--slack quadratic|norm] [--no-scale] [--max-iter N]
+                                     [--slack quadratic|norm] [--scale q|both|none] [--max-iter N]
                                      [--siconos-maxiter N] [--only SUBSTRING ...] [--out FILE.jsonl]
     python benchmarks/fclib_bench.py --summarize FILE.jsonl
 
@@ -16,9 +16,12 @@ rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` 
 ``mncp`` is ``CoulombCone(mu_a, slack=..., form="mncp")`` (the MNCP of Trinkle et al. 1997), ``soc`` is
 ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to ``--nlp-max-contacts``
 contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
-limit of time limit + 10 s. Unless ``--no-scale``, the model is built from (W / max|W|, q / ||q||) and
-its reactions scaled back (the cone conditions are positively homogeneous; some files have
-||q|| ~ 1e-12). ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py
+limit of time limit + 10 s. ``--scale q`` (the default) builds the model from (W, q / ||q||),
+``--scale both`` from (W / max|W|, q / ||q||), ``--scale none`` from (W, q); the reactions are
+scaled back (the cone conditions are positively homogeneous). Some files have ||q|| ~ 1e-12,
+where an unscaled answer r = 0 passes the dispatcher's tolerance (relative to max(1, ||F(0)||_inf));
+dividing W by max|W| (6.6e5 in spheres-in-a-box) made newton stall there at 3.8e-6, which
+(W, q / ||q||) solves to 2e-12. ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py
 with /usr/bin/python3 on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos'
 own tolerance (its error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit``
 as its per-solver timeout; skipped when /usr/bin/python3 cannot import siconos.
@@ -138,12 +141,13 @@ def laws(mu: np.ndarray, form: str, slack: str) -> list:
 
 
 def run_one(
-    path: Path, solver: str, form: str, tol: float, time_limit: float, slack: str, scale: bool, options: dict
+    path: Path, solver: str, form: str, tol: float, time_limit: float, slack: str, scale: str, options: dict
 ) -> dict:
     """Read, formulate and solve one file with one of our solvers; the row of the JSON output."""
     fp = read_any(path)
     loc = fp.to_local()
-    s_w, s_q = scales(loc) if scale else (1.0, 1.0)
+    s_w, s_q = scales(loc)
+    s_w, s_q = {"both": (s_w, s_q), "q": (1.0, s_q), "none": (1.0, 1.0)}[scale]
     scaled = replace(loc, W=loc.W / s_w, q=loc.q / s_q)
     t0 = time.perf_counter()
     problem = to_problem(scaled, friction=laws(loc.mu, form, slack))
@@ -187,7 +191,7 @@ def run_guarded(
     tol: float,
     time_limit: float,
     slack: str,
-    scale: bool,
+    scale: str,
     options: dict,
     nc: int,
 ) -> dict:
@@ -435,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=20.0)
     ap.add_argument("--nlp-max-contacts", type=int, default=60, help="ipopt and scipy only up to this")
     ap.add_argument("--slack", choices=["quadratic", "norm"], default="quadratic")
-    ap.add_argument("--no-scale", action="store_true")
+    ap.add_argument("--scale", choices=["q", "both", "none"], default="q")
     ap.add_argument("--max-iter", type=int, default=None, help="newton's max_iter (default: its preset)")
     ap.add_argument("--siconos-maxiter", type=int, default=None, help="Siconos' max iterations")
     ap.add_argument("--only", nargs="*", default=None)
@@ -507,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.tol,
                         args.time_limit,
                         args.slack,
-                        not args.no_scale,
+                        args.scale,
                         options,
                         nc,
                     )

@@ -231,6 +231,12 @@ class _Assembler:
             H = np.zeros((m, m), order="F")
             H[rows, cols] = data
             return _dense_lu(H)
+        if not nz.all():
+            # SuperLU given stored zeros of a numerically singular matrix can call BLAS with
+            # invalid sizes (messages on stderr) before failing; without them it reports the
+            # singularity itself.
+            rows, cols, data = rows[nz], cols[nz], data[nz]
+            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
         lu = spla.splu(sp.csc_matrix((data, cols, indptr), shape=(m, m)))
         return lambda r: lu.solve(r, trans="T")
 

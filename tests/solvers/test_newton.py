@@ -802,3 +802,38 @@ def test_cone_method_gradient_is_the_transposed_newton_matrix_times_phi():
         J = method.J(x)
         H = method.matrix(pt, J, 0.0)  # the dense Newton matrix Da + Db J
         np.testing.assert_allclose(method.gradient(pt, J), H.T @ pt.phi, rtol=1e-13, atol=1e-13)
+
+
+def test_sparse_factor_of_singular_matrix_with_stored_zeros_is_quiet(capfd):
+    """A numerically singular Newton matrix (cond ~2e18, 725 stored zeros; from the FCLIB
+    spheres-in-a-box problem in the MNCP cone form) is reported singular (the caller treats the
+    RuntimeError so): SuperLU is not given the stored zeros, with which it called BLAS with
+    invalid sizes and printed to stderr before failing."""
+    from contactmodel.solvers.newton import _Assembler
+
+    # stored as the CSC matrix SuperLU was given, i.e. of H^T
+    H = sp.load_npz(Path(__file__).parents[1] / "data" / "newton" / "singular_stored_zeros.npz").T.tocsr()
+    assert np.count_nonzero(H.data == 0.0) > 0
+    n = H.shape[0]
+    assemble = _Assembler(n)
+    data = assemble.values(H, np.zeros(n), np.ones(n))
+    with pytest.raises(RuntimeError, match="singular"):
+        assemble.factor(data, None)
+    assert "illegal value" not in capfd.readouterr().err
+
+
+def test_sparse_factor_ignores_stored_zeros():
+    """Stored zeros in J leave the sparse LU's solution unchanged."""
+    from contactmodel.solvers.newton import _Assembler
+
+    rng = np.random.default_rng(3)
+    n = 300
+    J = sp.random(n, n, density=0.02, random_state=4, format="csr") + sp.eye(n, format="csr") * 4
+    J = J.tocsr()
+    J.data[rng.random(J.nnz) < 0.1] = 0.0
+    assemble = _Assembler(n)
+    da, db = rng.random(n), rng.random(n) + 0.5
+    solve = assemble.factor(assemble.values(J, da, db), None)
+    r = rng.standard_normal(n)
+    H = np.diag(da) + np.diag(db) @ J.toarray()
+    assert np.allclose(H @ solve(r), r, atol=1e-10)
