@@ -67,3 +67,28 @@ def test_nonsymmetric_a_is_used_as_given():
     a = np.concatenate([contact.acceleration for contact in solution.contacts])
     np.testing.assert_allclose(a, A @ c + b, atol=1e-8)
     assert not np.allclose(a, (A + A.T) / 2 @ c + b, atol=1e-3)
+
+
+def test_contacts_with_one_mu_share_one_law_and_residuals_are_unchanged():
+    """mu given per contact: one CoulombCone per distinct value (the law residual is then one
+    vectorized call per value), with the same per-contact residuals as one law per contact."""
+    from contactmodel.layout import layout_of
+
+    rng = np.random.default_rng(5)
+    G = rng.normal(size=(12, 15))
+    mu = [0.3, 0.5, 0.3, 0.5]
+    problem = cm.formulate_from_matrices(G @ G.T, rng.uniform(-5, 5, 12), mu=mu)
+    laws = [problem.laws[name] for name in problem.contact_names]
+    assert [law.mu for law in laws] == mu
+    assert laws[0] is laws[2] and laws[1] is laws[3] and laws[0] is not laws[1]
+    assert len(layout_of(problem).groups) == 2
+    apart = cm.formulate_from_matrices(
+        G @ G.T, problem.assembly.b, friction=[cm.CoulombCone(m) for m in mu], names=problem.contact_names
+    )
+    m = problem.assembly.m
+    c, a = rng.normal(size=m), rng.normal(size=m)
+    np.testing.assert_allclose(
+        layout_of(problem).law_residuals(c, a), layout_of(apart).law_residuals(c, a), rtol=0, atol=1e-15
+    )
+    problem.update(mu=[0.3, 0.5, 0.4, 0.5])  # a shared law is copied, not changed for every contact
+    assert [problem.laws[name].mu for name in problem.contact_names] == [0.3, 0.5, 0.4, 0.5]
