@@ -153,3 +153,26 @@ def test_a_bounded_cone_variable_is_refused():
     m.cone.set({ax: m.c[ax] for ax in "nto"}, {ax: m.c[ax] for ax in "nto"}, 0.4)
     with pytest.raises(FormulationError, match=r"force\[n\].*domain=Reals"):
         compile_model(m)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            *[st.floats(-10, 10, allow_nan=False) | st.sampled_from([0.0, 1.0, -1.0]) for _ in range(6)]
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.floats(0.0, 2.0) | st.sampled_from([0.0, 0.5, 1.0]),
+)
+def test_projection_and_residual_without_jacobians_equal_the_jacobian_route(rows, mu):
+    """cones.project and cones.residual (no Jacobians formed) give the very numbers of
+    project_jacobian and desaxce, on the borders between the cases too."""
+
+    data = np.array(rows, dtype=float)
+    c, a = data[:, :3], data[:, 3:]
+    mus = np.full(len(c), mu)
+    np.testing.assert_array_equal(cones.project(c, mus), cones.project_jacobian(c, mus)[0])
+    ah = cones.desaxce(a, mus)[0]
+    np.testing.assert_array_equal(cones.residual(c, a, mus), c - cones.project_jacobian(c - ah, mus)[0])
