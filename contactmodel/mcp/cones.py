@@ -25,21 +25,8 @@ AXES = ("n", "t", "o")
 
 
 def project(z: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Euclidean projection of z (k, 3) onto K_mu (mu (k,)), block by block; (k, 3). The same
-    numbers as :func:`project_jacobian`'s first part, without forming the Jacobian."""
-    z = np.asarray(z, dtype=float).reshape(-1, 3)
-    mu = np.broadcast_to(np.asarray(mu, dtype=float), z.shape[:1])
-    zn, zt = z[:, 0], z[:, 1:]
-    r = np.hypot(zt[:, 0], zt[:, 1])
-    inside = r <= mu * zn
-    mid = ~inside & ~(mu * r <= -zn)  # implies r > 0
-    p = np.where(inside[:, None], z, 0.0)
-    if np.any(mid):
-        m, rm = mu[mid], r[mid]
-        s = (zn[mid] + m * rm) / (1.0 + m * m)
-        p[mid, 0] = s
-        p[mid, 1:] = (m * s)[:, None] * (zt[mid] / rm[:, None])
-    return p
+    """Euclidean projection of z (k, 3) onto K_mu (mu (k,)), block by block; (k, 3)."""
+    return _project(z, mu, jacobian=False)[0]
 
 
 def project_jacobian(z: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,30 +36,39 @@ def project_jacobian(z: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndar
     the projection onto the boundary ray through z_T, p = (z_n + mu |z_T|) / (1 + mu^2) (1, mu z_T /
     |z_T|). On the borders between the cases the side named first is used (a valid element).
     """
+    p, D = _project(z, mu, jacobian=True)
+    assert D is not None
+    return p, D
+
+
+def _project(z: np.ndarray, mu: np.ndarray, jacobian: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`project_jacobian`, the Jacobian (None) left out unless ``jacobian``."""
     z = np.asarray(z, dtype=float).reshape(-1, 3)
     mu = np.broadcast_to(np.asarray(mu, dtype=float), z.shape[:1])
     zn, zt = z[:, 0], z[:, 1:]
     r = np.hypot(zt[:, 0], zt[:, 1])
     inside = r <= mu * zn
-    polar = ~inside & (mu * r <= -zn)
-    mid = ~inside & ~polar  # implies r > 0
+    mid = ~inside & ~(mu * r <= -zn)  # neither in K_mu nor in its polar cone; implies r > 0
     p = np.where(inside[:, None], z, 0.0)
-    D = np.zeros((z.shape[0], 3, 3))
-    D[inside] = np.eye(3)
+    D = None
+    if jacobian:
+        D = np.zeros((z.shape[0], 3, 3))
+        D[inside] = np.eye(3)
     if np.any(mid):
         m, rm, zm = mu[mid], r[mid], zn[mid]
         u = zt[mid] / rm[:, None]  # unit tangential direction
         s = (zm + m * rm) / (1.0 + m * m)  # normal part of the projection
         p[mid, 0] = s
         p[mid, 1:] = (m * s)[:, None] * u
-        k = 1.0 / (1.0 + m * m)
-        Dm = np.zeros((m.size, 3, 3))
-        Dm[:, 0, 0] = k
-        Dm[:, 0, 1:] = (m * k)[:, None] * u
-        Dm[:, 1:, 0] = (m * k)[:, None] * u
-        uu = u[:, :, None] * u[:, None, :]
-        Dm[:, 1:, 1:] = (m * m * k)[:, None, None] * uu + (m * s / rm)[:, None, None] * (np.eye(2) - uu)
-        D[mid] = Dm
+        if D is not None:
+            k = 1.0 / (1.0 + m * m)
+            Dm = np.zeros((m.size, 3, 3))
+            Dm[:, 0, 0] = k
+            Dm[:, 0, 1:] = (m * k)[:, None] * u
+            Dm[:, 1:, 0] = (m * k)[:, None] * u
+            uu = u[:, :, None] * u[:, None, :]
+            Dm[:, 1:, 1:] = (m * m * k)[:, None, None] * uu + (m * s / rm)[:, None, None] * (np.eye(2) - uu)
+            D[mid] = Dm
     return p, D
 
 
