@@ -19,7 +19,8 @@
 import contextlib
 import gc
 import sys
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Mapping
 
 import scipy
 
@@ -36,6 +37,7 @@ from pyomo.common.gc_manager import PauseGC
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.block import BlockData, declare_custom_block
 from pyomo.core.base.constraint import ConstraintData
+from pyomo.core.base.expression import ExpressionData
 from pyomo.core.base.param import ParamData
 from pyomo.core.base.var import VarData
 from pyomo.core.expr.calculus.derivatives import Modes, differentiate
@@ -50,6 +52,7 @@ from pyomo.core.expr.visitor import identify_variables
 from pyomo.mpec import Complementarity, complements
 from pyomo.mpec.complementarity import ComplementarityData
 from pyomo.repn import generate_standard_repn
+from pyomo.core.staleflag import StaleFlagManager
 
 
 @contextlib.contextmanager
@@ -92,3 +95,223 @@ def settle() -> None:
     gc.freeze()
     gc.unfreeze()
     _settled.update(objects=_settled["objects"] + new, largest=largest)
+
+
+# -- components declared by copying one Pyomo built ------------------------------------------
+# Declaring a small component on a contact block costs Pyomo 30-80 us (keyword parsing,
+# initializers, construction, add_component's checks), and a formulation of 1000 contacts declares
+# 7-8 per contact. The functions below give the same component -- same class, same attributes, same
+# place in the block -- by copying the attributes of a prototype that Pyomo itself declared once
+# (on a scratch model, per kind), then filling in the parts of its own: its entries, their values
+# or expressions, its index Set, its name and parent. Only attributes that Pyomo itself set on the
+# prototype are copied, so a Pyomo version that adds one is followed;
+# tests/test_stamped_components.py checks every kind against Pyomo's own declaration (attributes,
+# entries, the block's records, and whole formulated models printed with STAMPED off and on).
+
+#: declare the contact blocks' components by copying prototypes (False: Pyomo's own declarations,
+#: the same model, slower; the tests compare the two)
+STAMPED = True
+
+_PROTOTYPES: dict[tuple, object] = {}
+_SCRATCH: list = []  # the scratch models holding the prototypes
+_set_slot = object.__setattr__  # slots of a BlockData, past its own __setattr__
+
+
+def _prototype(key: tuple, declare):
+    """The component Pyomo declared for ``key`` (``declare(index)`` on a scratch model whose
+    ``members`` Set holds the one member "k")."""
+    proto = _PROTOTYPES.get(key)
+    if proto is None:
+        scratch = pe.ConcreteModel(name="prototypes")
+        scratch.members = pe.Set(initialize=("k",), ordered=True)
+        scratch.add_component("proto", declare(scratch.members))
+        _SCRATCH.append(scratch)
+        proto = _PROTOTYPES[key] = scratch.proto
+    return proto
+
+
+def _copy(proto, index) -> object:
+    """A new component of the prototype's class with the prototype's attributes (entries, name
+    and parent to be set by the caller); ``index`` its index Set (None: unindexed)."""
+    obj = proto.__class__.__new__(proto.__class__)
+    obj.__dict__.update(proto.__dict__)
+    if index is not None:
+        obj._index_set = index
+    return obj
+
+
+def _attach(blk, name: str, obj) -> None:
+    """Add the constructed component ``obj`` to ``blk`` as ``name``: what Block.add_component records
+    (name, parent, declaration order, the per-ctype chain, the attribute), without its checks for
+    cases that cannot occur here (a component already owned, the model itself) or construction."""
+    if name in blk.__dict__ or name in blk._Block_reserved_words:
+        blk.add_component(name, obj)  # Pyomo's own error
+    _set_slot(obj, "_parent", weakref.ref(blk))  # past a Block's own __setattr__
+    _set_slot(obj, "_name", name)
+    order = blk._decl_order
+    i = len(order)
+    blk._decl[name] = i
+    order.append((obj, None))
+    blk.__dict__[name] = obj
+    chain = blk._ctypes.get(obj._ctype)
+    if chain is None:
+        blk._ctypes[obj._ctype] = [i, i, 1]
+    else:
+        last = chain[1]
+        order[last] = (order[last][0], i)
+        chain[1] = i
+        chain[2] += 1
+
+
+def _keys(index) -> tuple:
+    return index.ordered_data()
+
+
+def add_var(blk, name: str, index=None, nonneg: bool = False):
+    """``blk.<name> = Var([index], domain=NonNegativeReals if nonneg else Reals, initialize=0.0)``;
+    ``index`` a Set already on the model."""
+    domain = pe.NonNegativeReals if nonneg else pe.Reals
+    if not STAMPED:
+        args = () if index is None else (index,)
+        blk.add_component(name, pe.Var(*args, domain=domain, initialize=0.0))
+        return blk.component(name)
+    proto = _prototype(
+        ("var", index is None, nonneg),
+        lambda ix: (
+            pe.Var(domain=domain, initialize=0.0)
+            if index is None
+            else pe.Var(ix, domain=domain, initialize=0.0)
+        ),
+    )
+    obj = _copy(proto, index)
+    stale = StaleFlagManager.get_flag(0)
+    if index is None:
+        data = {None: obj}
+        _fill_var(obj, proto, weakref.ref(obj), None, stale)
+    else:
+        tmpl, ref, new = proto._data["k"], weakref.ref(obj), VarData.__new__
+        data = {}
+        for k in _keys(index):
+            data[k] = d = new(VarData)
+            _fill_var(d, tmpl, ref, k, stale)
+    obj._data = data
+    _attach(blk, name, obj)
+    return obj
+
+
+def _fill_var(d, tmpl, ref, key, stale) -> None:
+    d._value, d._lb, d._ub, d._domain, d._fixed = tmpl._value, tmpl._lb, tmpl._ub, tmpl._domain, tmpl._fixed
+    d._stale, d._component, d._index = stale, ref, key
+
+
+#: expression classes ExpressionData.set_value accepted (it asks each object is_numeric_type())
+_NUMERIC: set[type] = set(native_numeric_types)
+
+
+def _set_expression(d, expr) -> None:
+    if expr.__class__ in _NUMERIC:
+        d._args_ = (expr,)
+    else:
+        ExpressionData.set_value(d, expr)  # Pyomo's check (a relational expression is refused)
+        _NUMERIC.add(expr.__class__)
+
+
+def add_expression(blk, name: str, expr, index=None):
+    """``blk.<name> = Expression(expr=expr)``, or with ``index`` (a Set on the model) and ``expr`` a
+    mapping key -> expression, ``Expression(index, initialize=expr)``."""
+    if not STAMPED:
+        comp = pe.Expression(expr=expr) if index is None else pe.Expression(index, initialize=dict(expr))
+        blk.add_component(name, comp)
+        return comp
+    proto = _prototype(
+        ("expression", index is None),
+        lambda ix: pe.Expression(expr=0.0) if index is None else pe.Expression(ix, initialize={"k": 0.0}),
+    )
+    obj = _copy(proto, index)
+    obj._rule = None
+    ref = weakref.ref(obj)
+    if index is None:
+        obj._data = {None: obj}
+        obj._component, obj._index = ref, None
+        _set_expression(obj, expr)
+    else:
+        data, new = {}, ExpressionData.__new__
+        for k in _keys(index):
+            data[k] = d = new(ExpressionData)
+            d._component, d._index = ref, k
+            _set_expression(d, expr[k])
+        obj._data = data
+    _attach(blk, name, obj)
+    return obj
+
+
+def add_param(blk, name: str, value: float):
+    """``blk.<name> = Param(initialize=value, mutable=True, within=Reals)`` (value a float)."""
+    if not STAMPED:
+        blk.add_component(name, pe.Param(initialize=float(value), mutable=True, within=pe.Reals))
+        return blk.component(name)
+    proto = _prototype(("param",), lambda ix: pe.Param(initialize=0.0, mutable=True, within=pe.Reals))
+    obj = _copy(proto, None)
+    obj._rule = None
+    obj._data = {None: obj}
+    obj._value, obj._component, obj._index = float(value), weakref.ref(obj), None
+    _attach(blk, name, obj)
+    return obj
+
+
+def add_param_vector(blk, name: str, values) -> object:
+    """``blk.<name> = Param(range(len(values)), mutable=True, initialize=dict(enumerate(values)))``;
+    Pyomo declares the component and its index, the entries are filled here."""
+    values = [float(v) for v in values]
+    if not STAMPED:
+        blk.add_component(
+            name, pe.Param(range(len(values)), mutable=True, initialize=dict(enumerate(values)))
+        )
+        return blk.component(name)
+    comp = pe.Param(range(len(values)), mutable=True)
+    blk.add_component(name, comp)
+    ref, new, data = weakref.ref(comp), ParamData.__new__, comp._data
+    for k, v in enumerate(values):
+        data[k] = d = new(ParamData)
+        d._value, d._component, d._index = v, ref, k
+    return comp
+
+
+def add_block(blk, name: str, cls):
+    """``blk.<name> = cls()`` for a scalar Block class ``cls`` (e.g. one made by
+    ``declare_custom_block``), empty."""
+    if not STAMPED:
+        blk.add_component(name, cls())
+        return blk.component(name)
+    proto = _prototype(("block", cls), lambda ix: cls())
+    obj = _copy(proto, None)
+    obj.__dict__.update(_ctypes={}, _decl={}, _decl_order=[], _private_data=None, _data={None: obj})
+    _set_slot(obj, "_active", True)
+    _set_slot(obj, "_component", weakref.ref(obj))
+    _set_slot(obj, "_index", None)
+    _attach(blk, name, obj)
+    return obj
+
+
+def add_complementarity(blk, name: str, index, pairs: Mapping):
+    """``blk.<name> = Complementarity(index)`` with entry k = ``pairs[k]`` (a ``complements(...)``
+    tuple) for every member k of the Set ``index``, in its order."""
+    if not STAMPED:
+        comp = Complementarity(index)
+        blk.add_component(name, comp)
+        for k in _keys(index):
+            comp._setitem_when_not_present(k, pairs[k])
+        return comp
+    proto = _prototype(("complementarity",), lambda ix: Complementarity(ix))
+    obj = _copy(proto, index)
+    ref, new, data = weakref.ref(obj), ComplementarityData.__new__, {}
+    for k in _keys(index):
+        data[k] = d = new(ComplementarityData)
+        pair = pairs[k]
+        d.__dict__.update(_ctypes={}, _decl={}, _decl_order=[], _private_data=None, _args=(pair[0], pair[1]))
+        _set_slot(d, "_active", True)
+        _set_slot(d, "_component", ref)
+        _set_slot(d, "_index", k)
+    obj._data = data
+    _attach(blk, name, obj)
+    return obj

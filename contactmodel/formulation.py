@@ -32,6 +32,8 @@ from contactmodel._pyomo import (
     Complementarity,
     LinearExpression,
     MonomialTermExpression,
+    add_expression,
+    add_param_vector,
     building,
     complements,
     pe,
@@ -311,9 +313,7 @@ def _formulate(system, friction, form: Form) -> Problem:
     for name, law in laws.items():
         rows = assembly.contact_rows[name]
         blk = model.contact[name]
-        blk.accel = pe.Expression(
-            axes_set(blk, "".join(rows)), initialize={c: accel[r] for c, r in rows.items()}
-        )
+        add_expression(blk, "accel", {c: accel[r] for c, r in rows.items()}, axes_set(blk, "".join(rows)))
         law.add_conditions(blk, contexts[name])
         declare_pairs(blk)
     return Problem(
@@ -452,7 +452,7 @@ class ReducedForm(FormModel):
     """a = A c + b, with ``model.b`` (m,) a mutable Param."""
 
     def accelerations(self, model, assembly, T, variables) -> list:
-        model.b = pe.Param(range(assembly.m), mutable=True, initialize=dict(enumerate(assembly.b)))
+        add_param_vector(model, "b", assembly.b)
         K = (assembly.A_sparse @ T).tocsr()
         K.eliminate_zeros()
         return _row_expressions(K, variables, model.b, model)
@@ -478,9 +478,9 @@ class SparseForm(FormModel):
         # constant of each Newton-Euler row: -(f - M_FP nu_dot_P);
         # of each contact row: G_P nu_dot_P + G_dot nu
         ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
-        model.f = pe.Param(range(len(free)), mutable=True, initialize=dict(enumerate(ne_const)))
+        add_param_vector(model, "f", ne_const)
         bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
-        model.bias = pe.Param(range(asm.m), mutable=True, initialize=dict(enumerate(bias)))
+        add_param_vector(model, "bias", bias)
 
         # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
         NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contactmodel import validate
-from contactmodel._pyomo import Complementarity, complements, pe
+from contactmodel._pyomo import add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pair
@@ -261,14 +261,13 @@ def declare_pairs(blk: pe.Block) -> None:
     while (index := model.component(f"pair_keys_{i}")) is not None and tuple(index) != keys:
         i += 1
     index = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
-    blk.pairs = pairs = Complementarity(index)
-    for key, pair in pending.items():  # keys of the index, in order: no index check needed
-        record_pair(model, pairs._setitem_when_not_present(key, pair))
+    pairs = add_complementarity(blk, "pairs", index, pending)
+    for entry in pairs.values():
+        record_pair(model, entry)
 
 
 def normal_force(blk: pe.Block) -> pe.Var:
-    blk.c_n = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
-    return blk.c_n
+    return add_var(blk, "c_n", nonneg=True)
 
 
 def normal_pair(blk: pe.Block) -> None:
@@ -285,6 +284,6 @@ def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], m
     fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
     for c in comps:
         k = -mu * weights[c] ** 2 * v[c] / norm
-        blk.add_component(f"c_{c}", pe.Expression(expr=k * blk.c_n))
+        add_expression(blk, f"c_{c}", k * blk.c_n)
         fmap[c] = [(k, blk.c_n)]
     return fmap

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from contactmodel._pyomo import pe
+from contactmodel._pyomo import add_block, add_expression, add_var, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
@@ -119,22 +119,19 @@ class CoulombCone(FrictionLaw):
             normal_force(blk)
             return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
         if self.form == "soc":
-            blk.c_n = pe.Var(initialize=0.0)  # free: the cone block bounds it
-            blk.c_t = pe.Var(initialize=0.0)
-            blk.c_o = pe.Var(initialize=0.0)
-            return {"n": [(1.0, blk.c_n)], "t": [(1.0, blk.c_t)], "o": [(1.0, blk.c_o)]}
+            # free: the cone block bounds them
+            c_n, c_t, c_o = (add_var(blk, f"c_{ax}") for ax in "nto")
+            return {"n": [(1.0, c_n)], "t": [(1.0, c_t)], "o": [(1.0, c_o)]}
         c_n = normal_force(blk)
-        blk.c_t = pe.Var(initialize=0.0)
-        blk.c_o = pe.Var(initialize=0.0)
-        blk.lam = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
-        blk.a_t = pe.Var(initialize=0.0)
-        blk.a_o = pe.Var(initialize=0.0)
-        return {"n": [(1.0, c_n)], "t": [(1.0, blk.c_t)], "o": [(1.0, blk.c_o)]}
+        c_t, c_o = add_var(blk, "c_t"), add_var(blk, "c_o")
+        add_var(blk, "lam", nonneg=True)
+        add_var(blk, "a_t")
+        add_var(blk, "a_o")
+        return {"n": [(1.0, c_n)], "t": [(1.0, c_t)], "o": [(1.0, c_o)]}
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
         if self.form == "soc" and not ctx.sliding("to"):
-            blk.cone = SOCComplementarity()
-            blk.cone.set(
+            add_block(blk, "cone", SOCComplementarity).set(
                 {ax: getattr(blk, f"c_{ax}") for ax in "nto"}, {ax: blk.accel[ax] for ax in "nto"}, self.mu
             )
             return
@@ -143,10 +140,10 @@ class CoulombCone(FrictionLaw):
             return
         mu = self.mu
         if self.slack == "quadratic":
-            blk.s = pe.Expression(expr=mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
+            add_expression(blk, "s", mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
         else:
             eps = self.norm_eps
-            blk.s = pe.Expression(expr=mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
+            add_expression(blk, "s", mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
         nonneg_pair(blk, "cone", blk.lam, blk.s)
         for alpha in "to":
             c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel._pyomo import pe
+from contactmodel._pyomo import add_expression, add_var
 from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
@@ -39,13 +39,13 @@ from contactmodel.friction.sets import BoxPart, FrictionSet
 def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
     """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
     index = axes_set(blk, axes)
-    blk.s_plus = pe.Var(index, domain=pe.NonNegativeReals, initialize=0.0)
-    blk.a_minus = pe.Var(index, domain=pe.NonNegativeReals, initialize=0.0)
+    s_plus = add_var(blk, "s_plus", index, nonneg=True)
+    add_var(blk, "a_minus", index, nonneg=True)
     fmap: ForceMap = {}
     for alpha in axes:
         k = bound[alpha]
-        blk.add_component(f"c_{alpha}", pe.Expression(expr=blk.s_plus[alpha] - k * blk.c_n))
-        fmap[alpha] = [(1.0, blk.s_plus[alpha]), (-k, blk.c_n)]
+        add_expression(blk, f"c_{alpha}", s_plus[alpha] - k * blk.c_n)
+        fmap[alpha] = [(1.0, s_plus[alpha]), (-k, blk.c_n)]
     return fmap
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel._pyomo import BlockData, declare_custom_block, pe
+from contactmodel._pyomo import BlockData, add_expression, add_param, declare_custom_block, pe
 
 AXES = ("n", "t", "o")
 
@@ -132,9 +132,9 @@ class SOCComplementarityData(BlockData):
         if axes is None:
             root.cone_axes = axes = pe.Set(initialize=AXES, ordered=True, doc="axes of the cone blocks")
         # mutable: Problem.update(mu=...) changes it; compiled MCPs re-read it (a domain: 2x faster)
-        self.mu = pe.Param(initialize=float(mu), mutable=True, within=pe.Reals)
-        self.force = pe.Expression(axes, initialize={ax: force[ax] for ax in AXES})
-        self.accel = pe.Expression(axes, initialize={ax: accel[ax] for ax in AXES})
+        add_param(self, "mu", float(mu))
+        add_expression(self, "force", force, axes)
+        add_expression(self, "accel", accel, axes)
 
 
 def cone_blocks(model: pe.Block) -> list[SOCComplementarityData]:
