@@ -58,6 +58,64 @@ class _Point:
     res: float  # unscaled natural residual, inf-norm
 
 
+class _Pattern:
+    """The sparsity pattern of ``H = Da + Db J`` for one pattern of ``J`` (n, n), in CSC order
+    (columns, then rows, ascending), and where each entry's terms are in ``J``.
+
+    ``Db`` is block diagonal (a 3 x 3 block per cone block, diagonal on the box rows), so row ``r``
+    of ``Db J`` combines at most three rows of ``J``, its *sources* ``src[r]`` (ascending; the box
+    row ``i`` has the one source ``i``). Entry ``e`` of ``H`` at ``(rows[e], cols[e])`` is
+    ``sum_s coef[rows[e], s] * J[src[rows[e], s], cols[e]]`` plus its ``Da`` entry: the terms in
+    SciPy's order for ``Da + Db @ J`` (sources ascending, then ``Da``), so the same numbers.
+    """
+
+    def __init__(
+        self, J: sp.csr_matrix, box: np.ndarray, idx: np.ndarray, diag: tuple[np.ndarray, np.ndarray]
+    ) -> None:
+        n = J.shape[0]
+        self.indptr_J, self.indices_J = J.indptr.copy(), J.indices.copy()
+        order = np.argsort(idx, axis=1, kind="stable")
+        srt = np.take_along_axis(idx, order, 1)
+        self.perm = None if np.array_equal(srt, idx) else order  # sources ascending per block
+        src = np.full((n, 3), -1, dtype=np.int64)
+        src[box, 0] = box
+        src[idx.ravel()] = np.repeat(srt, 3, axis=0)
+        drows, dcols = diag  # the entries of Da: the box rows' diagonal, the cone blocks
+        S = sp.csr_matrix((np.ones(drows.size), (drows, dcols)), shape=(n, n))
+        P = (S @ abs(J) + S).tocsc()  # positive entries: no cancellation drops one
+        P.sort_indices()
+        self.rows = P.indices.astype(np.int64)
+        self.cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(P.indptr))
+        self.indptr = P.indptr
+        keys = self.cols * n + self.rows  # ascending: CSC order
+        self.dpos = np.searchsorted(keys, dcols.astype(np.int64) * n + drows)
+        jrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(J.indptr))
+        jkeys = jrows * n + J.indices  # ascending: J is canonical CSR
+        self.gather = np.empty((3, self.rows.size), dtype=np.int64)  # J.data positions; nnz: none
+        self.gather.fill(J.nnz)
+        for s in range(3) if jkeys.size else ():
+            sr = src[self.rows, s]
+            want = sr * n + self.cols
+            pos = np.minimum(np.searchsorted(jkeys, want), jkeys.size - 1)
+            found = (sr >= 0) & (jkeys[pos] == want)
+            self.gather[s, found] = pos[found]
+
+    def fits(self, J: sp.csr_matrix) -> bool:
+        """True when ``J`` has the sparsity pattern this was built for."""
+        return np.array_equal(J.indptr, self.indptr_J) and np.array_equal(J.indices, self.indices_J)
+
+    def values(self, J: sp.csr_matrix, coef: np.ndarray, da: np.ndarray) -> np.ndarray:
+        """Entries of ``Da + Db J``: ``coef`` (n, 3) the rows of ``Db`` on their sources, ``da``
+        the entries of ``Da`` (box diagonal, then the cone blocks' 3 x 3 row-major)."""
+        jx = np.append(J.data, 0.0)
+        r, g = self.rows, self.gather
+        data = coef[r, 0] * jx[g[0]]
+        data += coef[r, 1] * jx[g[1]]
+        data += coef[r, 2] * jx[g[2]]
+        data[self.dpos] += da
+        return data
+
+
 class ConeMethod(NewtonMethod):
     """The cone-block method of the ``newton`` solver (see the module docstring)."""
 
@@ -85,6 +143,12 @@ class ConeMethod(NewtonMethod):
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
         self.affine = mcp.M is not None
         self._J: sp.csr_matrix | None = None
+        self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
+        self._pattern: _Pattern | None = None
+        self._dpattern = (  # rows and columns of the block diagonal entries, see _da
+            np.concatenate([self.box, np.repeat(self.idx, 3, axis=1).ravel()]),
+            np.concatenate([self.box, np.tile(self.idx, (1, 3)).ravel()]),
+        )
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
 
@@ -148,7 +212,7 @@ class ConeMethod(NewtonMethod):
         J = sp.csr_matrix(J) if not sp.issparse(J) else J.tocsr()
         J.sum_duplicates()
         if self.affine:
-            self._J = J
+            self._J, self._JT = J, J.T.tocsr()
         return J
 
     def dense_J(self, J: sp.csr_matrix) -> np.ndarray | None:
@@ -184,20 +248,30 @@ class ConeMethod(NewtonMethod):
         return _Point(x, F, phi, da_box, db_box, Dac, Dbc, 0.5 * float(phi @ phi), res)
 
     # -- the Newton matrix H = Da + Db (J + eps I) ---------------------------------------------
-    def _blocks(self, pt: _Point, eps: float):
-        """COO parts of Da + eps Db and of Db."""
-        b, idx = self.box, self.idx
-        r3 = np.repeat(idx, 3, axis=1).ravel()  # rows of the 3x3 blocks, row-major
-        c3 = np.tile(idx, (1, 3)).ravel()
-        da = np.concatenate([pt.da_box + eps * pt.db_box, (pt.da_cone + eps * pt.db_cone).ravel()])
-        db = np.concatenate([pt.db_box, pt.db_cone.ravel()])
-        rows = np.concatenate([b, r3])
-        cols = np.concatenate([b, c3])
-        return rows, cols, da, db
+    def pattern(self, J: sp.csr_matrix) -> _Pattern:
+        """The :class:`_Pattern` of ``H`` for ``J``'s sparsity pattern (rebuilt when it changes)."""
+        pat = self._pattern
+        if pat is None or not pat.fits(J):
+            pat = self._pattern = _Pattern(J, self.box, self.idx, self._dpattern)
+        return pat
 
-    def matrix(self, pt: _Point, J: sp.csr_matrix, eps: float):
-        """H as a dense array or a CSR matrix."""
-        rows, cols, da, db = self._blocks(pt, eps)
+    def values(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray:
+        """The entries of ``H = Da + eps Db + Db J`` in the order of :meth:`pattern`."""
+        pat = self.pattern(J)
+        coef = np.empty((self.n, 3))  # row r of Db on its sources pat.src[r]
+        coef[self.box, 0] = pt.db_box
+        coef[self.box, 1:] = 0.0
+        db = pt.db_cone if pat.perm is None else np.take_along_axis(pt.db_cone, pat.perm[:, None, :], 2)
+        coef[self.idx.ravel()] = db.reshape(-1, 3)
+        return pat.values(J, coef, self._da(pt, eps))
+
+    def _da(self, pt: _Point, eps: float) -> np.ndarray:
+        """The entries of ``Da + eps Db`` on the block diagonal: the box rows' diagonal, then the
+        cone blocks' 3 x 3 blocks row-major (the order of :class:`_Pattern`'s ``dpos``)."""
+        return np.concatenate([pt.da_box + eps * pt.db_box, (pt.da_cone + eps * pt.db_cone).ravel()])
+
+    def matrix(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | sp.csc_matrix:
+        """H as a dense array (the dense path, see :meth:`dense_J`) or a CSC matrix."""
         Jd = self.dense_J(J)
         if Jd is not None:
             H = np.zeros((self.n, self.n))
@@ -205,15 +279,18 @@ class ConeMethod(NewtonMethod):
             H[b] = pt.db_box[:, None] * Jd[b]
             if idx.size:
                 H[idx] = np.einsum("kij,kjn->kin", pt.db_cone, Jd[idx])
-            np.add.at(H, (rows, cols), da)
+            drows, dcols = self._dpattern
+            np.add.at(H, (drows, dcols), self._da(pt, eps))
             return H
-        Da = sp.csr_matrix((da, (rows, cols)), shape=(self.n, self.n))
-        Db = sp.csr_matrix((db, (rows, cols)), shape=(self.n, self.n))
-        return (Da + Db @ J).tocsr()
+        pat = self.pattern(J)
+        return sp.csc_matrix((self.values(pt, J, eps), pat.rows, pat.indptr), shape=(self.n, self.n))
 
     def newton_direction(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
-        """Solve ``H d = -Phi`` with unit rows of H eliminated; None if singular."""
-        H = self.matrix(pt, J, eps)
+        """Solve ``H d = -Phi`` with unit rows of H eliminated; None if singular.
+
+        LAPACK's LU on the dense path; else SuperLU on the CSC matrix of the kept block
+        ``H[keep, keep]``, cut from the entries of :meth:`values` without building ``H`` (its
+        stored zeros dropped, as SciPy's sparse products drop them)."""
         fixed = np.zeros(self.n, dtype=bool)
         fixed[self.box[(pt.db_box == 0.0) & (pt.da_box == 1.0)]] = True
         if self.idx.size:
@@ -223,12 +300,14 @@ class ConeMethod(NewtonMethod):
         d[fixed] = -pt.phi[fixed]
         keep = ~fixed
         self.n_factor += 1
-        if not keep.any():
+        m = int(np.count_nonzero(keep))
+        if m == 0:
             return d
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", sla.LinAlgWarning)
             try:
-                if isinstance(H, np.ndarray):
+                if self.dense_J(J) is not None:
+                    H = self.matrix(pt, J, eps)
                     Hk = H[np.ix_(keep, keep)]
                     rhs = -pt.phi[keep] - H[np.ix_(keep, fixed)] @ d[fixed]
                     lu = sla.lu_factor(Hk, check_finite=False)
@@ -236,15 +315,32 @@ class ConeMethod(NewtonMethod):
                         return None
                     y = sla.lu_solve(lu, rhs, check_finite=False)
                 else:
-                    Hr = H[keep]
-                    rhs = -pt.phi[keep] - Hr[:, fixed] @ d[fixed]
-                    y = spla.splu(Hr[:, keep].tocsc()).solve(rhs)
+                    y = self._sparse_solve(pt, J, eps, keep, d)
             except (RuntimeError, ValueError, sla.LinAlgError):
                 return None
         d[keep] = y
         if not np.all(np.isfinite(d)) or float(np.max(np.abs(d))) > 1e8 * (1.0 + float(np.max(np.abs(pt.x)))):
             return None
         return d
+
+    def _sparse_solve(
+        self, pt: _Point, J: sp.csr_matrix, eps: float, keep: np.ndarray, d: np.ndarray
+    ) -> np.ndarray:
+        """SuperLU's solution of ``H[keep, keep] y = -Phi[keep] - H[keep, fixed] d[fixed]``
+        (``keep`` a row mask, ``d`` zero on it); raises RuntimeError if singular."""
+        pat, data = self.pattern(J), self.values(pt, J, eps)
+        rows, cols = pat.rows, pat.cols
+        m = int(np.count_nonzero(keep))
+        rhs = -pt.phi
+        if m < self.n:  # H[:, fixed] d[fixed] summed in column order, as a CSR product does
+            rhs = rhs - np.bincount(rows, weights=data * d[cols], minlength=self.n)
+            pos = np.cumsum(keep) - 1
+            emask = keep[rows] & keep[cols]
+            rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
+        nz = data != 0.0
+        rows, cols, data = rows[nz], cols[nz], data[nz]
+        indptr = np.concatenate(([0], np.cumsum(np.bincount(cols, minlength=m))))
+        return spla.splu(sp.csc_matrix((data, rows, indptr), shape=(m, m))).solve(rhs[keep])
 
     def gradient(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray:
         """``H^T Phi = Da^T Phi + J^T (Db^T Phi)``, the gradient of psi where it is differentiable."""
@@ -257,7 +353,8 @@ class ConeMethod(NewtonMethod):
             pc = phi[idx]
             u[idx] = np.einsum("kji,kj->ki", pt.da_cone, pc)
             v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
-        return u + J.T @ v
+        JT = self._JT if J is self._J and self._JT is not None else J.T
+        return u + JT @ v
 
     def newton_step(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
         return self.newton_direction(pt, J, eps)
