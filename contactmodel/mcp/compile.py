@@ -98,14 +98,17 @@ class Structure:
     :meth:`changed` reads those numbers from the recorded objects only (about 1 ms for 1000
     contacts instead of ~0.1 s for a walk). Pyomo keeps them in private attributes (``_decl``,
     ``_decl_order``, ``_data``, ``_active``); tests/mcp/test_compile.py checks every kind of edit.
+    The lists are those of Pyomo's ``block_data_objects`` and ``component_objects`` (every block,
+    active or not), made by :func:`_walk` (tests/mcp/test_walk.py compares the two).
     """
 
     _CTYPES = (pe.Block, Complementarity, pe.Constraint)
 
-    def __init__(self, model: pe.Block) -> None:
-        self.blocks = list(model.block_data_objects(active=None, descend_into=True))
-        self.components = list(model.component_objects(self._CTYPES, active=None, descend_into=True))
-        self.entries = [d for comp in self.components for d in comp.values()]
+    def __init__(self, model: pe.Block, walk: _Walk | None = None) -> None:
+        walk = _walk(model) if walk is None else walk
+        self.blocks = walk.blocks
+        self.components = walk.components
+        self.entries = walk.entries
         self.stamp = self._read()
 
     def _read(self) -> tuple:
@@ -245,10 +248,62 @@ def _involves_vars(expr) -> bool:
     return any(True for _ in identify_variables(expr, include_fixed=False))
 
 
+@dataclass
+class _Walk:
+    """What one pass over a model finds: every block (the model first, then depth first in
+    declaration order, active or not, as Pyomo's ``block_data_objects(active=None)``), every
+    Block / Complementarity / Constraint component of those blocks and their entries (as
+    ``component_objects(..., active=None)``), and the active entries of those kinds under active
+    blocks, in the order of Pyomo's ``component_data_objects((Complementarity, Constraint, Block),
+    active=True)``: the candidates for MCP rows."""
+
+    blocks: list
+    components: list
+    entries: list
+    rows: list
+
+
+_WALKED = frozenset((pe.Block, Complementarity, pe.Constraint))  # the ctypes a walk reports
+
+
+def _walk(model: pe.Block) -> _Walk:
+    """:class:`_Walk` of ``model``, reading each block's declarations (``_decl_order``) directly:
+    Pyomo's generic walks cost ~0.1 s at 1000 contacts, this one a few ms. An entry reached twice
+    (through a Reference) is kept once, as Pyomo's walks do."""
+    walk = _Walk([], [], [], [])
+    seen_blocks: set[int] = set()
+    seen_rows: set[int] = set()
+    stack = [(model, model.active)]
+    while stack:
+        blk, active = stack.pop()
+        if id(blk) in seen_blocks:
+            continue
+        seen_blocks.add(id(blk))
+        walk.blocks.append(blk)
+        children = []
+        for comp, _ in blk._decl_order:
+            if comp is None or comp.ctype not in _WALKED:
+                continue
+            walk.components.append(comp)
+            data = list(comp.values())
+            walk.entries.extend(data)
+            on = active and comp.active
+            if on:
+                for d in data:
+                    if d.active and id(d) not in seen_rows:
+                        seen_rows.add(id(d))
+                        walk.rows.append(d)
+            if comp.ctype is pe.Block:
+                children.extend((d, on and d.active) for d in data)
+        stack.extend(reversed(children))  # depth first, in declaration order
+    return walk
+
+
 def compile_model(model: pe.Block) -> CompiledMCP:
     """Compile every active Complementarity of ``model`` into a :class:`CompiledMCP`."""
-    structure = Structure(model)
-    pairs, cones, cone_mu, pair_rows = _pairs(model)
+    walk = _walk(model)
+    structure = Structure(model, walk)
+    pairs, cones, cone_mu, pair_rows = _pairs(model, walk.rows)
     variables = [p[0] for p in pairs]
     lb = np.array([p[1] for p in pairs], dtype=float)
     ub = np.array([p[2] for p in pairs], dtype=float)
@@ -287,17 +342,17 @@ def _refuse_plain_constraint(con) -> None:
     )
 
 
-def _pairs(model: pe.Block) -> tuple[list[tuple], CoulombBlocks | None, list, dict[int, int]]:
+def _pairs(model: pe.Block, found: list) -> tuple[list[tuple], CoulombBlocks | None, list, dict[int, int]]:
     """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
     three per cone block; the cone blocks' positions and coefficients (None without any); their
-    mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row. One
-    walk of the model finds the pairs, the cone blocks and any plain constraint (refused)."""
+    mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row.
+    ``found``: the walk's candidate rows (:attr:`_Walk.rows`): pairs, cone blocks, other blocks
+    and any plain constraint (refused)."""
     pairs = []
     cone_list = []
     pair_rows: dict[int, int] = {}
     known = getattr(model.model(), PAIR_SPLITS, None) or {}
-    kinds = (Complementarity, pe.Constraint, pe.Block)
-    for comp in model.component_data_objects(kinds, active=True, descend_into=True):
+    for comp in found:
         if isinstance(comp, ComplementarityData):
             hit = known.get(id(comp))
             if hit is not None and hit[0] is comp and hit[1] is comp._args and not hit[2][0].fixed:
