@@ -31,7 +31,8 @@ import scipy.sparse as sp
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.newton import NewtonOptions, solve
 
-DEFAULT_TOOL = "/work/shared/tools/make_peer_instances.py"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths  # noqa: E402
 
 
 def run_instance(path: Path, family: str, seed: int, repeats: int) -> dict:
@@ -87,7 +88,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--families", nargs="+", default=["roll", "slide", "psdskew"])
     ap.add_argument("--min-n", type=int, default=0)
-    ap.add_argument("--tool", default=DEFAULT_TOOL)
+    ap.add_argument("--tool", default=str(_paths.MAKE_INSTANCES), help="the instance generator")
     ap.add_argument("--summary", type=Path, default=None)
     args = ap.parse_args()
     if args.summary is not None:

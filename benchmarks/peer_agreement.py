@@ -4,7 +4,7 @@ Usage:
     python benchmarks/peer_agreement.py [--seeds 0 1 2 3 4] [--sizes 10 50 200]
                                         [--families roll slide psdskew] [--fc3d 5 20 100]
                                         [--peer-tol 1e-10] [--enum-max 12] [--tol 1e-8]
-                                        [--tools /work/shared/tools] [--peers-python /opt/peers/bin/python]
+                                        [--tools DIR] [--peers-python PYTHON] [--bench-lcp DIR]
                                         [--out FILE.jsonl]
 
 Instances: ``make_peer_instances.py`` (one temporary directory per seed): friction-pyramid LCPs
@@ -28,8 +28,8 @@ max |x - ref| / max(1, |ref|). A peer counts as solved when its own status is ok
 (computed by the peer script: LCP ||min(z, Mz+q)||_inf, fc3d De Saxce natural map) <= 1e-8 x
 max(1, |q|); ours when the dispatcher says solved.
 
-``--bench-lcp``: the Siconos test LCPs of /work/shared/bench/lcp (.dat) through the same solvers
-(z and w = M z + q compared).
+``--tools``: the folder of the peer scripts (default: $CONTACTMODEL_PEERS). ``--bench-lcp DIR``: also
+the Siconos test LCPs (.dat) in DIR through the same solvers (z and w = M z + q compared).
 
 Also listed: instances where Siconos' Lemke stops without a solution (info != 0: ray termination)
 while our lemke solves them.
@@ -54,6 +54,7 @@ from contactmodel.io.siconos_lcp import read_lcp
 from contactmodel.solvers.base import Status
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths  # noqa: E402
 from agreement import Verdict, certify_lcp  # noqa: E402
 from peers import SYSTEM_PYTHON, has_module, lcp_residual  # noqa: E402
 
@@ -240,11 +241,12 @@ def main() -> None:
     ap.add_argument("--enum-max", type=int, default=12)
     ap.add_argument("--tol", type=float, default=1e-8, help="agreement tolerance (relative)")
     ap.add_argument("--timeout", type=float, default=300.0)
-    ap.add_argument("--tools", default="/work/shared/tools")
-    ap.add_argument("--peers-python", default="/opt/peers/bin/python")
-    ap.add_argument("--bench-lcp", default="/work/shared/bench/lcp", help="Siconos .dat LCPs ('' to skip)")
+    ap.add_argument("--tools", type=Path, default=_paths.default("--tools"), help=_paths.WHAT["--tools"])
+    ap.add_argument("--peers-python", default=sys.executable, help="interpreter with gamspy and lemkelcp")
+    ap.add_argument("--bench-lcp", default=None, help="folder of Siconos .dat LCPs (default: skip)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
+    args.tools = str(_paths.require(args.tools, "--tools"))
 
     peers = {
         "siconos": has_module(SYSTEM_PYTHON, "siconos.numerics"),
@@ -265,7 +267,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             make = [
                 sys.executable,
-                str(Path(args.tools) / "make_peer_instances.py"),
+                str(_paths.MAKE_INSTANCES),
                 tmp,
                 "--seed",
                 str(seed),
