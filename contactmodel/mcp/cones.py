@@ -99,7 +99,9 @@ def natural_map(
     ah, Dh = desaxce(a, mu)
     p, P = project_jacobian(c - rho[:, None] * ah, mu)
     Da = np.eye(3) - P
-    Db = rho[:, None, None] * np.einsum("kij,kjl->kil", P, Dh)
+    Db = P.copy()  # P Dh, Dh the identity but for its row 0 (1, g1, g2): Db_ij = P_ij + P_i0 g_j
+    Db[:, :, 1:] += P[:, :, :1] * Dh[:, :1, 1:]
+    Db *= rho[:, None, None]
     return c - p, Da, Db
 
 

@@ -62,6 +62,15 @@ def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
     G = sp.csr_matrix(mcp.J(x0))
     if mcp.is_linear and G.nnz >= n * n:  # a full matrix couples everything
         return [np.arange(n)]
+    if mcp.is_linear and mcp.cones is not None and mcp.cones.k:
+        # the common case first: J alone couples each cone block's three rows (a contact's
+        # Delassus block), so its components are the answer without the union built below
+        count, labels = connected_components(G, directed=True, connection="weak")
+        idx = mcp.cones.index
+        if count == 1:
+            return [np.arange(n)]
+        if np.all(labels[idx] == labels[idx[:, :1]]):
+            return _split(labels)
     extra = []
     if not mcp.is_linear:
         with np.errstate(all="ignore"):
@@ -78,6 +87,11 @@ def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
     count, labels = connected_components(G, directed=True, connection="weak")
     if count == 1:
         return [np.arange(n)]
+    return _split(labels)
+
+
+def _split(labels: np.ndarray) -> list[np.ndarray]:
+    """The index arrays of the components ``labels`` (n,) names, in order of their first index."""
     order = np.argsort(labels, kind="stable")
     splits = np.flatnonzero(np.diff(labels[order])) + 1
     return sorted(np.split(order, splits), key=lambda b: int(b[0]))

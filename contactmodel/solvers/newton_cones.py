@@ -38,6 +38,7 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
+from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
 
 _DENSE_N = 150
@@ -70,38 +71,58 @@ class _Pattern:
     """
 
     def __init__(
-        self, J: sp.csr_matrix, box: np.ndarray, idx: np.ndarray, diag: tuple[np.ndarray, np.ndarray]
+        self,
+        J: sp.csr_matrix,
+        box: np.ndarray,
+        idx: np.ndarray,
+        diag: tuple[np.ndarray, np.ndarray],
+        compiled: bool,
     ) -> None:
         n = J.shape[0]
+        self.J = J
         self.indptr_J, self.indices_J = J.indptr.copy(), J.indices.copy()
+        self.compiled = compiled
         order = np.argsort(idx, axis=1, kind="stable")
         srt = np.take_along_axis(idx, order, 1)
         self.perm = None if np.array_equal(srt, idx) else order  # sources ascending per block
         src = np.full((n, 3), -1, dtype=np.int64)
         src[box, 0] = box
         src[idx.ravel()] = np.repeat(srt, 3, axis=0)
+        self.src = src
+        if compiled:
+            self.indptr, self.rows, self.gather = newton_kernels.cone_pattern(J.indptr, J.indices, src)
+        else:
+            self._build(J, src, diag)
+        self.cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
         drows, dcols = diag  # the entries of Da: the box rows' diagonal, the cone blocks
+        keys = self.cols * n + self.rows  # ascending: CSC order
+        self.dpos = np.searchsorted(keys, dcols.astype(np.int64) * n + drows)
+
+    def _build(self, J: sp.csr_matrix, src: np.ndarray, diag: tuple[np.ndarray, np.ndarray]) -> None:
+        """``indptr``, ``rows`` and ``gather`` by SciPy's sparse product and binary searches (what
+        :func:`~contactmodel.solvers.newton_kernels.cone_pattern` does in one compiled pass)."""
+        n = J.shape[0]
+        drows, dcols = diag
         S = sp.csr_matrix((np.ones(drows.size), (drows, dcols)), shape=(n, n))
         P = (S @ abs(J) + S).tocsc()  # positive entries: no cancellation drops one
         P.sort_indices()
+        self.indptr = P.indptr.astype(np.int64)
         self.rows = P.indices.astype(np.int64)
-        self.cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(P.indptr))
-        self.indptr = P.indptr
-        keys = self.cols * n + self.rows  # ascending: CSC order
-        self.dpos = np.searchsorted(keys, dcols.astype(np.int64) * n + drows)
+        cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(P.indptr))
         jrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(J.indptr))
         jkeys = jrows * n + J.indices  # ascending: J is canonical CSR
-        self.gather = np.empty((3, self.rows.size), dtype=np.int64)  # J.data positions; nnz: none
-        self.gather.fill(J.nnz)
+        self.gather = np.full((3, self.rows.size), J.nnz, dtype=np.int64)  # J.data positions
         for s in range(3) if jkeys.size else ():
             sr = src[self.rows, s]
-            want = sr * n + self.cols
+            want = sr * n + cols
             pos = np.minimum(np.searchsorted(jkeys, want), jkeys.size - 1)
             found = (sr >= 0) & (jkeys[pos] == want)
             self.gather[s, found] = pos[found]
 
     def fits(self, J: sp.csr_matrix) -> bool:
         """True when ``J`` has the sparsity pattern this was built for."""
+        if J is self.J:  # e.g. the constant Jacobian of an affine F
+            return True
         return np.array_equal(J.indptr, self.indptr_J) and np.array_equal(J.indices, self.indices_J)
 
     def values(self, J: sp.csr_matrix, coef: np.ndarray, da: np.ndarray) -> np.ndarray:
@@ -109,9 +130,12 @@ class _Pattern:
         the entries of ``Da`` (box diagonal, then the cone blocks' 3 x 3 row-major)."""
         jx = np.append(J.data, 0.0)
         r, g = self.rows, self.gather
-        data = coef[r, 0] * jx[g[0]]
-        data += coef[r, 1] * jx[g[1]]
-        data += coef[r, 2] * jx[g[2]]
+        if self.compiled:
+            data = newton_kernels.cone_values(jx, coef, r, g)
+        else:
+            data = coef[r, 0] * jx[g[0]]
+            data += coef[r, 1] * jx[g[1]]
+            data += coef[r, 2] * jx[g[2]]
         data[self.dpos] += da
         return data
 
@@ -142,6 +166,7 @@ class ConeMethod(NewtonMethod):
         self.boost = 1.0  # grows 10x at each watchdog return
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
         self.affine = mcp.M is not None
+        self.numba = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
         self._pattern: _Pattern | None = None
@@ -175,7 +200,7 @@ class ConeMethod(NewtonMethod):
         self.boost *= 10.0
 
     def extras(self) -> dict[str, Any]:
-        return {"cone_blocks": int(self.idx.shape[0])}
+        return {"cone_blocks": int(self.idx.shape[0]), "kernels": "numba" if self.numba else "numpy"}
 
     def eps(self, pt: _Point) -> float:
         """Proximal weight of the regularized Newton matrix at ``pt`` (0 while not regularized):
@@ -240,11 +265,14 @@ class ConeMethod(NewtonMethod):
         da_box = at.astype(float)
         db_box = np.where(at, 0.0, self.s_box)
         c, a = x[self.idx], F[self.idx]
-        R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
+        if self.numba:  # the same numbers in one compiled loop
+            R, Dac, Dbc, res_cone = newton_kernels.cone_point(c, a, self.mu, self.rho)
+        else:
+            R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
+            res_cone = float(np.max(np.abs(cones.residual(c, a, self.mu)), initial=0.0))
         phi[self.idx] = R
         res_box = np.abs(xb - np.clip(xb - Fb, self.lb_box, self.ub_box))
-        res_cone = np.abs(cones.residual(c, a, self.mu))
-        res = max(float(np.max(res_box, initial=0.0)), float(np.max(res_cone, initial=0.0)))
+        res = max(float(np.max(res_box, initial=0.0)), res_cone)
         return _Point(x, F, phi, da_box, db_box, Dac, Dbc, 0.5 * float(phi @ phi), res)
 
     # -- the Newton matrix H = Da + Db (J + eps I) ---------------------------------------------
@@ -252,7 +280,7 @@ class ConeMethod(NewtonMethod):
         """The :class:`_Pattern` of ``H`` for ``J``'s sparsity pattern (rebuilt when it changes)."""
         pat = self._pattern
         if pat is None or not pat.fits(J):
-            pat = self._pattern = _Pattern(J, self.box, self.idx, self._dpattern)
+            pat = self._pattern = _Pattern(J, self.box, self.idx, self._dpattern, self.numba)
         return pat
 
     def values(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray:
@@ -329,18 +357,22 @@ class ConeMethod(NewtonMethod):
         """SuperLU's solution of ``H[keep, keep] y = -Phi[keep] - H[keep, fixed] d[fixed]``
         (``keep`` a row mask, ``d`` zero on it); raises RuntimeError if singular."""
         pat, data = self.pattern(J), self.values(pt, J, eps)
-        rows, cols = pat.rows, pat.cols
         m = int(np.count_nonzero(keep))
-        rhs = -pt.phi
-        if m < self.n:  # H[:, fixed] d[fixed] summed in column order, as a CSR product does
-            rhs = rhs - np.bincount(rows, weights=data * d[cols], minlength=self.n)
-            pos = np.cumsum(keep) - 1
-            emask = keep[rows] & keep[cols]
-            rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
-        nz = data != 0.0
-        rows, cols, data = rows[nz], cols[nz], data[nz]
-        indptr = np.concatenate(([0], np.cumsum(np.bincount(cols, minlength=m))))
-        return spla.splu(sp.csc_matrix((data, rows, indptr), shape=(m, m))).solve(rhs[keep])
+        if self.numba:
+            indptr, rows, data, rhs = newton_kernels.cone_cut(data, pat.rows, pat.indptr, keep, d, pt.phi)
+        else:
+            rows, cols = pat.rows, pat.cols
+            rhs = -pt.phi
+            if m < self.n:  # H[:, fixed] d[fixed] summed in column order, as a CSR product does
+                rhs = rhs - np.bincount(rows, weights=data * d[cols], minlength=self.n)
+                pos = np.cumsum(keep) - 1
+                emask = keep[rows] & keep[cols]
+                rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
+            nz = data != 0.0
+            rows, cols, data = rows[nz], cols[nz], data[nz]
+            indptr = np.concatenate(([0], np.cumsum(np.bincount(cols, minlength=m))))
+            rhs = rhs[keep]
+        return spla.splu(sp.csc_matrix((data, rows, indptr), shape=(m, m))).solve(rhs)
 
     def gradient(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray:
         """``H^T Phi = Da^T Phi + J^T (Db^T Phi)``, the gradient of psi where it is differentiable."""

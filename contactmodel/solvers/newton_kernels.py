@@ -1,8 +1,10 @@
 """Compiled kernels for the hot loops of :mod:`contactmodel.solvers.newton` (optional).
 
-With numba installed (``pip install -e ".[fast]"``) ``fb_lower`` and ``dense_block`` are the
-functions below compiled to machine code, each one loop instead of a dozen numpy calls; without
-it they are None and newton uses its numpy code. Both give the same numbers bit for bit (the
+With numba installed (``pip install -e ".[fast]"``) ``fb_lower`` and ``dense_block`` (box MCPs),
+``cone_point``, ``cone_pattern``, ``cone_values`` and ``cone_cut`` (Coulomb cone blocks,
+:mod:`contactmodel.solvers.newton_cones`) are the functions below compiled to machine code, each
+one loop instead of a dozen numpy or SciPy calls; without it they are None and newton uses its
+numpy code. Both give the same numbers bit for bit (the
 same operations in the same order; tested against the numpy code, also without numba by calling
 the plain Python functions). On the n = 200 friction-pyramid LCPs of ``benchmarks/peers.py``
 (seeds 1-20, best of 5, in one process) they take a fifth off newton's time: 5.4 -> 4.2 ms (roll),
@@ -83,8 +85,208 @@ def dense_block_py(JT: np.ndarray, keep: np.ndarray, da: np.ndarray, db: np.ndar
     return H
 
 
+def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray):
+    """The cone blocks' part of a newton_cones point, one loop over the k blocks:
+    ``(R, Da, Db, res)``. ``c``, ``a`` (k, 3): forces and accelerations (normal first); ``mu``,
+    ``rho`` (k,): friction coefficients and the blocks' scales.
+
+    ``R = c - Proj_{K_mu}(c - rho a_hat)`` (k, 3) and its Jacobian element ``(Da, Db)`` (k, 3, 3),
+    as :func:`contactmodel.mcp.cones.natural_map`; ``res`` the largest ``|c - Proj(c - a_hat)|``
+    (rho = 1, :func:`contactmodel.mcp.cones.residual`; NaN if any is). The same formulas and
+    operations as the numpy code of :mod:`contactmodel.mcp.cones`.
+    """
+    k = c.shape[0]
+    R = np.empty((k, 3))
+    Da = np.empty((k, 3, 3))
+    Db = np.empty((k, 3, 3))
+    P = np.empty((3, 3))
+    z = np.empty(3)
+    res = 0.0
+    for b in range(k):
+        m = mu[b]
+        r_a = math.hypot(a[b, 1], a[b, 2])
+        ah0 = a[b, 0] + m * r_a  # De Saxce's a_hat = a + (mu |a_T|, 0, 0)
+        g1 = m * (a[b, 1] / r_a) if r_a > 0.0 else 0.0  # row 0 of d a_hat / d a
+        g2 = m * (a[b, 2] / r_a) if r_a > 0.0 else 0.0
+        for unit in range(2):  # the scaled map with its Jacobian, then the residual (rho = 1)
+            rb = 1.0 if unit else rho[b]
+            z[0] = c[b, 0] - rb * ah0
+            z[1] = c[b, 1] - rb * a[b, 1]
+            z[2] = c[b, 2] - rb * a[b, 2]
+            r = math.hypot(z[1], z[2])
+            # Proj_{K_mu}(z) into z, its Jacobian into P (see cones.project_jacobian)
+            if r <= m * z[0]:  # in the cone
+                P[:] = 0.0
+                P[0, 0] = P[1, 1] = P[2, 2] = 1.0
+            elif m * r <= -z[0]:  # in the polar cone
+                z[:] = 0.0
+                P[:] = 0.0
+            else:  # onto the boundary ray through z_T
+                u1 = z[1] / r
+                u2 = z[2] / r
+                s = (z[0] + m * r) / (1.0 + m * m)
+                kk = 1.0 / (1.0 + m * m)
+                mk = m * kk
+                z[0] = s
+                z[1] = (m * s) * u1
+                z[2] = (m * s) * u2
+                P[0, 0] = kk
+                P[0, 1] = P[1, 0] = mk * u1
+                P[0, 2] = P[2, 0] = mk * u2
+                a2 = m * m * kk
+                b2 = m * s / r
+                P[1, 1] = a2 * (u1 * u1) + b2 * (1.0 - u1 * u1)
+                P[1, 2] = a2 * (u1 * u2) + b2 * (0.0 - u1 * u2)
+                P[2, 1] = a2 * (u2 * u1) + b2 * (0.0 - u2 * u1)
+                P[2, 2] = a2 * (u2 * u2) + b2 * (1.0 - u2 * u2)
+            if unit:
+                for i in range(3):
+                    v = abs(c[b, i] - z[i])
+                    if v > res or v != v:  # keeps a NaN, as numpy's max does
+                        res = v
+            else:
+                for i in range(3):
+                    R[b, i] = c[b, i] - z[i]
+                    for j in range(3):
+                        Da[b, i, j] = (1.0 if i == j else 0.0) - P[i, j]
+                    Db[b, i, 0] = rb * P[i, 0]
+                    Db[b, i, 1] = rb * (P[i, 1] + P[i, 0] * g1)
+                    Db[b, i, 2] = rb * (P[i, 2] + P[i, 0] * g2)
+    return R, Da, Db, res
+
+
+def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
+    """The CSC sparsity pattern of ``H = Da + Db J`` for newton_cones (see its ``_Pattern``):
+    ``(indptr, rows, gather)``. ``indptr``, ``indices``: J's canonical CSR (n, n) structure;
+    ``src`` (n, 3): the rows of J that row r of ``Db J`` combines, ascending, -1 for none (they
+    are also the columns of r's block of ``Da``). ``gather[s, e]`` is the position in ``J.data``
+    of ``J[src[rows[e], s], col(e)]``, or ``J.nnz`` when it is not stored. The same arrays as the
+    SciPy build of ``_Pattern``.
+    """
+    n = src.shape[0]
+    nnz = indptr[n]
+    size = 0  # an upper bound on the entries
+    for r in range(n):
+        for s in range(3):
+            j = src[r, s]
+            if j >= 0:
+                size += indptr[j + 1] - indptr[j] + 1
+    stamp = np.full(n, -1, dtype=np.int64)  # the last row that met a column
+    where = np.full((3, n), -1, dtype=np.int64)
+    seen = np.full((3, n), -1, dtype=np.int64)
+    buf = np.empty(n, dtype=np.int64)
+    rowptr = np.zeros(n + 1, dtype=np.int64)
+    cols = np.empty(size, dtype=np.int64)
+    found = np.empty((3, size), dtype=np.int64)
+    pos = 0
+    for r in range(n):  # the pattern row by row, columns ascending
+        m = 0
+        for s in range(3):
+            j = src[r, s]
+            if j < 0:
+                continue
+            if stamp[j] != r:  # the column of j's entry of Da
+                stamp[j] = r
+                buf[m] = j
+                m += 1
+            for jj in range(indptr[j], indptr[j + 1]):
+                c = indices[jj]
+                if stamp[c] != r:
+                    stamp[c] = r
+                    buf[m] = c
+                    m += 1
+                where[s, c] = jj
+                seen[s, c] = r
+        for e in range(1, m):  # insertion sort: a row holds a few dozen columns
+            c = buf[e]
+            f = e
+            while f > 0 and buf[f - 1] > c:
+                buf[f] = buf[f - 1]
+                f -= 1
+            buf[f] = c
+        for e in range(m):
+            c = buf[e]
+            cols[pos + e] = c
+            for s in range(3):
+                found[s, pos + e] = where[s, c] if seen[s, c] == r else nnz
+        pos += m
+        rowptr[r + 1] = pos
+    colptr = np.zeros(n + 1, dtype=np.int64)  # to CSC: a counting sort by column (rows stay ascending)
+    for e in range(pos):
+        colptr[cols[e] + 1] += 1
+    for c in range(n):
+        colptr[c + 1] += colptr[c]
+    fill = colptr[:n].copy()
+    rows = np.empty(pos, dtype=np.int64)
+    gather = np.empty((3, pos), dtype=np.int64)
+    for r in range(n):
+        for e in range(rowptr[r], rowptr[r + 1]):
+            k = fill[cols[e]]
+            fill[cols[e]] += 1
+            rows[k] = r
+            for s in range(3):
+                gather[s, k] = found[s, e]
+    return colptr, rows, gather
+
+
+def cone_values_py(jx: np.ndarray, coef: np.ndarray, rows: np.ndarray, gather: np.ndarray):
+    """The entries of ``Db J`` in the pattern of :func:`cone_pattern_py`: ``coef`` (n, 3) the rows
+    of ``Db`` on their sources, ``jx`` J.data with a 0 appended (the entry ``J.nnz`` gathers)."""
+    out = np.empty(rows.shape[0])
+    for e in range(rows.shape[0]):
+        r = rows[e]
+        v = coef[r, 0] * jx[gather[0, e]]
+        v += coef[r, 1] * jx[gather[1, e]]
+        v += coef[r, 2] * jx[gather[2, e]]
+        out[e] = v
+    return out
+
+
+def cone_cut_py(
+    data: np.ndarray, rows: np.ndarray, colptr: np.ndarray, keep: np.ndarray, d: np.ndarray, phi: np.ndarray
+):
+    """The kept block of a Newton matrix in CSC form (the pattern of :func:`cone_pattern_py`,
+    entries ``data``) with its right-hand side: ``(indptr, indices, values, rhs)`` of
+    ``H[keep, keep]`` (int32 indices, stored zeros dropped) and ``rhs = -phi[keep] - (H d)[keep]``
+    with ``d`` (n,) zero on ``keep`` (the fixed rows' solution), summed column by column as
+    numpy's ``bincount`` over the CSC entries does."""
+    n = keep.shape[0]
+    pos = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        pos[i] = m
+        if keep[i]:
+            m += 1
+    t = np.zeros(n)  # H d, the fixed columns' part of each row
+    indptr = np.zeros(m + 1, dtype=np.int32)
+    indices = np.empty(data.shape[0], dtype=np.int32)
+    values = np.empty(data.shape[0])
+    k = 0
+    for c in range(n):
+        if keep[c]:
+            for e in range(colptr[c], colptr[c + 1]):
+                r = rows[e]
+                if keep[r] and data[e] != 0.0:
+                    indices[k] = pos[r]
+                    values[k] = data[e]
+                    k += 1
+            indptr[pos[c] + 1] = k
+        else:
+            for e in range(colptr[c], colptr[c + 1]):
+                t[rows[e]] += data[e] * d[c]
+    rhs = np.empty(m)
+    for i in range(n):
+        if keep[i]:
+            rhs[pos[i]] = -phi[i] - t[i]
+    return indptr, indices[:k], values[:k], rhs
+
+
 if AVAILABLE:
     fb_lower = numba.njit(cache=True)(fb_lower_py)
     dense_block = numba.njit(cache=True)(dense_block_py)
+    cone_point = numba.njit(cache=True)(cone_point_py)
+    cone_pattern = numba.njit(cache=True)(cone_pattern_py)
+    cone_values = numba.njit(cache=True)(cone_values_py)
+    cone_cut = numba.njit(cache=True)(cone_cut_py)
 else:
-    fb_lower = dense_block = None
+    fb_lower = dense_block = cone_point = cone_pattern = cone_values = cone_cut = None

@@ -35,6 +35,30 @@ def test_components_follow_the_coupling_in_either_direction() -> None:
     assert [b.tolist() for b in full] == [[0, 1, 2]]
 
 
+def test_cone_blocks_couple_their_rows_whether_or_not_j_does() -> None:
+    """Rows 0-2 and 3-5 are two cone blocks; J couples rows 0 and 3 and nothing else. With
+    J's own coupling of each block's rows (a full 3 x 3 diagonal block) the components are J's;
+    without it, the cone blocks still join their rows."""
+    from contactmodel.mcp.types import CoulombBlocks
+
+    n = 8
+    base = np.eye(n)
+    base[0, 3] = 0.5
+    blocks3 = np.zeros((n, n))
+    blocks3[:3, :3] = blocks3[3:6, 3:6] = 0.1
+    cones = CoulombBlocks(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0.5, 0.5]))
+    for M in (base, base + blocks3):
+        mcp = _mcp(M, np.zeros(n), np.full(n, -np.inf), np.full(n, np.inf))
+        mcp.cones = cones
+        blocks = newton_blocks.components(mcp, np.zeros(n))
+        assert [b.tolist() for b in blocks] == [[0, 1, 2, 3, 4, 5], [6], [7]]
+    M = np.eye(n) + blocks3  # no coupling between the two cone blocks: four components
+    mcp = _mcp(M, np.zeros(n), np.full(n, -np.inf), np.full(n, np.inf))
+    mcp.cones = cones
+    blocks = newton_blocks.components(mcp, np.zeros(n))
+    assert [b.tolist() for b in blocks] == [[0, 1, 2], [3, 4, 5], [6], [7]]
+
+
 def test_an_unsolvable_block_does_not_spoil_the_others() -> None:
     # block {0, 1}: [[2, 1], [1, 2]] z = 1 -> z = (1/3, 1/3); block {2}: -z - 1 >= 0 with z >= 0 has
     # no solution (Farkas vector y = e_2: M^T y = -1 <= 0, q.y = -1 < 0)

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from contactmodel.mcp.types import MCP, CoulombBlocks
-from contactmodel.solvers import newton_cones
+from contactmodel.solvers import newton_cones, newton_kernels
 from contactmodel.solvers.newton import NewtonOptions
 
 
@@ -52,9 +52,10 @@ def dense_newton_matrix(method: newton_cones.ConeMethod, pt, J: np.ndarray, eps:
     "k, nbox, shuffle",
     [(12, 3, False), (12, 3, True), (60, 30, False), (60, 30, True), (0, 200, False), (70, 0, True)],
 )
-def test_newton_matrix_and_direction_match_a_dense_build(k, nbox, shuffle):
+@pytest.mark.parametrize("kernels", ["numpy", "auto"])
+def test_newton_matrix_and_direction_match_a_dense_build(k, nbox, shuffle, kernels):
     mcp = cone_mcp(k, nbox, seed=k + nbox, shuffle=shuffle)
-    method = newton_cones.ConeMethod(mcp, NewtonOptions())
+    method = newton_cones.ConeMethod(mcp, NewtonOptions(kernels=kernels))
     rng = np.random.default_rng(7)
     Jd = mcp.M.toarray()
     kinds = np.zeros(3, dtype=int)  # cone blocks met: separated, sticking, on the boundary
@@ -84,10 +85,11 @@ def test_newton_matrix_and_direction_match_a_dense_build(k, nbox, shuffle):
         assert at_bound > 0
 
 
-def test_newton_matrix_follows_a_jacobian_whose_pattern_changes():
+@pytest.mark.parametrize("kernels", ["numpy", "auto"])
+def test_newton_matrix_follows_a_jacobian_whose_pattern_changes(kernels):
     """A nonlinear F's Jacobian may change its sparsity pattern: the cached pattern is rebuilt."""
     mcp = cone_mcp(60, 30, seed=3)
-    method = newton_cones.ConeMethod(mcp, NewtonOptions())
+    method = newton_cones.ConeMethod(mcp, NewtonOptions(kernels=kernels))
     x = method.project(np.random.default_rng(1).standard_normal(mcp.n))
     pt = method.begin_attempt(x)
     for seed in (11, 12):
@@ -96,3 +98,21 @@ def test_newton_matrix_follows_a_jacobian_whose_pattern_changes():
         got = method.matrix(pt, J, 0.1).toarray()
         want = dense_newton_matrix(method, pt, J.toarray(), 0.1)
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.skipif(not newton_kernels.AVAILABLE, reason="numba not installed (extra 'fast')")
+def test_compiled_kernels_give_the_numbers_of_the_numpy_code():
+    """Points, Newton matrices and directions of the sparse path, numba against numpy: equal."""
+    mcp = cone_mcp(60, 30, seed=5, shuffle=True)
+    fast, plain = (newton_cones.ConeMethod(mcp, NewtonOptions(kernels=k)) for k in ("numba", "numpy"))
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        x = rng.standard_normal(mcp.n)
+        x[fast.idx[:, 0]] = rng.uniform(0.0, 1.5, 60)
+        x = fast.project(x)
+        p, q = fast.begin_attempt(x), plain.begin_attempt(x)
+        for name in ("phi", "da_box", "db_box", "da_cone", "db_cone", "psi", "res"):
+            np.testing.assert_array_equal(getattr(p, name), getattr(q, name))
+        J = fast.J(x)
+        np.testing.assert_array_equal(fast.values(p, J, 0.2), plain.values(q, J, 0.2))
+        np.testing.assert_array_equal(fast.newton_direction(p, J, 0.2), plain.newton_direction(q, J, 0.2))

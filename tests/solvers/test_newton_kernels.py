@@ -112,3 +112,123 @@ def test_kernel_option_is_checked(monkeypatch):
     r = solve(mcp, NewtonOptions())  # "auto" falls back to numpy
     assert r.extras["kernels"] == "numpy"
     np.testing.assert_allclose(r.x, [1.0, 1.0])
+
+
+def cone_inputs(seed: int, k: int):
+    """Cone blocks in every case of the projection and on the borders between them: sticking,
+    separating, sliding, a_T = 0, c = 0, mu = 0, z exactly on the cone and on its polar."""
+    rng = np.random.default_rng(seed)
+    c = rng.standard_normal((k, 3)) * rng.choice([1.0, 1e-3, 1e3], (k, 1))
+    a = rng.standard_normal((k, 3))
+    mu = rng.uniform(0.0, 1.2, k)
+    rho = rng.uniform(0.1, 2.0, k)
+    pick = rng.integers(0, 6, k)
+    a[pick == 0, 1:] = 0.0
+    c[pick == 1] = 0.0
+    mu[pick == 2] = 0.0
+    edge = pick >= 4  # c - rho a_hat on the cone (4) or on its polar (5): a = 0, |c_T| = mu c_n
+    a[edge] = 0.0
+    c[edge, 1:] = [0.6, 0.8]
+    c[pick == 4, 0] = 1.0 / mu[pick == 4]
+    c[pick == 5, 0] = -mu[pick == 5]
+    return c, a, mu, rho
+
+
+def numpy_cone_point(c, a, mu, rho):
+    from contactmodel.mcp import cones
+
+    R, Da, Db = cones.natural_map(c, a, mu, rho)
+    return R, Da, Db, float(np.max(np.abs(cones.residual(c, a, mu)), initial=0.0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(0, 30))
+def test_python_cone_kernel_matches_the_numpy_code(seed, k):
+    args = cone_inputs(seed, k)
+    got = newton_kernels.cone_point_py(*args)
+    want = numpy_cone_point(*args)
+    for g, w in zip(got[:3], want[:3]):  # the plain Python hypot may differ by a rounding
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15 * max(1.0, float(np.abs(w).max(initial=0.0))))
+    scale = max(1.0, float(np.abs(args[0]).max(initial=0.0)))
+    assert got[3] == pytest.approx(want[3], rel=1e-13, abs=1e-15 * scale)
+
+
+@needs_numba
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_cone_kernel_gives_the_numbers_of_the_numpy_code(seed):
+    args = cone_inputs(seed, 200)
+    got = newton_kernels.cone_point(*args)
+    want = numpy_cone_point(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def cone_jacobian(seed: int, n: int):
+    """A canonical CSR J with random rows, a few empty, and a missing diagonal here and there."""
+    import scipy.sparse as sp
+
+    J = sp.random(n, n, density=0.08, random_state=seed, format="csr")
+    J = J.tolil()
+    J[np.random.default_rng(seed).integers(0, n, 3)] = 0.0  # empty rows
+    J = J.tocsr()
+    J.eliminate_zeros()
+    J.sum_duplicates()
+    return J
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cone_pattern_kernel_matches_the_scipy_build(seed):
+    from contactmodel.mcp.types import CoulombBlocks
+    from contactmodel.solvers.newton_cones import ConeMethod
+
+    rng = np.random.default_rng(seed)
+    k, nbox = 15, 7
+    n = 3 * k + nbox
+    perm = rng.permutation(n)
+    index = perm[: 3 * k].reshape(k, 3)
+    J = cone_jacobian(seed, n)
+    lb = np.where(np.isin(np.arange(n), perm[3 * k :]), 0.0, -np.inf)
+    cones = CoulombBlocks(index, np.ones(k))
+    mcp = MCP(F=lambda x: J @ x, J=lambda x: J, lb=lb, ub=np.full(n, np.inf), cones=cones)
+    pats = [ConeMethod(mcp, NewtonOptions(kernels="numpy")).pattern(J)]
+    src = pats[0].src
+    got = newton_kernels.cone_pattern_py(J.indptr, J.indices, src)
+    if newton_kernels.AVAILABLE:
+        pats.append(ConeMethod(mcp, NewtonOptions(kernels="numba")).pattern(J))
+    for pat in pats:
+        for g, w in zip(got, (pat.indptr, pat.rows, pat.gather)):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(pat.dpos, pats[0].dpos)
+    coef = rng.standard_normal((n, 3))
+    jx = np.append(J.data, 0.0)
+    r, g = pats[0].rows, pats[0].gather
+    want = coef[r, 0] * jx[g[0]] + coef[r, 1] * jx[g[1]] + coef[r, 2] * jx[g[2]]
+    np.testing.assert_array_equal(newton_kernels.cone_values_py(jx, coef, r, g), want)
+    if newton_kernels.AVAILABLE:
+        np.testing.assert_array_equal(newton_kernels.cone_values(jx, coef, r, g), want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cone_cut_kernel_matches_the_numpy_code(seed):
+    """The kept block's CSC arrays and right-hand side (plain Python, and compiled when numba is
+    installed) against numpy's masks and bincount."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    H = sp.random(n, n, density=0.2, random_state=seed, format="csc")
+    H.data[rng.random(H.nnz) < 0.1] = 0.0  # stored zeros are dropped
+    H.sort_indices()
+    keep = rng.random(n) < 0.7
+    d = np.where(keep, 0.0, rng.standard_normal(n))
+    phi = rng.standard_normal(n)
+    Hd = H.toarray()
+    want_rhs = -phi[keep] - Hd[keep][:, ~keep] @ d[~keep]
+    want = sp.csc_matrix(Hd[np.ix_(keep, keep)])
+    kernels = [newton_kernels.cone_cut_py] + ([newton_kernels.cone_cut] if newton_kernels.AVAILABLE else [])
+    for kernel in kernels:
+        indptr, indices, values, rhs = kernel(H.data, H.indices.astype(np.int64), H.indptr, keep, d, phi)
+        np.testing.assert_allclose(rhs, want_rhs, rtol=1e-14, atol=1e-14)
+        np.testing.assert_array_equal(indptr, want.indptr)
+        np.testing.assert_array_equal(indices, want.indices)
+        np.testing.assert_array_equal(values, want.data)
