@@ -57,6 +57,7 @@ class _Point:
     db_cone: np.ndarray  # (k, 3, 3)
     psi: float
     res: float  # unscaled natural residual, inf-norm
+    sep: np.ndarray  # (k,) cone blocks with Da = I, Db = 0 (separating): unit rows of H
 
 
 class _Pattern:
@@ -85,6 +86,7 @@ class _Pattern:
         order = np.argsort(idx, axis=1, kind="stable")
         srt = np.take_along_axis(idx, order, 1)
         self.perm = None if np.array_equal(srt, idx) else order  # sources ascending per block
+        self.order = order
         src = np.full((n, 3), -1, dtype=np.int64)
         src[box, 0] = box
         src[idx.ravel()] = np.repeat(srt, 3, axis=0)
@@ -130,12 +132,9 @@ class _Pattern:
         the entries of ``Da`` (box diagonal, then the cone blocks' 3 x 3 row-major)."""
         jx = np.append(J.data, 0.0)
         r, g = self.rows, self.gather
-        if self.compiled:
-            data = newton_kernels.cone_values(jx, coef, r, g)
-        else:
-            data = coef[r, 0] * jx[g[0]]
-            data += coef[r, 1] * jx[g[1]]
-            data += coef[r, 2] * jx[g[2]]
+        data = coef[r, 0] * jx[g[0]]
+        data += coef[r, 1] * jx[g[1]]
+        data += coef[r, 2] * jx[g[2]]
         data[self.dpos] += da
         return data
 
@@ -170,6 +169,10 @@ class ConeMethod(NewtonMethod):
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
         self._pattern: _Pattern | None = None
+        self.block = np.full((self.n, 2), -1, dtype=np.int64)  # a row's block and place in it
+        self.block[self.box, 1] = np.arange(self.box.size)
+        self.block[self.idx.ravel(), 0] = np.repeat(np.arange(self.idx.shape[0]), 3)
+        self.block[self.idx.ravel(), 1] = np.tile(np.arange(3), self.idx.shape[0])
         self._dpattern = (  # rows and columns of the block diagonal entries, see _da
             np.concatenate([self.box, np.repeat(self.idx, 3, axis=1).ravel()]),
             np.concatenate([self.box, np.tile(self.idx, (1, 3)).ravel()]),
@@ -266,14 +269,15 @@ class ConeMethod(NewtonMethod):
         db_box = np.where(at, 0.0, self.s_box)
         c, a = x[self.idx], F[self.idx]
         if self.numba:  # the same numbers in one compiled loop
-            R, Dac, Dbc, res_cone = newton_kernels.cone_point(c, a, self.mu, self.rho)
+            R, Dac, Dbc, res_cone, sep = newton_kernels.cone_point(c, a, self.mu, self.rho)
         else:
             R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
             res_cone = float(np.max(np.abs(cones.residual(c, a, self.mu)), initial=0.0))
+            sep = np.all(Dbc == 0.0, axis=(1, 2)) & np.all(Dac == np.eye(3), axis=(1, 2))
         phi[self.idx] = R
         res_box = np.abs(xb - np.clip(xb - Fb, self.lb_box, self.ub_box))
         res = max(float(np.max(res_box, initial=0.0)), res_cone)
-        return _Point(x, F, phi, da_box, db_box, Dac, Dbc, 0.5 * float(phi @ phi), res)
+        return _Point(x, F, phi, da_box, db_box, Dac, Dbc, 0.5 * float(phi @ phi), res, sep)
 
     # -- the Newton matrix H = Da + Db (J + eps I) ---------------------------------------------
     def pattern(self, J: sp.csr_matrix) -> _Pattern:
@@ -286,6 +290,11 @@ class ConeMethod(NewtonMethod):
     def values(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray:
         """The entries of ``H = Da + eps Db + Db J`` in the order of :meth:`pattern`."""
         pat = self.pattern(J)
+        if self.numba:
+            return newton_kernels.cone_values(
+                J.data, pat.rows, pat.gather, pat.dpos, self.block, pat.order,
+                pt.da_box, pt.db_box, pt.da_cone, pt.db_cone, eps,
+            )  # fmt: skip
         coef = np.empty((self.n, 3))  # row r of Db on its sources pat.src[r]
         coef[self.box, 0] = pt.db_box
         coef[self.box, 1:] = 0.0
@@ -321,9 +330,7 @@ class ConeMethod(NewtonMethod):
         stored zeros dropped, as SciPy's sparse products drop them)."""
         fixed = np.zeros(self.n, dtype=bool)
         fixed[self.box[(pt.db_box == 0.0) & (pt.da_box == 1.0)]] = True
-        if self.idx.size:
-            sep = np.all(pt.db_cone == 0.0, axis=(1, 2)) & np.all(pt.da_cone == np.eye(3), axis=(1, 2))
-            fixed[self.idx[sep].ravel()] = True
+        fixed[self.idx[pt.sep].ravel()] = True
         d = np.zeros(self.n)
         d[fixed] = -pt.phi[fixed]
         keep = ~fixed

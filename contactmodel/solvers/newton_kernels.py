@@ -92,8 +92,9 @@ def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray)
 
     ``R = c - Proj_{K_mu}(c - rho a_hat)`` (k, 3) and its Jacobian element ``(Da, Db)`` (k, 3, 3),
     as :func:`contactmodel.mcp.cones.natural_map`; ``res`` the largest ``|c - Proj(c - a_hat)|``
-    (rho = 1, :func:`contactmodel.mcp.cones.residual`; NaN if any is). The same formulas and
-    operations as the numpy code of :mod:`contactmodel.mcp.cones`.
+    (rho = 1, :func:`contactmodel.mcp.cones.residual`; NaN if any is); ``sep`` (k,) the blocks
+    whose row of the Newton matrix is a unit row (``Da = I, Db = 0``: a separating contact). The
+    same formulas and operations as the numpy code of :mod:`contactmodel.mcp.cones`.
     """
     k = c.shape[0]
     R = np.empty((k, 3))
@@ -101,6 +102,7 @@ def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray)
     Db = np.empty((k, 3, 3))
     P = np.empty((3, 3))
     z = np.empty(3)
+    sep = np.empty(k, dtype=np.bool_)
     res = 0.0
     for b in range(k):
         m = mu[b]
@@ -145,14 +147,18 @@ def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray)
                     if v > res or v != v:  # keeps a NaN, as numpy's max does
                         res = v
             else:
+                unit = True
                 for i in range(3):
                     R[b, i] = c[b, i] - z[i]
                     for j in range(3):
                         Da[b, i, j] = (1.0 if i == j else 0.0) - P[i, j]
+                        unit = unit and Da[b, i, j] == (1.0 if i == j else 0.0)
                     Db[b, i, 0] = rb * P[i, 0]
                     Db[b, i, 1] = rb * (P[i, 1] + P[i, 0] * g1)
                     Db[b, i, 2] = rb * (P[i, 2] + P[i, 0] * g2)
-    return R, Da, Db, res
+                    unit = unit and Db[b, i, 0] == 0.0 and Db[b, i, 1] == 0.0 and Db[b, i, 2] == 0.0
+                sep[b] = unit
+    return R, Da, Db, res, sep
 
 
 def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
@@ -229,16 +235,52 @@ def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
     return colptr, rows, gather
 
 
-def cone_values_py(jx: np.ndarray, coef: np.ndarray, rows: np.ndarray, gather: np.ndarray):
-    """The entries of ``Db J`` in the pattern of :func:`cone_pattern_py`: ``coef`` (n, 3) the rows
-    of ``Db`` on their sources, ``jx`` J.data with a 0 appended (the entry ``J.nnz`` gathers)."""
+def cone_values_py(
+    jdata: np.ndarray,
+    rows: np.ndarray,
+    gather: np.ndarray,
+    dpos: np.ndarray,
+    block: np.ndarray,
+    perm: np.ndarray,
+    da_box: np.ndarray,
+    db_box: np.ndarray,
+    da_cone: np.ndarray,
+    db_cone: np.ndarray,
+    eps: float,
+) -> np.ndarray:
+    """The entries of ``H = Da + eps Db + Db J`` in the pattern of :func:`cone_pattern_py`
+    (``rows``, ``gather``; ``dpos`` where the entries of ``Da`` go): ``jdata`` J.data;
+    ``block`` (n, 2) the block of each row (-1 for a box row) and its place in it (the box row's
+    index for a box row); ``perm`` (k, 3) each block's sources in ascending order as positions in
+    the block; ``Da, Db`` as the point holds them (box diagonals (nb,), cone blocks (k, 3, 3)).
+    The operations of newton_cones' numpy code, in its order."""
+    nnz = jdata.shape[0]
     out = np.empty(rows.shape[0])
     for e in range(rows.shape[0]):
-        r = rows[e]
-        v = coef[r, 0] * jx[gather[0, e]]
-        v += coef[r, 1] * jx[gather[1, e]]
-        v += coef[r, 2] * jx[gather[2, e]]
+        b = block[rows[e], 0]
+        p = block[rows[e], 1]
+        if b < 0:
+            c0, c1, c2 = db_box[p], 0.0, 0.0
+        else:
+            c0 = db_cone[b, p, perm[b, 0]]
+            c1 = db_cone[b, p, perm[b, 1]]
+            c2 = db_cone[b, p, perm[b, 2]]
+        g = gather[0, e]
+        v = c0 * (jdata[g] if g < nnz else 0.0)
+        g = gather[1, e]
+        v += c1 * (jdata[g] if g < nnz else 0.0)
+        g = gather[2, e]
+        v += c2 * (jdata[g] if g < nnz else 0.0)
         out[e] = v
+    t = 0
+    for i in range(da_box.shape[0]):
+        out[dpos[t]] += da_box[i] + eps * db_box[i]
+        t += 1
+    for b in range(da_cone.shape[0]):
+        for p in range(3):
+            for q in range(3):
+                out[dpos[t]] += da_cone[b, p, q] + eps * db_cone[b, p, q]
+                t += 1
     return out
 
 

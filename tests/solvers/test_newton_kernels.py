@@ -199,13 +199,21 @@ def test_cone_pattern_kernel_matches_the_scipy_build(seed):
         for g, w in zip(got, (pat.indptr, pat.rows, pat.gather)):
             np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(pat.dpos, pats[0].dpos)
-    coef = rng.standard_normal((n, 3))
-    jx = np.append(J.data, 0.0)
-    r, g = pats[0].rows, pats[0].gather
-    want = coef[r, 0] * jx[g[0]] + coef[r, 1] * jx[g[1]] + coef[r, 2] * jx[g[2]]
-    np.testing.assert_array_equal(newton_kernels.cone_values_py(jx, coef, r, g), want)
-    if newton_kernels.AVAILABLE:
-        np.testing.assert_array_equal(newton_kernels.cone_values(jx, coef, r, g), want)
+    # the entries of H at a point, against the numpy code's, for both kernels
+    plain = ConeMethod(mcp, NewtonOptions(kernels="numpy"))
+    x = rng.standard_normal(n)
+    pt = plain.begin_attempt(x)
+    pt.db_cone = rng.standard_normal(pt.db_cone.shape)  # every coefficient in play
+    want = plain.values(pt, J, 0.3)
+    kernels = [newton_kernels.cone_values_py] + (
+        [newton_kernels.cone_values] if newton_kernels.AVAILABLE else []
+    )
+    for kernel in kernels:
+        got = kernel(
+            J.data, pats[0].rows, pats[0].gather, pats[0].dpos, plain.block, pats[0].order,
+            pt.da_box, pt.db_box, pt.da_cone, pt.db_cone, 0.3,
+        )  # fmt: skip
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("seed", range(3))
