@@ -56,15 +56,15 @@ from pyomo.core.staleflag import StaleFlagManager
 
 
 @contextlib.contextmanager
-def building() -> Iterator[None]:
+def building(least: int = 0) -> Iterator[None]:
     """Build a large graph of objects (a model, its compilation) without the cyclic garbage
     collector: paused while building (Pyomo's PauseGC, as Pyomo's own writers do), then the new
-    objects handed to its oldest generation at once (:func:`settle`). Otherwise the next two
-    young collections each walk the whole new model (1000 contacts: ~0.15 s of a quiet machine's
-    compile and first solve)."""
+    objects handed to its oldest generation at once (:func:`settle`), when there are at least
+    ``least``. Otherwise the next two young collections each walk the whole new model (1000
+    contacts: ~0.15 s of a quiet machine's compile and first solve)."""
     with PauseGC():
         yield
-        settle()
+        settle(least)
 
 
 #: objects handed to the oldest generation between two full collections (at least; twice the
@@ -74,14 +74,15 @@ SETTLE_LIMIT = 500_000
 _settled = {"objects": 0, "largest": 0, "full": -1}
 
 
-def settle() -> None:
+def settle(least: int = 0) -> None:
     """Move every object the collector tracks into its oldest generation without a pass over
     them (``gc.freeze()`` then ``gc.unfreeze()``). They stay collectable: the next full collection
     examines them like any old object. Once more than :data:`SETTLE_LIMIT` objects, or twice the
     largest batch, were moved since the last full collection, a full collection runs instead
     (one model and its compilation are always settled). Nothing is done when the program keeps
-    objects frozen itself (``gc.get_freeze_count()``)."""
-    if gc.get_freeze_count():
+    objects frozen itself (``gc.get_freeze_count()``), or when fewer than ``least`` objects were
+    made (they stay young, for the collector's usual passes)."""
+    if gc.get_freeze_count() or gc.get_count()[0] < least:
         return
     full = gc.get_stats()[-1]["collections"]
     if full != _settled["full"]:
@@ -293,25 +294,32 @@ def add_block(blk, name: str, cls):
     return obj
 
 
-def add_complementarity(blk, name: str, index, pairs: Mapping):
+def add_complementarity(blk, name: str, index, pairs):
     """``blk.<name> = Complementarity(index)`` with entry k = ``pairs[k]`` (a ``complements(...)``
-    tuple) for every member k of the Set ``index``, in its order."""
-    if not STAMPED:
+    tuple) for every member k of ``index``, in its order: a Set on the model (its members), or a
+    ``range`` (Pyomo declares the component and its index Set; ``pairs`` then a sequence)."""
+    shared = isinstance(index, pe.Set)
+    keys = _keys(index) if shared else index
+    if not STAMPED or not shared:
         comp = Complementarity(index)
         blk.add_component(name, comp)
-        for k in _keys(index):
-            comp._setitem_when_not_present(k, pairs[k])
-        return comp
-    proto = _prototype(("complementarity",), lambda ix: Complementarity(ix))
-    obj = _copy(proto, index)
-    ref, new, data = weakref.ref(obj), ComplementarityData.__new__, {}
-    for k in _keys(index):
+        if not STAMPED:
+            for k in keys:
+                comp._setitem_when_not_present(k, pairs[k])
+            return comp
+        obj = comp
+    else:
+        proto = _prototype(("complementarity",), lambda ix: Complementarity(ix))
+        obj = _copy(proto, index)
+    ref, new, data = weakref.ref(obj), ComplementarityData.__new__, obj._data if not shared else {}
+    for k in keys:
         data[k] = d = new(ComplementarityData)
         pair = pairs[k]
         d.__dict__.update(_ctypes={}, _decl={}, _decl_order=[], _private_data=None, _args=(pair[0], pair[1]))
         _set_slot(d, "_active", True)
         _set_slot(d, "_component", ref)
         _set_slot(d, "_index", k)
-    obj._data = data
-    _attach(blk, name, obj)
+    if shared:
+        obj._data = data
+        _attach(blk, name, obj)
     return obj

@@ -29,9 +29,9 @@ import scipy.sparse as sp
 
 from contactmodel import validate
 from contactmodel._pyomo import (
-    Complementarity,
     LinearExpression,
     MonomialTermExpression,
+    add_complementarity,
     add_expression,
     add_param_vector,
     building,
@@ -49,7 +49,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_pair
+from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_pairs
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -484,9 +484,9 @@ class SparseForm(FormModel):
 
         # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
         NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
-        model.newton_euler = rows = Complementarity(range(len(free)))
-        for k, expr in enumerate(_row_expressions(NE, nd + variables, model.f, model)):
-            record_pair(model, rows._setitem_when_not_present(k, complements(expr == 0, nd[k])))
+        ne_rows = _row_expressions(NE, nd + variables, model.f, model)
+        pairs = [complements(expr == 0, var) for expr, var in zip(ne_rows, nd)]
+        record_pairs(model, add_complementarity(model, "newton_euler", range(len(free)), pairs).values())
         return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias, model)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:

@@ -108,6 +108,28 @@ def test_a_formulated_model_is_handed_to_the_oldest_generation_and_still_freed(m
         gc.enable()
 
 
+def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) -> None:
+    """An answer's contact results of at least SETTLED_RESULTS objects are made with the collector
+    paused and settled (frozen, then unfrozen, into the oldest generation); fewer are left to it."""
+    import gc
+    import importlib
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    first = cm.solve(problem)
+    freezes = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze()))
+    for least, settled in ((10**9, False), (0, True)):
+        monkeypatch.setattr(dispatcher, "SETTLED_RESULTS", least)
+        freezes.clear()
+        again = cm.solve(problem)  # compiled already: settling can only come from the results
+        assert bool(freezes) is settled
+        assert [(c.name, c.mode, c.force) for c in again.contacts] == [
+            (c.name, c.mode, c.force) for c in first.contacts
+        ]
+
+
 def _same_mcp(a, b) -> None:
     assert list(a.names) == list(b.names)
     np.testing.assert_array_equal(a.lb, b.lb)

@@ -27,7 +27,7 @@ from contactmodel import validate
 from contactmodel._pyomo import add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.sets import FrictionSet, SetPart
-from contactmodel.mcp.compile import record_pair
+from contactmodel.mcp.compile import record_pairs
 
 if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
     from contactmodel.system import Contact
@@ -225,6 +225,8 @@ def _shared_set(model: pe.Block, name: str, members: tuple, doc: str) -> pe.Set:
 
 #: the pairs a law has stated on a contact block and :func:`declare_pairs` has not yet declared
 _PENDING = "_contact_pairs_pending"
+#: name of a dict on the model: the pairs' keys -> the Set ``pair_keys_<i>`` holding them
+_PAIR_SETS = "_contact_pair_sets"
 
 
 def _add_pair(blk: pe.Block, name: str, pair) -> None:
@@ -257,13 +259,14 @@ def declare_pairs(blk: pe.Block) -> None:
         return
     keys = tuple(pending)
     model = blk.model()
-    i = 0
-    while (index := model.component(f"pair_keys_{i}")) is not None and tuple(index) != keys:
-        i += 1
-    index = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
-    pairs = add_complementarity(blk, "pairs", index, pending)
-    for entry in pairs.values():
-        record_pair(model, entry)
+    known = model.__dict__.setdefault(_PAIR_SETS, {})  # keys -> their Set, found before
+    index = known.get(keys)
+    if index is None or model.component(index.local_name) is not index or tuple(index) != keys:
+        i = 0
+        while (index := model.component(f"pair_keys_{i}")) is not None and tuple(index) != keys:
+            i += 1
+        index = known[keys] = _shared_set(model, f"pair_keys_{i}", keys, "keys of the contact blocks' pairs")
+    record_pairs(model, add_complementarity(blk, "pairs", index, pending).values())
 
 
 def normal_force(blk: pe.Block) -> pe.Var:

@@ -201,27 +201,32 @@ def _minus(a, b):
 
 
 #: name of a dict a model may carry: id(ComplementarityData) -> (that entry, its ``_args``, its
-#: (var, lb, ub, F)), recorded by :func:`record_pair` when the entry was made, so the compiler
+#: (var, lb, ub, F)), recorded by :func:`record_pairs` when the entry was made, so the compiler
 #: need not split it again; used only while the entry holds the same arguments and its variable
 #: is not fixed (any other entry is split as usual).
 PAIR_SPLITS = "_contactmodel_pair_splits"
 
 
-def record_pair(model: pe.Block, cdata) -> None:
-    """Record the split of a Complementarity entry just made from ``complements(var >= L, expr >= 0)``
-    or ``complements(expr == 0, var)`` (a number L, an unfixed variable var), as :func:`_split`
-    would make it; entries of any other shape are not recorded."""
-    a, b = cdata._args
-    if a.__class__ is InequalityExpression and b.__class__ is InequalityExpression:
-        low, var = a.args
-        if low.__class__ not in native_numeric_types or not _is_var(var):
-            return
-        split = (var, low, np.inf, _minus(b.args[1], b.args[0]))
-    elif a.__class__ is EqualityExpression and _is_var(b):
-        split = (b, -np.inf, np.inf, _minus(*a.args))
-    else:
-        return
-    model.__dict__.setdefault(PAIR_SPLITS, {})[id(cdata)] = (cdata, cdata._args, split)
+def record_pairs(model: pe.Block, entries) -> None:
+    """Record the split of each Complementarity entry just made from ``complements(var >= L, expr
+    >= 0)`` or ``complements(expr == 0, var)`` (a number L, an unfixed variable var), as
+    :func:`_split` would make it; entries of any other shape are not recorded."""
+    known = model.__dict__.setdefault(PAIR_SPLITS, {})
+    numbers = native_numeric_types
+    for cdata in entries:
+        args = cdata._args
+        a, b = args
+        if a.__class__ is InequalityExpression and b.__class__ is InequalityExpression:
+            low, var = a._args_
+            if low.__class__ not in numbers or not _is_var(var):
+                continue
+            blow, bhigh = b._args_
+            split = (var, low, np.inf, bhigh if blow.__class__ in numbers and blow == 0 else bhigh - blow)
+        elif a.__class__ is EqualityExpression and _is_var(b):
+            split = (b, -np.inf, np.inf, _minus(*a._args_))
+        else:
+            continue
+        known[id(cdata)] = (cdata, args, split)
 
 
 def _cone_rows(blk: SOCComplementarityData) -> list:
