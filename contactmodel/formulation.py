@@ -307,13 +307,17 @@ def _formulate(system, friction, form: Form) -> Problem:
     }
     model = pe.ConcreteModel(name="contact_problem")
     model.contact = pe.Block(list(laws))
-    force_maps = {name: law.build(model.contact[name], contexts[name]) for name, law in laws.items()}
+    blocks = dict(zip(laws, model.contact.values()))  # the Block's entries, in the order given
+    force_maps = {name: law.build(blocks[name], contexts[name]) for name, law in laws.items()}
     variables, T = _force_matrix(assembly, force_maps)
     accel = _FORM_MODELS[form].accelerations(model, assembly, T, variables)
+    axes: dict[str, pe.Set] = {}  # the Set of each kind of contact's axes ("nto", "ntor")
     for name, law in laws.items():
         rows = assembly.contact_rows[name]
-        blk = model.contact[name]
-        add_expression(blk, "accel", {c: accel[r] for c, r in rows.items()}, axes_set(blk, "".join(rows)))
+        blk = blocks[name]
+        key = "".join(rows)
+        index = axes.get(key) or axes.setdefault(key, axes_set(blk, key))
+        add_expression(blk, "accel", {c: accel[r] for c, r in rows.items()}, index)
         law.add_conditions(blk, contexts[name])
         declare_pairs(blk)
     return Problem(

@@ -432,14 +432,16 @@ def _read_rows(pairs: list[tuple], col, known: dict) -> tuple[list[_Row], _Terms
         linear = _linear_terms(expr, known)
         if linear is not None:  # the common case, read without the general repn
             constant, coefs, lvars = linear
-            rows.append(_Row(constant))
-            li.extend([i] * len(lvars))
-            try:
-                lj.extend(map(position.__getitem__, map(id, lvars)))
-            except KeyError:
-                lj.extend([col(v) for v in lvars])  # names the unmatched variable
-            lv.extend(coefs)
-            continue
+            try:  # every column is an unfixed variable (see _pairs)
+                cols = list(map(position.__getitem__, map(id, lvars)))
+            except KeyError:  # a fixed variable is a constant, which the general repn reads
+                cols = None if any(map(_FIXED, lvars)) else [col(v) for v in lvars]  # or names it
+            if cols is not None:
+                rows.append(_Row(constant))
+                li.extend([i] * len(cols))
+                lj.extend(cols)
+                lv.extend(coefs)
+                continue
         repn = generate_standard_repn(expr, compute_values=False, quadratic=True)
         rows.append(_Row(repn.constant))
         if repn.linear_vars:
@@ -477,10 +479,12 @@ _FIXED = attrgetter("fixed")
 
 def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float], list] | None:
     """(constant, coefficients, variables) of a row that is a sum of numbers, Params (constants
-    kept symbolic, for :meth:`CompiledMCP.update`), unfixed variables and number * variable terms,
+    kept symbolic, for :meth:`CompiledMCP.update`), variables and number * variable terms,
     nested through sums, negations and named Expressions; None for any other row (it is read by
     Pyomo's standard repn). Much faster than the general repn on the rows the laws write.
-    ``known``: recorded linear expressions (see :data:`LINEAR_ROWS`)."""
+    ``known``: recorded linear expressions (see :data:`LINEAR_ROWS`). Variables are not asked
+    whether they are fixed: the caller finds each in its columns, all unfixed, and reads a row
+    with any other variable, fixed, by the general repn (a fixed variable is a constant)."""
     coefs: list[float] = []
     lvars: list = []
     number = 0.0
@@ -493,24 +497,20 @@ def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float],
         if kind is _SUM:
             if known and (hit := known.get(id(e))) is not None and hit[0] is e:
                 _, hcoefs, hvars, hconst = hit
-                if any(map(_FIXED, hvars)):
-                    return None
                 coefs.extend(hcoefs if scale == 1.0 else [scale * c for c in hcoefs])
                 lvars.extend(hvars)
                 stack.append((scale, hconst))
                 continue
             for a in e.args:
                 if a.__class__ is MonomialTermExpression:
-                    coef, var = a.args
-                    if coef.__class__ not in native_numeric_types or var.fixed:
+                    coef, var = a._args_
+                    if coef.__class__ not in native_numeric_types:
                         return None
                     coefs.append(scale * coef)
                     lvars.append(var)
                 else:
                     stack.append((scale, a))
         elif kind is _VAR:
-            if e.fixed:
-                return None
             coefs.append(scale)
             lvars.append(e)
         elif kind is _NAMED:
@@ -518,8 +518,8 @@ def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float],
         elif kind is _NUMBER:
             number += scale * e
         elif kind is _MONOMIAL:
-            coef, var = e.args
-            if coef.__class__ not in native_numeric_types or var.fixed:
+            coef, var = e._args_
+            if coef.__class__ not in native_numeric_types:
                 return None
             coefs.append(scale * coef)
             lvars.append(var)

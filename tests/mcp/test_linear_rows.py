@@ -69,3 +69,23 @@ def test_hand_written_rows(monkeypatch):
     m.p = 5.0
     fast.update()
     assert fast.mcp.F(x)[0] == pytest.approx(0.3 - 1.4 + 4.0 - 10.0)
+
+
+def test_a_fixed_variable_in_a_linear_row_is_a_constant(monkeypatch):
+    """A fixed variable written linearly (alone, scaled, in a named expression) is read as the
+    constant it is, as the general repn reads it; unfixed again, it is an unmatched variable."""
+    m = pe.ConcreteModel()
+    m.x = pe.Var(range(2), initialize=0.5)
+    m.fixed = pe.Var(initialize=3.0)
+    m.fixed.fix()
+    m.e = pe.Expression(expr=2.0 * m.fixed - m.x[1])
+    m.rows = Complementarity(range(2))
+    m.rows[0] = complements(m.x[0] >= 0, m.x[0] + m.fixed + m.e >= 0)
+    m.rows[1] = complements(m.x[1] - 4.0 * m.fixed == 0, m.x[1])
+    fast, general = _both(m, monkeypatch)
+    _assert_same(fast, general)
+    x = np.array([0.25, 0.5])
+    np.testing.assert_allclose(fast.mcp.F(x), [0.25 + 3.0 + 6.0 - 0.5, 0.5 - 12.0])
+    m.fixed.unfix()
+    with pytest.raises(cm.ContactModelError, match="fixed"):
+        compile_module.compile_model(m)
