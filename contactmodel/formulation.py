@@ -49,7 +49,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_pairs
+from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_matrix, record_pairs
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -266,10 +266,12 @@ def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]
 
 def _row_expressions(K: sp.csr_matrix, variables: list, constants, model: pe.Block) -> list:
     """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row: one
-    LinearExpression of number * variable terms each, recorded on ``model`` with its lists so the
-    compiler reads them without walking the terms (see ``mcp.compile.LINEAR_ROWS``)."""
+    LinearExpression of number * variable terms each, recorded on ``model`` with its lists and as
+    row r of K, so the compiler reads them without walking the terms (see
+    ``mcp.compile.LINEAR_ROWS`` and ``MATRIX_ROWS``)."""
     data, cols, ptr = K.data.tolist(), K.indices.tolist(), K.indptr.tolist()
     known = model.__dict__.setdefault(LINEAR_ROWS, {})
+    matrix = record_matrix(model, K, variables)
     exprs = []
     for r in range(K.shape[0]):
         lo, hi = ptr[r], ptr[r + 1]
@@ -278,6 +280,7 @@ def _row_expressions(K: sp.csr_matrix, variables: list, constants, model: pe.Blo
         terms.append(constants[r])
         expr = LinearExpression(terms)
         known[id(expr)] = (expr, coefs, row_vars, constants[r])
+        matrix[id(expr)] = (expr, r)
         exprs.append(expr)
     return exprs
 

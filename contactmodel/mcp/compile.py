@@ -312,8 +312,10 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     variables = [p[0] for p in pairs]
     lb = np.array([p[1] for p in pairs], dtype=float)
     ub = np.array([p[2] for p in pairs], dtype=float)
-    known = getattr(model.model(), LINEAR_ROWS, None) or {}
-    rows, terms = _read_rows(pairs, _column_finder(variables), known)
+    root = model.model()
+    known = getattr(root, LINEAR_ROWS, None) or {}
+    matrices = getattr(root, MATRIX_ROWS, None) if known else None
+    rows, terms = _read_rows(pairs, _column_finder(variables), known, matrices)
     compiled = CompiledMCP(
         mcp=None, variables=variables, rows=rows, _q_linear=np.zeros(len(rows)), structure=structure
     )
@@ -406,6 +408,60 @@ def _column_finder(variables: list):
     return col
 
 
+class _Matrices:
+    """The rows of recorded matrices (:data:`MATRIX_ROWS`) met among the MCP rows, gathered to be
+    read at once: :meth:`take` each row, then :meth:`entries`."""
+
+    def __init__(self, records: list, position: dict[int, int]) -> None:
+        self.rows: dict[int, tuple] = {}  # id(expression) -> (expression, record number, K row)
+        for k, (_K, _variables, rows) in enumerate(records):
+            for key, (expr, r) in rows.items():
+                self.rows[key] = (expr, k, r)
+        self.records = records
+        self.position = position
+        self.columns: dict[int, np.ndarray | None] = {}  # record -> MCP column of each K column
+        self.taken: dict[int, tuple[list[int], list[int]]] = {}  # record -> (MCP rows, K rows)
+        self.last = None  # the expression of the row last taken
+
+    def take(self, i: int, expr) -> bool:
+        """Take MCP row i when its F ``expr`` is a recorded row (through named Expressions)."""
+        if not self.rows:
+            return False
+        e = expr
+        for _ in range(4):
+            hit = self.rows.get(id(e))
+            if hit is not None and hit[0] is e:
+                break
+            if e.__class__ in native_numeric_types or not e.is_named_expression_type():
+                return False
+            e = e.expr
+        else:
+            return False
+        _, k, r = hit
+        if k not in self.columns:
+            ids = map(id, self.records[k][1])
+            cols = np.fromiter((self.position.get(j, -1) for j in ids), dtype=np.int64)
+            self.columns[k] = None if (cols < 0).any() else cols  # a variable that is no column
+        if self.columns[k] is None:
+            return False
+        mine, theirs = self.taken.setdefault(k, ([], []))
+        mine.append(i)
+        theirs.append(r)
+        self.last = e
+        return True
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(MCP row, MCP column, value) of every entry of the rows taken."""
+        out_i, out_j, out_v = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+        for k, (mine, theirs) in self.taken.items():
+            part = self.records[k][0][np.asarray(theirs, dtype=np.int64)]  # CSR rows, in order
+            counts = np.diff(part.indptr)
+            out_i.append(np.repeat(np.asarray(mine, dtype=np.int64), counts))
+            out_j.append(self.columns[k][part.indices])
+            out_v.append(part.data)
+        return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_v)
+
+
 @dataclass
 class _Terms:
     """The rows' non-constant parts: the linear part ``L`` (n, n) CSR; quadratic terms
@@ -419,16 +475,23 @@ class _Terms:
     nonlinear: list[_Nonlinear]
 
 
-def _read_rows(pairs: list[tuple], col, known: dict) -> tuple[list[_Row], _Terms]:
+def _read_rows(
+    pairs: list[tuple], col, known: dict, matrices: list | None = None
+) -> tuple[list[_Row], _Terms]:
     """Each row's constant (kept symbolic, for :meth:`CompiledMCP.update`) and its terms
-    (``known``: the model's recorded linear expressions, see :data:`LINEAR_ROWS`)."""
+    (``known``: the model's recorded linear expressions, see :data:`LINEAR_ROWS`; ``matrices``
+    the recorded matrices, see :data:`MATRIX_ROWS`)."""
     n = len(pairs)
     li, lj, lv = [], [], []
     qi, qa, qb, qv = [], [], [], []
     nonlinear = []
     rows = []
     position = col.position
+    matrices = _Matrices(matrices or [], position)
     for i, (_var, _lb, _ub, expr) in enumerate(pairs):
+        if matrices.take(i, expr):
+            rows.append(_Row(known[id(matrices.last)][3]))
+            continue
         linear = _linear_terms(expr, known)
         if linear is not None:  # the common case, read without the general repn
             constant, coefs, lvars = linear
@@ -456,6 +519,10 @@ def _read_rows(pairs: list[tuple], col, known: dict) -> tuple[list[_Row], _Terms
         if repn.nonlinear_expr is not None:
             nl_vars = [col(v) for v in repn.nonlinear_vars]
             nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
+    mi, mj, mv = matrices.entries()
+    li = np.concatenate([np.asarray(li, dtype=np.int64), mi])
+    lj = np.concatenate([np.asarray(lj, dtype=np.int64), mj])
+    lv = np.concatenate([np.asarray(lv, dtype=float), mv])
     terms = _Terms(
         L=sp.csr_matrix((lv, (li, lj)), shape=(n, n)),
         qi=np.asarray(qi).astype(int),
@@ -475,6 +542,22 @@ def _read_rows(pairs: list[tuple], col, known: dict) -> tuple[list[_Row], _Terms
 LINEAR_ROWS = "_contactmodel_linear_rows"
 
 _FIXED = attrgetter("fixed")
+
+#: name of a list a model may carry: (K, variables, rows) per sparse matrix K (CSR) whose rows the
+#: formulation wrote as LinearExpressions of ``variables`` (K's columns), ``rows`` the dict
+#: id(expression) -> (expression, its row of K). A pair whose F is such an expression (directly or
+#: through named Expressions) is read from K with the others of its matrix, vectorized (a dense
+#: reduced form has m^2 terms: 400 contacts, 1.44 million); under the same conditions as
+#: :data:`LINEAR_ROWS`, and only while every variable of K is a column of the MCP.
+MATRIX_ROWS = "_contactmodel_matrix_rows"
+
+
+def record_matrix(model: pe.Block, K: sp.csr_matrix, variables: list) -> dict:
+    """Start the record of the rows of ``K`` over ``variables`` (see :data:`MATRIX_ROWS`); the
+    caller enters each row's expression in the dict returned."""
+    rows: dict = {}
+    model.__dict__.setdefault(MATRIX_ROWS, []).append((K, variables, rows))
+    return rows
 
 
 def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float], list] | None:

@@ -89,3 +89,40 @@ def test_a_fixed_variable_in_a_linear_row_is_a_constant(monkeypatch):
     m.fixed.unfix()
     with pytest.raises(cm.ContactModelError, match="fixed"):
         compile_module.compile_model(m)
+
+
+def _dense_problem(nc: int = 6):
+    rng = np.random.default_rng(7)
+    G = rng.standard_normal((3 * nc, 3 * nc + 2))
+    return cm.formulate_from_matrices(G @ G.T + 0.1 * np.eye(3 * nc), rng.standard_normal(3 * nc), mu=0.4)
+
+
+def test_rows_read_from_the_recorded_matrix_match_the_rows_read_one_by_one(monkeypatch):
+    """Rows the formulation wrote from a matrix (here every acceleration of a dense reduced form)
+    are read from it at once; without that record, one by one: the same MCP, before and after a
+    new b."""
+    problem = _dense_problem()
+    read = []
+    real = compile_module._linear_terms
+    monkeypatch.setattr(compile_module, "_linear_terms", lambda e, k=None: read.append(e) or real(e, k))
+    fast = compile_module.compile_model(problem.model)
+    assert not read  # every row came from the matrix
+    record = problem.model.__dict__.pop(compile_module.MATRIX_ROWS)
+    slow = compile_module.compile_model(problem.model)
+    assert len(read) == slow.mcp.n
+    problem.model.__dict__[compile_module.MATRIX_ROWS] = record
+    _assert_same(fast, slow)
+    problem.update(b=problem.assembly.b + 0.5)
+    fast.update()
+    slow.update()
+    _assert_same(fast, slow)
+
+
+def test_a_recorded_matrix_with_a_variable_that_is_no_column_is_read_row_by_row():
+    """A contact whose cone block was deactivated leaves its forces unmatched: the rows are read
+    one by one and the unmatched variable is named, as without the record."""
+    problem = _dense_problem()
+    problem.block(problem.contact_names[2]).cone.deactivate()
+    unmatched = r"'contact\[c2\]\.c_.' appears in a row but is matched with no"
+    with pytest.raises(cm.ContactModelError, match=unmatched):
+        compile_module.compile_model(problem.model)
