@@ -114,17 +114,21 @@ def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) 
     import gc
     import importlib
 
+    from contactmodel import _pyomo
+
     dispatcher = importlib.import_module("contactmodel.solve")
     problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
     first = cm.solve(problem)
     freezes = []
     real_freeze = gc.freeze
     monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze()))
+    counted = _pyomo._settled["objects"]
     for least, settled in ((10**9, False), (0, True)):
         monkeypatch.setattr(dispatcher, "SETTLED_RESULTS", least)
         freezes.clear()
         again = cm.solve(problem)  # compiled already: settling can only come from the results
         assert bool(freezes) is settled
+        assert _pyomo._settled["objects"] in (counted, 0)  # not counted (0: a full pass ran)
         assert [(c.name, c.mode, c.force) for c in again.contacts] == [
             (c.name, c.mode, c.force) for c in first.contacts
         ]
