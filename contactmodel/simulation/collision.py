@@ -37,6 +37,7 @@ import numpy as np
 from contactmodel.errors import DeclarationError
 from contactmodel.geometry import contact_frame, vector
 from contactmodel.shapes import Box, Sphere
+from contactmodel.simulation.kinematics import cross
 
 #: box i's face is the reference face of a box pair (i, j) only when it separates the boxes by
 #: more than this fraction of the smallest half extent of the two beyond box j's best face: faces
@@ -320,4 +321,4 @@ def frames(normals: np.ndarray) -> np.ndarray:
     axis = np.eye(3)[np.argmin(np.abs(n), axis=1)]
     t = axis - np.sum(axis * n, axis=1)[:, None] * n
     t /= np.linalg.norm(t, axis=1)[:, None]
-    return np.stack([n, t, np.cross(n, t)], axis=1)
+    return np.stack([n, t, cross(n, t)], axis=1)

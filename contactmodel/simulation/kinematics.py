@@ -63,7 +63,7 @@ class BodyKinematics:
         w = np.array([b.angular_velocity for b in self.bodies]).reshape(-1, 3)
         wrench = np.array([b.wrench for b in self.bodies]).reshape(-1, 6)
         force = wrench[:, :3] + self.mass[:, None] * gravity
-        torque = wrench[:, 3:] - np.cross(w, np.einsum("kij,kj->ki", Iw, w))
+        torque = wrench[:, 3:] - cross(w, np.einsum("kij,kj->ki", Iw, w))
         f = np.concatenate([force, torque], axis=1).reshape(-1)
         nu = np.concatenate([v, w], axis=1).reshape(-1)
         return self._blocks(self.mass, Iw), self._blocks(1.0 / self.mass, Iw_inv), f, nu
@@ -98,7 +98,7 @@ class BodyKinematics:
             k = np.flatnonzero(on)
             x = np.array([b.position for b in self.bodies]).reshape(-1, 3)[idx[k]]
             r = P[k] - x
-            block = np.concatenate([C[k], np.cross(r[:, None, :], C[k])], axis=2)  # (k, 3, 6)
+            block = np.concatenate([C[k], cross(r[:, None, :], C[k])], axis=2)  # (k, 3, 6)
             cols = 6 * idx[k][:, None] + np.arange(6)[None, :]
             data.append(sign * block.reshape(-1))
             ri.append((base[k][:, None, None] + np.arange(3)[None, :, None]).repeat(6, axis=2).reshape(-1))
@@ -110,6 +110,14 @@ class BodyKinematics:
                 ci.append((6 * idx[kt][:, None] + 3 + np.arange(3)[None, :]).reshape(-1))
         G = sp.csr_matrix((np.concatenate(data), (np.concatenate(ri), np.concatenate(ci))), shape=(m, 6 * nb))
         return G, rows, contact_rows, frames
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (length 3) with broadcasting: the products and differences of
+    ``np.cross``, without its per-call overhead (~20 us on small arrays)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
 def step_system(system: System, contacts: list[Contact]) -> System:
@@ -125,4 +133,4 @@ def step_system(system: System, contacts: list[Contact]) -> System:
     )
 
 
-__all__ = ["Body", "BodyKinematics", "step_system"]
+__all__ = ["Body", "BodyKinematics", "cross", "step_system"]

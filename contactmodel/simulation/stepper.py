@@ -49,11 +49,14 @@ from contactmodel.simulation.collision import (
     pair_candidates,
     plane_candidates,
 )
-from contactmodel.simulation.kinematics import BodyKinematics, step_system
+from contactmodel.simulation.kinematics import BodyKinematics, cross, step_system
 from contactmodel.simulation.reuse import CompiledAcceleration, set_b
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import choice, real
+
+#: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
+DENSE_A = 20_000
 
 
 @dataclass
@@ -90,7 +93,12 @@ class StepAssembly(Assembly):
 
     @cached_property
     def A_sparse(self) -> sp.csr_matrix:
-        A = (self.G @ self.Minv @ self.G.T).tocsr()
+        G = self.G
+        if G.shape[0] * G.shape[1] <= DENSE_A:  # scipy's sparse products cost ~1 ms when small
+            Gd = G.toarray()
+            A = Gd @ (self.Minv @ Gd.T)
+            return sp.csr_matrix((A + A.T) * 0.5)
+        A = (G @ self.Minv @ G.T).tocsr()
         return ((A + A.T) * 0.5).tocsr()
 
     @cached_property
@@ -147,20 +155,45 @@ def quat_from_matrix(R: np.ndarray) -> np.ndarray:
 
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """Rotation matrix of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = q
-    return Rotation.from_quat([x, y, z, w]).as_matrix()
+    return quat_matrices(np.asarray(q, dtype=float)[None, :])[0]
+
+
+def quat_matrices(Q: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) rotation matrices of k unit quaternions (k, 4), rows (w, x, y, z)."""
+    w, x, y, z = Q.T
+    out = np.empty((len(Q), 3, 3))
+    out[:, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
+    out[:, 0, 1] = 2.0 * (x * y - z * w)
+    out[:, 0, 2] = 2.0 * (x * z + y * w)
+    out[:, 1, 0] = 2.0 * (x * y + z * w)
+    out[:, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
+    out[:, 1, 2] = 2.0 * (y * z - x * w)
+    out[:, 2, 0] = 2.0 * (x * z - y * w)
+    out[:, 2, 1] = 2.0 * (y * z + x * w)
+    out[:, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    return out
 
 
 def quat_step(q: np.ndarray, omega: np.ndarray, h: float) -> np.ndarray:
     """q+ = exp(h omega / 2) (x) q for a world-frame angular velocity omega (rad/s), renormalized."""
-    angle = float(np.linalg.norm(omega)) * h
-    if angle < 1e-300:
-        return q / np.linalg.norm(q)
-    axis = omega / np.linalg.norm(omega)
-    dw, dv = np.cos(0.5 * angle), np.sin(0.5 * angle) * axis
-    w, v = q[0], q[1:]
-    out = np.concatenate([[dw * w - dv @ v], dw * v + w * dv + np.cross(dv, v)])
-    return out / np.linalg.norm(out)
+    return quat_steps(np.asarray(q, dtype=float)[None, :], np.asarray(omega, dtype=float)[None, :], h)[0]
+
+
+def quat_steps(Q: np.ndarray, W: np.ndarray, h: float) -> np.ndarray:
+    """:func:`quat_step` of k quaternions (k, 4) with angular velocities (k, 3) (rad/s)."""
+    speed = np.sqrt(np.einsum("ki,ki->k", W, W))
+    half = 0.5 * h * speed
+    turning = speed * h >= 1e-300
+    axis = np.zeros_like(W)
+    np.divide(W, speed[:, None], out=axis, where=turning[:, None])
+    dw = np.where(turning, np.cos(half), 1.0)
+    dv = np.sin(half)[:, None] * axis
+    w, v = Q[:, :1], Q[:, 1:]
+    out = np.concatenate(
+        [dw[:, None] * w - np.einsum("ki,ki->k", dv, v)[:, None], dw[:, None] * v + w * dv + cross(dv, v)],
+        axis=1,
+    )
+    return out / np.sqrt(np.einsum("ki,ki->k", out, out))[:, None]
 
 
 @dataclass
@@ -232,6 +265,7 @@ class Simulator:
         for k, plane in enumerate(self.planes):
             if not isinstance(plane, Plane):
                 raise SimulationError(f"planes[{k}] must be a contactmodel Plane (got {plane!r})")
+        self._plane_frames = [plane.frame for plane in self.planes]
         self.margin = real(margin, "margin", low=0.0, error=SimulationError)
         self.beta = real(beta, "beta", low=0.0, error=SimulationError)
         self.restitution = real(restitution, "restitution", low=0.0, high=1.0, error=SimulationError)
@@ -337,14 +371,13 @@ class Simulator:
             R = np.array([b.rotation for b in bodies])
             v = np.array([b.velocity for b in bodies])
             w = np.array([b.angular_velocity for b in bodies])
-        for plane in self.planes if bodies else ():
-            frame = plane.frame
+        for plane, frame in zip(self.planes, self._plane_frames) if bodies else ():
             normal = frame[0]
             law = plane.friction if plane.friction is not None else self.friction
             owner, labels, points = plane_candidates(shapes, x, R, plane)
             dist = plane.distance(points) if len(owner) else np.zeros(0)
             # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
-            r_x_n = np.cross(points - x[owner], normal)
+            r_x_n = cross(points - x[owner], normal)
             vn = v[owner] @ normal + np.sum(r_x_n * w[owner], axis=1)
             for k in np.flatnonzero(dist <= self.margin + h * np.maximum(0.0, -vn)):
                 body = bodies[owner[k]]
@@ -383,8 +416,8 @@ class Simulator:
         points = np.array([c.point for c in found])
         ia = np.array([c.a for c in found])
         ib = np.array([c.b for c in found])
-        va = v[ia] + np.cross(w[ia], points - x[ia])
-        vb = v[ib] + np.cross(w[ib], points - x[ib])
+        va = v[ia] + cross(w[ia], points - x[ia])
+        vb = v[ib] + cross(w[ib], points - x[ib])
         vn = np.sum(normals * (va - vb), axis=1)
         gap = np.array([c.gap for c in found])
         active = gap <= self.margin + self.h * np.maximum(0.0, -vn)
@@ -513,13 +546,16 @@ class Simulator:
     def advance(self, nu_new: np.ndarray) -> None:
         """Semi-implicit pose update with the post-step velocities ``nu_new``."""
         h = self.h
-        for i, body in enumerate(self.system.bodies):
-            v, w = nu_new[6 * i : 6 * i + 3], nu_new[6 * i + 3 : 6 * i + 6]
-            body.velocity = v.copy()
-            body.angular_velocity = w.copy()
-            body.position = body.position + h * v
-            self.quaternions[i] = quat_step(self.quaternions[i], w, h)
-            body.rotation = quat_to_matrix(self.quaternions[i])
+        bodies = self.system.bodies
+        if bodies:
+            twist = nu_new[: 6 * len(bodies)].reshape(-1, 6)
+            self.quaternions = list(quat_steps(np.array(self.quaternions), twist[:, 3:], h))
+            rotations = quat_matrices(np.array(self.quaternions))
+            for i, body in enumerate(bodies):
+                body.velocity = twist[i, :3].copy()
+                body.angular_velocity = twist[i, 3:].copy()
+                body.position = body.position + h * twist[i, :3]
+                body.rotation = rotations[i]
         offset = 6 * len(self.system.bodies)
         for arm in self.system.manipulators:
             qd = nu_new[offset : offset + arm.n]
@@ -549,7 +585,7 @@ def _frames(found: list, normals: np.ndarray) -> np.ndarray:
     for i, c in enumerate(found):
         if c.tangent is not None:
             out[i, 1] = c.tangent
-            out[i, 2] = np.cross(out[i, 0], c.tangent)
+            out[i, 2] = cross(out[i, 0], c.tangent)
     return out
 
 
@@ -557,7 +593,7 @@ def _point_velocity(body, point: np.ndarray) -> np.ndarray:
     if isinstance(body, Ground):
         return np.zeros(3)
     if isinstance(body, Body):
-        return body.velocity + np.cross(body.angular_velocity, point - body.position)
+        return body.velocity + cross(body.angular_velocity, point - body.position)
     return body.manipulator.point_velocity(body.index, point)
 
 
