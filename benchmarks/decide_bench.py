@@ -17,7 +17,8 @@ n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 
 Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
 a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
-decide's exact rational check; every solution's residual ``||min(z, M z + q)||_inf``; for two
+decide's exact rational check; a branch-and-bound tree by ``check_tree`` (exact integers) on
+its block; every solution's residual ``||min(z, M z + q)||_inf``; for two
 solutions their inf-norm distance; a round-law verdict's ray on its relaxation LCP, rebuilt here
 (``normal_relaxation``); a MILP "no solution" verdict of ``seed000``/``peer``/``npz`` re-solved by a
 differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
@@ -48,6 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import contactmodel as cm
+from contactmodel.analysis.certificate import check_tree
 from contactmodel.analysis.decide import Existence, Status, decide, normal_relaxation, pattern_milp
 from contactmodel.solve import relative_residual
 
@@ -99,6 +101,11 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
     scale = max(1.0, float(np.abs(q).max(initial=0.0)))
     if "farkas_y" in result.evidence:
         return farkas_ok(M, q, np.asarray(result.evidence["farkas_y"]))
+    if "tree" in result.evidence:  # the block's tree, re-checked exactly
+        block = result.evidence.get("block")
+        if block is not None:
+            M, q = M[block][:, block], q[block]
+        return check_tree(M, q, result.evidence["tree"])[0]
     ok = all(
         float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
     )

@@ -34,6 +34,11 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   (contact accelerations; w for a bare LCP). Two solutions z1, z2 span a **continuum** (the
   whole segment solves) iff ``z1 . w2 + z2 . w1 = 0``: ``(l z1 + (1-l) z2) . (l w1 + (1-l) w2)
   = l (1-l) (z1 . w2 + z2 . w1)``.
+* an **exact tree** for "no solution": when the MILP finds no solution, a complementarity
+  branch-and-bound (:mod:`contactmodel.analysis.certificate`) is run within ``tree_limit``; its
+  tree, every leaf a Farkas ray of its pattern polyhedron checked in exact integer arithmetic
+  (:func:`~contactmodel.analysis.certificate.check_tree`), makes the verdict ``exact`` (evidence
+  ``tree``, ``tree_nodes``, ``tree_leaves``); a solution it finds is verified and used.
 * ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
   certificate), never silently.
 
@@ -56,12 +61,8 @@ with its own maximum dissipation would not be sound: its solutions are not the c
 from __future__ import annotations
 
 import enum
-import os
-import sys
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -69,6 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
+from contactmodel.analysis.certificate import branch_and_bound, check_tree, quiet_stdout
 from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
@@ -114,6 +116,8 @@ class Existence:
         """A JSON-ready dict: status, n, exact, seconds, solutions, evidence (arrays as lists), tried."""
 
         def plain(v):
+            if hasattr(v, "to_json"):
+                return v.to_json()
             return v.tolist() if isinstance(v, np.ndarray) else v
 
         return {
@@ -234,25 +238,6 @@ def _scaled(M: sp.csr_matrix, q: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]
     big = np.maximum(abs(M).max(axis=1).toarray().ravel(), np.abs(q))
     d = np.where(big > 0, 1.0 / np.where(big > 0, big, 1.0), 1.0)
     return sp.csr_matrix(sp.diags(d) @ M), d * q
-
-
-@contextmanager
-def _quiet_stdout() -> Iterator[None]:
-    """File descriptor 1 sent to /dev/null (HiGHS's MIP solver prints debugging lines from C)."""
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:
-        yield
-        return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(null)
 
 
 # -- the pattern MILP ----------------------------------------------------------------------------
@@ -393,7 +378,7 @@ def pattern_milp(
     integrality = np.zeros(nvar)
     integrality[n + 1 :] = 1
     t0 = time.perf_counter()
-    with warnings.catch_warnings(), _quiet_stdout():
+    with warnings.catch_warnings(), quiet_stdout():
         warnings.simplefilter("ignore")
         res = milp(
             c,
@@ -560,6 +545,7 @@ def decide(
     max_solutions: int = 3,
     tighten: bool = True,
     relaxation_k: int = 16,
+    tree_limit: float | None = None,
 ) -> Existence:
     """Decide whether ``problem`` (a contact :class:`Problem` or an :class:`MCP` such as
     ``cm.LCP(M, q)``) has a solution, and whether it is unique (see the module docstring).
@@ -573,7 +559,10 @@ def decide(
     there are no more at distance >= delta from them all); ``tighten`` replaces the existence
     MILP's vertex bounds by LP bounds (:func:`lp_bounds`, a quarter of ``time_limit``);
     ``relaxation_k`` the polygon size of the round laws' outer cones in the relaxation
-    (:func:`normal_relaxation`) that decides "no solution" for a nonlinear problem.
+    (:func:`normal_relaxation`) that decides "no solution" for a nonlinear problem;
+    ``tree_limit`` (s, default ``time_limit``, 0 to skip) bounds the complementarity
+    branch-and-bound run after the existence MILP found no solution, whose tree, checked
+    exactly, turns its verdict into an exact one.
     """
     t0 = time.perf_counter()
     target = _target(problem)
@@ -598,7 +587,8 @@ def decide(
     M, q = target.M, target.q
     L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
     what = "forces c" if target.problem is not None else "z"
-    opts = _Options(time_limit, delta, tol, uniqueness, p_matrix_max, max_solutions, tighten)
+    tree = time_limit if tree_limit is None else tree_limit
+    opts = _Options(time_limit, delta, tol, uniqueness, p_matrix_max, max_solutions, tighten, tree)
     blocks = lcp_blocks(M) if n else [np.arange(0)]
     if len(blocks) == 1:
         subject = target.problem if target.problem is not None else target.mcp
@@ -622,6 +612,7 @@ class _Options:
     p_matrix_max: int
     max_solutions: int
     tighten: bool
+    tree_limit: float = 0.0
 
 
 @dataclass
@@ -711,6 +702,42 @@ def _solution_scale(M: sp.csr_matrix, q: np.ndarray, tried: list[str]) -> tuple[
     return int(res.status), 1.0
 
 
+def _tree_verdict(M: sp.csr_matrix, q: np.ndarray, opts: _Options, tried: list[str]) -> _Verdict | None:
+    """The complementarity branch-and-bound (:func:`~contactmodel.analysis.certificate.branch_and_bound`,
+    ``opts.tree_limit`` seconds): NO_SOLUTION with an exact tree certificate (re-checked by
+    :func:`~contactmodel.analysis.certificate.check_tree`), SOLVED with a verified solution, or
+    None (limit reached, or a leaf without an exactly verified ray)."""
+    if opts.tree_limit <= 0:
+        return None
+    res = branch_and_bound(M, q, time_limit=opts.tree_limit, tol=opts.tol)
+    line = f"complementarity branch-and-bound: {res.status} ({res.nodes} nodes, {res.seconds:.1f} s"
+    if res.status == "solution":
+        tried.append(line + ", solution verified)")
+        return _Verdict(Status.SOLVED, [res.z])
+    if res.status != "no-solution" or res.unverified:
+        tried.append(line + f", {res.unverified} leaves without an exact ray)")
+        return None
+    ok, message = check_tree(M, q, res.certificate)
+    tried.append(line + f"): {message}")
+    if not ok:
+        return None
+    return _Verdict(
+        Status.NO_SOLUTION,
+        [],
+        {
+            "certificate": (
+                "complementarity branch-and-bound tree: every pattern's polyhedron empty by a Farkas ray, "
+                "each checked in exact arithmetic (check_tree)"
+            ),
+            "tree": res.certificate,
+            "tree_nodes": len(res.certificate.nodes),
+            "tree_leaves": res.certificate.leaves,
+            "tree_seconds": res.seconds,
+        },
+        True,
+    )
+
+
 def _decide_block(
     M: sp.csr_matrix, q: np.ndarray, L: sp.csr_matrix, what: str, subject, opts: _Options, tried: list[str]
 ) -> _Verdict:
@@ -761,6 +788,9 @@ def _decide_block(
             f"pattern MILP on q / {s:.4g}: {res.status} ({res.seconds:.1f} s), "
             f"t = {res.t}, t <= {res.t_bound:.3g}"
         )
+        if res.infeasible and (tree := _tree_verdict(M, q, opts, tried)) is not None and not tree.solutions:
+            tree.evidence.update(milp_t_bound=0.0, milp_seconds=res.seconds)
+            return tree
         if res.infeasible:
             return _Verdict(
                 Status.NO_SOLUTION,
@@ -782,6 +812,14 @@ def _decide_block(
         if z1 is None:
             bound = res.t_bound
             norm = float("inf") if bound <= 0 else s * (1.0 / bound - 1.0)
+            tree = _tree_verdict(M, q, opts, tried)
+            if tree is not None:
+                if tree.solutions:
+                    z1 = tree.solutions[0]
+                else:
+                    tree.evidence.update(milp_t_bound=bound, milp_scale=s, milp_seconds=res.seconds)
+                    return tree
+        if z1 is None:
             if res.optimal and (res.t is None or res.t <= 1e-9):
                 return _Verdict(
                     Status.NO_SOLUTION,
@@ -967,7 +1005,7 @@ def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, 
         tried.append(f"normal relaxation: {type(exc).__name__}: {exc}")
         return _Verdict(Status.UNDECIDED, [], {"reason": f"no normal relaxation: {exc}"})
     sub: list[str] = []
-    opts = _Options(time_limit, 0.0, tol, False, 0, 1, True)
+    opts = _Options(time_limit, 0.0, tol, False, 0, 1, True, time_limit)
     blocks = lcp_blocks(MR) if qR.size else [np.arange(0)]
     L = sp.identity(qR.size, format="csr")
     what = f"relaxation (outer {k}-gons, normal complementarity only, LCP size {qR.size})"

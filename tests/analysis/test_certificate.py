@@ -1,0 +1,130 @@
+"""Complementarity branch-and-bound trees: exact "no solution" certificates, checked exactly."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+import contactmodel as cm
+from contactmodel.analysis.certificate import (
+    ExactLCP,
+    TreeCertificate,
+    branch_and_bound,
+    check_tree,
+    exact_repair,
+)
+from contactmodel.analysis.decide import Status, decide
+from contactmodel.errors import ContactModelError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _solvable(M: np.ndarray, q: np.ndarray) -> bool:
+    """Brute force: some pattern's LP (z_i = 0 or w_i = 0 for each i) is feasible."""
+    n = q.size
+    for pattern in itertools.product((False, True), repeat=n):
+        on = np.flatnonzero(pattern)
+        eq = {"A_eq": M[on], "b_eq": -q[on]} if on.size else {}
+        bounds = [(0, None) if p else (0, 0) for p in pattern]
+        if linprog(np.zeros(n), A_ub=-M, b_ub=q, bounds=bounds, method="highs", **eq).status == 0:
+            return True
+    return False
+
+
+def test_random_small_lcps_agree_with_brute_force_and_every_tree_checks_exactly() -> None:
+    rng = np.random.default_rng(7)
+    seen = {"solution": 0, "no-solution": 0}
+    for _ in range(60):
+        n = int(rng.integers(2, 6))
+        M = rng.integers(-3, 4, (n, n)).astype(float)
+        q = rng.integers(-3, 4, n).astype(float)
+        res = branch_and_bound(M, q, time_limit=30.0)
+        assert res.status in seen
+        seen[res.status] += 1
+        assert (res.status == "solution") == _solvable(M, q)
+        if res.status == "solution":
+            w = M @ res.z + q
+            assert res.z.min() >= 0 and w.min() >= -1e-9 and np.abs(res.z * w).max() <= 1e-9
+        else:
+            assert res.unverified == 0
+            ok, message = check_tree(M, q, res.certificate)
+            assert ok, message
+    assert min(seen.values()) >= 10  # both verdicts exercised
+
+
+def test_check_tree_rejects_incomplete_or_wrong_trees() -> None:
+    # w1 = -2 z1 + z2 - 2, w2 = z2: feasible (z = (0, 2)), no solution (z2 w2 = z2^2)
+    M = np.array([[-2.0, 1.0], [0.0, 1.0]])
+    q = np.array([-2.0, 0.0])
+    res = branch_and_bound(M, q)
+    assert res.status == "no-solution" and check_tree(M, q, res.certificate)[0]
+    nodes = res.certificate.nodes
+    assert nodes[0][0] == "branch"
+    # one leaf alone does not cover the other half of the patterns
+    leaf = next(node for node in nodes if node[0] == "leaf")
+    assert not check_tree(M, q, TreeCertificate(2, [leaf]))[0]
+    # branching twice on one index at the same path is refused
+    _, i, kz, kw = nodes[0]
+    twice = TreeCertificate(2, [("branch", i, 1, 2), ("branch", i, 3, 4), nodes[kw], nodes[kz], nodes[kw]])
+    assert "not free" in check_tree(M, q, twice)[1]
+    # a ray with q . y = 0, or of the wrong sign, fails the exact check
+    for wrong in (lambda y: 0.0 * y, lambda y: -y):
+        bad = [("leaf", wrong(np.asarray(n[1], dtype=float))) if n[0] == "leaf" else n for n in nodes]
+        assert "fails the exact check" in check_tree(M, q, TreeCertificate(2, bad))[1]
+    # unreached nodes are refused
+    assert not check_tree(M, q, TreeCertificate(2, [*nodes, leaf]))[0]
+
+
+def test_exact_repair_makes_a_cancelling_ray_exact_and_json_keeps_it() -> None:
+    # all w fixed to 0: M z = -q has no z >= 0 since -q is not in the range of the singular M;
+    # the ray must give M^T y = 0 exactly, which a float LP ray misses by rounding
+    M = np.array([[-3.0, 2, 2, 0], [3, -2, 1, -3], [-3, 1, 2, 2], [-3, 2, 1, 1]])
+    q = np.array([0.0, 2, 3, -3])
+    assert abs(np.linalg.det(M)) < 1e-9 and not _solvable(M, q)
+    res = branch_and_bound(M, q)
+    assert res.status == "no-solution" and res.unverified == 0
+    assert check_tree(M, q, res.certificate)[0]
+    again = TreeCertificate.from_json(res.certificate.to_json())
+    assert check_tree(M, q, again)[0]
+    # the repair itself: a nearly cancelling y becomes exactly cancelling
+    y = np.linalg.svd(M)[0][:, -1]  # left null vector in floats
+    y = y if q @ y < 0 else -y
+    fixed = exact_repair(sp.csr_matrix(M), y, set(), set(range(4)))
+    assert fixed is not None and all(isinstance(v, Fraction) for v in fixed)
+    exact = ExactLCP(M, q)
+    assert exact.ray_ok(fixed, set(), set(range(4)))
+    # the cancellation is exact: one entry moved by 2^-60 breaks it
+    moved = fixed.copy()
+    k = next(i for i in range(4) if moved[i] != 0)
+    moved[k] += Fraction(1, 2**60)
+    assert not exact.ray_ok(moved, set(), set(range(4)))
+
+
+def test_painleve_farkas_ray_is_a_one_leaf_tree() -> None:
+    spec = importlib.util.spec_from_file_location("_cert_painleve", EXAMPLES / "painleve.py")
+    painleve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(painleve)
+    mu = 2.0
+    assert mu > painleve.critical_mu()
+    problem = cm.formulate(painleve.build(mu))
+    result = decide(problem)
+    assert result.status is Status.NO_SOLUTION and result.exact
+    mcp = problem.compile().mcp
+    tree = TreeCertificate(mcp.n, [("leaf", result.evidence["farkas_y"])])
+    assert check_tree(mcp.M, mcp.q, tree)[0]
+    # below mu_c the search finds the solution instead
+    below = cm.formulate(painleve.build(0.5 * painleve.critical_mu())).compile().mcp
+    res = branch_and_bound(below.M, below.q)
+    assert res.status == "solution"
+
+
+def test_exact_lcp_refuses_non_finite_data() -> None:
+    with pytest.raises(ContactModelError, match="finite square M"):
+        ExactLCP(np.array([[np.inf]]), np.array([1.0]))
