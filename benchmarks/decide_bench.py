@@ -5,7 +5,8 @@ Usage:
     python benchmarks/decide_bench.py peer [--peer-seed 49] [--families slide] [--sizes 1000]
     python benchmarks/decide_bench.py npz FILE.npz [FILE.npz ...]
     python benchmarks/decide_bench.py agreement [--n 200] [--laws pyramid cone ...] [--enum-max 12]
-    (common: [--time-limit S] [--out FILE.jsonl]; ``--summary FILE.jsonl`` prints the table only)
+    (common: [--time-limit S] [--tree-limit S] [--out FILE.jsonl];
+    ``--summary FILE.jsonl`` prints the table only)
 
 Instances. ``seed000``: the Trinkle et al. (1997) Table 1 problem of LCP size 170, generator seed 0, under the
 friction pyramid at each mu (``contactmodel experiment trinkle1997-table1``; the four no solver
@@ -24,7 +25,9 @@ solutions their inf-norm distance; a round-law verdict's ray on its relaxation L
 differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
 solver, so a consistency check, not a proof: ``remilp_agrees``). One JSON line per instance
 (verdict, exact, seconds, n, the evidence's scalars, ``check`` = the re-check passed), then a
-table by instance kind and size bucket: counts per verdict, median and max seconds.
+table by instance kind and size bucket: counts per verdict, how many verdicts rest on an exactly
+checked certificate (``exact``: a Farkas ray, a branch-and-bound tree, a P-matrix proof), median
+and max seconds.
 
 References:
 
@@ -145,7 +148,7 @@ def run_seed000(args, emit) -> None:
 
     for mu in args.mus:
         problem = build_problem({"family": "boxes", "size": 170, "seed": 0, "mu": mu}, "pyramid")
-        result = decide(problem, time_limit=args.time_limit)
+        result = decide(problem, time_limit=args.time_limit, tree_limit=args.tree_limit)
         mcp = problem.compile().mcp
         emit(row_of(result, mcp, problem, args.time_limit, kind="seed000 size 170 seed 0", mu=mu))
 
@@ -154,7 +157,7 @@ def run_npz(paths: list[Path], args, emit, **info) -> None:
     for path in paths:
         data = np.load(path)
         mcp = cm.LCP(sp.csr_matrix(data["M"]), np.asarray(data["q"], dtype=float))
-        result = decide(mcp, time_limit=args.time_limit)
+        result = decide(mcp, time_limit=args.time_limit, tree_limit=args.tree_limit)
         kind = info.get("kind", "npz")
         emit(
             row_of(result, mcp, None, args.time_limit, kind=kind, instance=path.name, **info.get("extra", {}))
@@ -194,7 +197,7 @@ def run_agreement(args, emit) -> None:
                     }
                 )
                 continue
-            result = decide(inst.problem, time_limit=args.time_limit)
+            result = decide(inst.problem, time_limit=args.time_limit, tree_limit=args.tree_limit)
             emit(row_of(result, mcp, inst.problem, kind=f"agreement {law}", index=i, mu=inst.mu, by="decide"))
 
 
@@ -218,7 +221,7 @@ def table(rows: list[dict]) -> str:
     head = (
         f"{'kind':<26}{'n':>10}{'count':>7}"
         + "".join(f"{v:>13}" for v in verdicts)
-        + f"{'med s':>9}{'max s':>9}"
+        + f"{'exact':>7}{'med s':>9}{'max s':>9}"
     )
     lines = [head]
     for (kind, b), rs in sorted(
@@ -229,6 +232,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"{kind:<26}{b:>10}{len(rs):>7}"
             + "".join(f"{c:>13}" for c in counts)
+            + f"{sum(bool(r.get('exact')) for r in rs):>7}"
             + f"{statistics.median(secs):>9.2f}{max(secs):>9.2f}"
         )
     failed = [r for r in rows if not r["check"]]
@@ -241,6 +245,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("what", nargs="?", choices=("seed000", "peer", "npz", "agreement"))
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--time-limit", type=float, default=120.0, help="seconds per MILP")
+    ap.add_argument(
+        "--tree-limit", type=float, default=None, help="seconds of the exact tree (default --time-limit)"
+    )
     ap.add_argument("--mus", type=float, nargs="+", default=[0.7, 0.8, 0.9, 1.0])
     ap.add_argument("--peer-seed", type=int, default=49)
     ap.add_argument("--families", nargs="+", default=["slide"])

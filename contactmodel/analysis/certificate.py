@@ -413,6 +413,10 @@ def branch_and_bound(
                 if exact.ray_ok(y, zs, ws):
                     ray = y
                     break
+                fixed = exact_repair(M, y, zs, ws) if y.any() else None
+                if fixed is not None and exact.ray_ok(fixed, zs, ws):
+                    ray = fixed
+                    break
             if ray is None:
                 ray = leaf_ray(M, q, zs, ws, exact)
             if ray is not None or x is None:
