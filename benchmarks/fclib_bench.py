@@ -9,22 +9,23 @@ Usage:
                                      [--siconos-maxiter N] [--only SUBSTRING ...] [--out FILE.jsonl]
     python benchmarks/fclib_bench.py --summarize FILE.jsonl
 
-Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``) and every 3D global one
-whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is formulated with
+Every 3D local problem (FCLIB ``/fclib_local``, siconos FrictionContact ``.dat``) and every 3D
+global one whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is formulated with
 ``contactmodel.io.fclib.to_problem`` (A = W exactly as read, symmetric or not; b = q; all contacts
 rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` that it accepts:
-``mncp`` is ``CoulombCone(mu_a, slack=..., form="mncp")`` (the MNCP of Trinkle et al. 1997), ``soc`` is
-``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to ``--nlp-max-contacts``
-contacts. Each run is a child process with the solver's own time limit (scipy has none) and a hard
-limit of time limit + 10 s. ``--scale q`` (the default) builds the model from (W, q / ||q||),
-``--scale both`` from (W / max|W|, q / ||q||), ``--scale none`` from (W, q); the reactions are
-scaled back (the cone conditions are positively homogeneous). Some files have ||q|| ~ 1e-12,
-where an unscaled answer r = 0 passes the dispatcher's tolerance (relative to max(1, ||F(0)||_inf));
-dividing W by max|W| (6.6e5 in spheres-in-a-box) made newton stall there at 3.8e-6, which
-(W, q / ||q||) solves to 2e-12. ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py
-with /usr/bin/python3 on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos'
-own tolerance (its error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit``
-as its per-solver timeout; skipped when /usr/bin/python3 cannot import siconos.
+``mncp`` is ``CoulombCone(mu_a, slack=..., form="mncp")`` (the MNCP of Trinkle et al. 1997), ``soc``
+is ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to
+``--nlp-max-contacts`` contacts. Each run is a child process, forked after a warm-up solve (see
+``warm_up``), with the solver's own time limit (scipy has none) and a hard limit of time limit + 10
+s. ``--scale q`` (the default) builds the model from (W, q / ||q||), ``--scale both`` from (W /
+max|W|, q / ||q||), ``--scale none`` from (W, q); the reactions are scaled back (the cone conditions
+are positively homogeneous). Some files have ||q|| ~ 1e-12, where an unscaled answer r = 0 passes
+the dispatcher's tolerance (relative to max(1, ||F(0)||_inf)); dividing W by max|W| (6.6e5 in
+spheres-in-a-box) made newton stall there at 3.8e-6, which (W, q / ||q||) solves to 2e-12.
+``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py with /usr/bin/python3
+on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos' own tolerance (its
+error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit`` as its per-solver
+timeout; skipped when /usr/bin/python3 cannot import siconos.
 
 Output: one JSON line per file that is skipped (with the reason) and per (file, solver): contacts,
 kind, asymmetry (max|W - W^T| / max|W|), seconds (the solve call), status, iterations, residual
@@ -174,6 +175,21 @@ def run_one(
         "fc3d_siconos": fc3d_residual(loc.W, loc.q, loc.mu, r, normalization="siconos"),
         "solved": bool(fc3d <= tol),
     }
+
+
+def warm_up(solvers: list[str]) -> float:
+    """Solve a one-contact cone problem with newton in this process before the runs' children are
+    forked from it (seconds taken; 0 without newton): their ``seconds`` then exclude what only a
+    process's first solve pays, the start of numba's compiled kernels (their cached machine code
+    loaded, 0.5-1.5 s on a loaded 2-core machine), as a warm process of a user's sweep does."""
+    if "newton" not in solvers:
+        return 0.0
+    t0 = time.perf_counter()
+    problem = cm.formulate_from_matrices(
+        np.eye(3), np.array([-1.0, 0.2, 0.0]), friction=laws(np.array([0.5]), "soc", "quadratic")
+    )
+    cm.solve(problem, solver="newton")
+    return time.perf_counter() - t0
 
 
 def _child(conn, *args) -> None:
@@ -472,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows: list[dict] = []
     t_start = time.perf_counter()
+    warm = warm_up(args.solvers)
     for path in bench_files(args.bench):
         if args.only and not any(s in path.name for s in args.only):
             continue
@@ -537,7 +554,8 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(rows, columns))
     print(
         f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; tol {args.tol:g} on fc3d "
-        f"(||F_nat(r)||_2 / ||q||_2), per-run time limit {args.time_limit:g} s, slack {args.slack}"
+        f"(||F_nat(r)||_2 / ||q||_2), per-run time limit {args.time_limit:g} s, slack {args.slack}; "
+        f"warm-up before the runs {warm:.2f} s (see warm_up)"
     )
     if out:
         out.close()

@@ -8,7 +8,9 @@ numpy code. Both give the same numbers bit for bit (the
 same operations in the same order; tested against the numpy code, also without numba by calling
 the plain Python functions). On the n = 200 friction-pyramid LCPs of ``benchmarks/peers.py``
 (seeds 1-20, best of 5, in one process) they take a fifth off newton's time: 5.4 -> 4.2 ms (roll),
-4.5 -> 3.6 ms (slide).
+4.5 -> 3.6 ms (slide). The first kernel call of a process starts numba (the cached machine code
+loaded from ``__pycache__``): 0.5-1.5 s once per process on a loaded 2-core machine, paid by its
+first newton solve, box or cone.
 """
 
 from __future__ import annotations
