@@ -410,7 +410,7 @@ def _column_finder(variables: list):
 
 class _Matrices:
     """The rows of recorded matrices (:data:`MATRIX_ROWS`) met among the MCP rows, gathered to be
-    read at once: :meth:`take` each row, then :meth:`entries`."""
+    read at once: :meth:`take` each row, then :meth:`add_to`."""
 
     def __init__(self, records: list, position: dict[int, int]) -> None:
         self.rows: dict[int, tuple] = {}  # id(expression) -> (expression, record number, K row)
@@ -450,16 +450,18 @@ class _Matrices:
         self.last = e
         return True
 
-    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(MCP row, MCP column, value) of every entry of the rows taken."""
-        out_i, out_j, out_v = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+    def add_to(self, L: sp.csr_matrix) -> sp.csr_matrix:
+        """``L`` (n, n) plus the rows taken, each in its MCP row and columns (CSR built directly:
+        the rows were taken in increasing MCP order)."""
+        n = L.shape[0]
         for k, (mine, theirs) in self.taken.items():
-            part = self.records[k][0][np.asarray(theirs, dtype=np.int64)]  # CSR rows, in order
-            counts = np.diff(part.indptr)
-            out_i.append(np.repeat(np.asarray(mine, dtype=np.int64), counts))
-            out_j.append(self.columns[k][part.indices])
-            out_v.append(part.data)
-        return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_v)
+            part = self.records[k][0][np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
+            counts = np.zeros(n + 1, dtype=np.int64)
+            counts[np.asarray(mine, dtype=np.int64) + 1] = np.diff(part.indptr)
+            rows = sp.csr_matrix((part.data, self.columns[k][part.indices], np.cumsum(counts)), shape=(n, n))
+            rows.sum_duplicates()  # canonical, as L is: each row's terms summed in column order
+            L = L + rows
+        return L
 
 
 @dataclass
@@ -519,12 +521,8 @@ def _read_rows(
         if repn.nonlinear_expr is not None:
             nl_vars = [col(v) for v in repn.nonlinear_vars]
             nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
-    mi, mj, mv = matrices.entries()
-    li = np.concatenate([np.asarray(li, dtype=np.int64), mi])
-    lj = np.concatenate([np.asarray(lj, dtype=np.int64), mj])
-    lv = np.concatenate([np.asarray(lv, dtype=float), mv])
     terms = _Terms(
-        L=sp.csr_matrix((lv, (li, lj)), shape=(n, n)),
+        L=matrices.add_to(sp.csr_matrix((lv, (li, lj)), shape=(n, n))).tocsr(),
         qi=np.asarray(qi).astype(int),
         qa=np.asarray(qa).astype(int),
         qb=np.asarray(qb).astype(int),
