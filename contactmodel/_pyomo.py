@@ -125,17 +125,33 @@ _SCRATCH: list = []  # the scratch models holding the prototypes
 _set_slot = object.__setattr__  # slots of a BlockData, past its own __setattr__
 
 
+#: a component's attributes a copy gets of its own (the others are the prototype's, shared)
+_OWN_ATTRIBUTES = frozenset(
+    ("_data", "_parent", "_name", "_index_set", "_rule", "_ctypes", "_decl", "_decl_order")
+)
+
+
 def _prototype(key: tuple, declare):
     """The component Pyomo declared for ``key`` (``declare(index)`` on a scratch model whose
-    ``members`` Set holds the one member "k")."""
+    ``members`` Set holds the one member "k"); None when STAMPED is off, or when copies could not
+    share the prototype's other attributes: a container among them (a Pyomo version's new
+    attribute) or, for a block, components of its own (declared by its class)."""
+    if not STAMPED:
+        return None
     proto = _PROTOTYPES.get(key)
     if proto is None:
         scratch = pe.ConcreteModel(name="prototypes")
         scratch.members = pe.Set(initialize=("k",), ordered=True)
         scratch.add_component("proto", declare(scratch.members))
         _SCRATCH.append(scratch)
-        proto = _PROTOTYPES[key] = scratch.proto
-    return proto
+        proto = scratch.proto
+        shared = [
+            k for k, v in vars(proto).items() if k not in _OWN_ATTRIBUTES and isinstance(v, (dict, list, set))
+        ]
+        if shared or (isinstance(proto, BlockData) and proto._decl):
+            proto = False  # Pyomo's own declarations for this kind
+        _PROTOTYPES[key] = proto
+    return None if proto is False else proto
 
 
 def _copy(proto, index) -> object:
@@ -179,10 +195,6 @@ def add_var(blk, name: str, index=None, nonneg: bool = False):
     """``blk.<name> = Var([index], domain=NonNegativeReals if nonneg else Reals, initialize=0.0)``;
     ``index`` a Set already on the model."""
     domain = pe.NonNegativeReals if nonneg else pe.Reals
-    if not STAMPED:
-        args = () if index is None else (index,)
-        blk.add_component(name, pe.Var(*args, domain=domain, initialize=0.0))
-        return blk.component(name)
     proto = _prototype(
         ("var", index is None, nonneg),
         lambda ix: (
@@ -191,6 +203,10 @@ def add_var(blk, name: str, index=None, nonneg: bool = False):
             else pe.Var(ix, domain=domain, initialize=0.0)
         ),
     )
+    if proto is None:
+        args = () if index is None else (index,)
+        blk.add_component(name, pe.Var(*args, domain=domain, initialize=0.0))
+        return blk.component(name)
     obj = _copy(proto, index)
     stale = StaleFlagManager.get_flag(0)
     if index is None:
@@ -227,14 +243,14 @@ def _set_expression(d, expr) -> None:
 def add_expression(blk, name: str, expr, index=None):
     """``blk.<name> = Expression(expr=expr)``, or with ``index`` (a Set on the model) and ``expr`` a
     mapping key -> expression, ``Expression(index, initialize=expr)``."""
-    if not STAMPED:
-        comp = pe.Expression(expr=expr) if index is None else pe.Expression(index, initialize=dict(expr))
-        blk.add_component(name, comp)
-        return comp
     proto = _prototype(
         ("expression", index is None),
         lambda ix: pe.Expression(expr=0.0) if index is None else pe.Expression(ix, initialize={"k": 0.0}),
     )
+    if proto is None:
+        comp = pe.Expression(expr=expr) if index is None else pe.Expression(index, initialize=dict(expr))
+        blk.add_component(name, comp)
+        return comp
     obj = _copy(proto, index)
     obj._rule = None
     ref = weakref.ref(obj)
@@ -255,10 +271,10 @@ def add_expression(blk, name: str, expr, index=None):
 
 def add_param(blk, name: str, value: float):
     """``blk.<name> = Param(initialize=value, mutable=True, within=Reals)`` (value a float)."""
-    if not STAMPED:
+    proto = _prototype(("param",), lambda ix: pe.Param(initialize=0.0, mutable=True, within=pe.Reals))
+    if proto is None:
         blk.add_component(name, pe.Param(initialize=float(value), mutable=True, within=pe.Reals))
         return blk.component(name)
-    proto = _prototype(("param",), lambda ix: pe.Param(initialize=0.0, mutable=True, within=pe.Reals))
     obj = _copy(proto, None)
     obj._rule = None
     obj._data = {None: obj}
@@ -288,10 +304,10 @@ def add_param_vector(blk, name: str, values) -> object:
 def add_block(blk, name: str, cls):
     """``blk.<name> = cls()`` for a scalar Block class ``cls`` (e.g. one made by
     ``declare_custom_block``), empty."""
-    if not STAMPED:
+    proto = _prototype(("block", cls), lambda ix: cls())
+    if proto is None:
         blk.add_component(name, cls())
         return blk.component(name)
-    proto = _prototype(("block", cls), lambda ix: cls())
     obj = _copy(proto, None)
     obj.__dict__.update(_ctypes={}, _decl={}, _decl_order=[], _private_data=None, _data={None: obj})
     _set_slot(obj, "_active", True)
@@ -307,18 +323,18 @@ def add_complementarity(blk, name: str, index, pairs):
     ``range`` (Pyomo declares the component and its index Set; ``pairs`` then a sequence)."""
     shared = isinstance(index, pe.Set)
     keys = _keys(index) if shared else index
-    if not STAMPED or not shared:
-        comp = Complementarity(index)
-        blk.add_component(name, comp)
+    proto = _prototype(("complementarity",), lambda ix: Complementarity(ix)) if shared else None
+    if proto is None:  # Pyomo declares the component; its entries are filled below when STAMPED
+        obj = Complementarity(index)
+        blk.add_component(name, obj)
         if not STAMPED:
             for k in keys:
-                comp._setitem_when_not_present(k, pairs[k])
-            return comp
-        obj = comp
+                obj._setitem_when_not_present(k, pairs[k])
+            return obj
+        data = obj._data
     else:
-        proto = _prototype(("complementarity",), lambda ix: Complementarity(ix))
-        obj = _copy(proto, index)
-    ref, new, data = weakref.ref(obj), ComplementarityData.__new__, obj._data if not shared else {}
+        obj, data = _copy(proto, index), {}
+    ref, new = weakref.ref(obj), ComplementarityData.__new__
     for k in keys:
         data[k] = d = new(ComplementarityData)
         pair = pairs[k]
@@ -326,7 +342,7 @@ def add_complementarity(blk, name: str, index, pairs):
         _set_slot(d, "_active", True)
         _set_slot(d, "_component", ref)
         _set_slot(d, "_index", k)
-    if shared:
+    if proto is not None:
         obj._data = data
         _attach(blk, name, obj)
     return obj

@@ -198,3 +198,23 @@ def test_formulated_models_equal_pyomos_own(monkeypatch, law, form) -> None:
         x = np.random.default_rng(1).uniform(-1.0, 1.0, mcp0.n)
         np.testing.assert_array_equal(mcp1.F(x), mcp0.F(x))
         np.testing.assert_array_equal(mcp1.J(x).toarray(), mcp0.J(x).toarray())
+
+
+def test_a_kind_whose_copies_would_share_a_container_is_declared_by_pyomo(monkeypatch) -> None:
+    """A prototype with a container among the attributes copies would share (as a Pyomo version's
+    new attribute could be) is not copied: the component is Pyomo's own declaration."""
+    monkeypatch.setattr(_pyomo, "_PROTOTYPES", {})
+    real = pe.Var.__init__
+
+    def with_a_list(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        self._new_list = []
+
+    monkeypatch.setattr(pe.Var, "__init__", with_a_list)
+    model = pe.ConcreteModel()
+    model.blk = pe.Block()
+    first = _pyomo.add_var(model.blk, "x")
+    second = _pyomo.add_var(model.blk, "y")
+    assert _pyomo._PROTOTYPES[("var", True, False)] is False
+    assert first._new_list is not second._new_list
+    assert first.name == "blk.x" and second.parent_block() is model.blk
