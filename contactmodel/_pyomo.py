@@ -56,15 +56,15 @@ from pyomo.core.staleflag import StaleFlagManager
 
 
 @contextlib.contextmanager
-def building(least: int = 0, counted: bool = True) -> Iterator[None]:
+def building(counted: bool = True) -> Iterator[None]:
     """Build a large graph of objects (a model, its compilation) without the cyclic garbage
     collector: paused while building (Pyomo's PauseGC, as Pyomo's own writers do), then the new
-    objects handed to its oldest generation at once (:func:`settle`, with ``least`` and
-    ``counted``). Otherwise the next two young collections each walk the whole new model (1000
-    contacts: ~0.15 s of a quiet machine's compile and first solve)."""
+    objects handed to its oldest generation at once (:func:`settle`, with ``counted``). Otherwise
+    the next two young collections each walk the whole new model (1000 contacts: ~0.15 s of a
+    quiet machine's compile and first solve)."""
     with PauseGC():
         yield
-        settle(least, counted)
+        settle(counted)
 
 
 #: objects handed to the oldest generation between two full collections (at least; twice the
@@ -74,18 +74,17 @@ SETTLE_LIMIT = 500_000
 _settled = {"objects": 0, "largest": 0, "full": -1}
 
 
-def settle(least: int = 0, counted: bool = True) -> None:
+def settle(counted: bool = True) -> None:
     """Move every object the collector tracks into its oldest generation without a pass over
     them (``gc.freeze()`` then ``gc.unfreeze()``). They stay collectable: the next full collection
     examines them like any old object. Once more than :data:`SETTLE_LIMIT` objects, or twice the
     largest batch, were moved since the last full collection, a full collection runs instead
     (one model and its compilation are always settled). Nothing is done when the program keeps
-    objects frozen itself (``gc.get_freeze_count()``), or when fewer than ``least`` objects were
-    made (they stay young, for the collector's usual passes). ``counted=False``: objects taken to
-    be long-lived (an answer's results) are moved without counting toward that full collection,
+    objects frozen itself (``gc.get_freeze_count()``). ``counted=False``: objects taken to be
+    long-lived (an answer's results) are moved without counting toward that full collection,
     which they would bring on every few solves of a large problem; any garbage among them waits
     for the collector's own next full pass."""
-    if gc.get_freeze_count() or gc.get_count()[0] < least:
+    if gc.get_freeze_count():
         return
     if not counted:
         gc.freeze()

@@ -109,8 +109,9 @@ def test_a_formulated_model_is_handed_to_the_oldest_generation_and_still_freed(m
 
 
 def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) -> None:
-    """An answer's contact results of at least SETTLED_RESULTS objects are made with the collector
-    paused and settled (frozen, then unfrozen, into the oldest generation); fewer are left to it."""
+    """The contact results of an answer of at least SETTLED_CONTACTS contacts are made with the
+    collector paused and settled (frozen, then unfrozen, into the oldest generation), without
+    counting toward settle's own full collections; smaller answers are left to the collector."""
     import gc
     import importlib
 
@@ -124,7 +125,7 @@ def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) 
     monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze()))
     counted = _pyomo._settled["objects"]
     for least, settled in ((10**9, False), (0, True)):
-        monkeypatch.setattr(dispatcher, "SETTLED_RESULTS", least)
+        monkeypatch.setattr(dispatcher, "SETTLED_CONTACTS", least)
         freezes.clear()
         again = cm.solve(problem)  # compiled already: settling can only come from the results
         assert bool(freezes) is settled
