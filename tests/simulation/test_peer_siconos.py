@@ -38,3 +38,23 @@ def test_trajectories_agree_with_siconos(name):
     assert row["ours_vs_exact_m"] <= v0 * h, row
     assert row["siconos_vs_exact_m"] <= v0 * h, row
     assert row["ours_energy_rise"] <= 1e-9, row
+
+
+def test_spread_measures_each_simulator_against_itself():
+    """--spread's matrix: zero on the diagonal, symmetric, one row per run; on the sliding cube
+    (closed form known) every run is within the first-order error of every other (v0 h at the
+    coarse step, twice for two runs), and our theta-free runs differ from each other by halving
+    the step only (beta does not act on a cube resting on its face)."""
+    peer = _peer()
+    missing = peer.siconos_available()
+    if missing:
+        pytest.skip(f"Siconos peer not available: {missing}")
+    h = 2e-3
+    (scene,) = peer.scenes(["box_slide"], boxes=0, t_end=0.1)
+    names, gaps = peer.spread(scene, h, "cone")
+    assert len(names) == 8 and gaps.shape == (8, 8)
+    assert (gaps.diagonal() == 0).all() and (gaps == gaps.T).all()
+    assert gaps.max() <= 2 * 1.0 * h
+    ours = [k for k, name in enumerate(names) if name.startswith("ours")]
+    assert gaps[ours[0], ours[1]] < 1e-9, "beta changes nothing without penetration"
+    assert gaps[ours[0], ours[2]] > 0, "halving the step changes our trajectory"
