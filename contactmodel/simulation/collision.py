@@ -239,34 +239,44 @@ def _box_box(inc: int, ref: int, k: int, sign: float, positions, rotations, half
     ``sign * R_ref[:, k]``): the most anti-parallel face of the incident box ``inc`` is clipped
     to the reference face's sides, and the clipped points within ``tol`` of the reference plane
     are the contacts (at most 4, see :func:`_spread`). The incident box is body a, the normal
-    points out of the reference face."""
+    points out of the reference face. The clipping runs in the reference box's axes (its sides
+    are then coordinate planes) on plain floats: a pair costs a few numpy calls, not one per
+    polygon corner."""
     xr, Rr, hr = positions[ref], rotations[ref], half[ref]
     xa, Ra, ha = positions[inc], rotations[inc], half[inc]
     n = sign * Rr[:, k]
     m = int(np.argmax(np.abs(Ra.T @ n)))
     face_sign = -1.0 if Ra[:, m] @ n > 0 else 1.0
     p, q = [a for a in range(3) if a != m]
-    centre = xa + face_sign * ha[m] * Ra[:, m]
-    ep, eq = ha[p] * Ra[:, p], ha[q] * Ra[:, q]
-    polygon = [centre + ep + eq, centre - ep + eq, centre - ep - eq, centre + ep - eq]
+    # the incident face's centre and half edges in the reference box's axes
+    centre, ep, eq = (
+        Rr.T @ np.column_stack([xa - xr + face_sign * ha[m] * Ra[:, m], ha[p] * Ra[:, p], ha[q] * Ra[:, q]])
+    ).T
+    polygon = [
+        tuple(centre + ep + eq),
+        tuple(centre - ep + eq),
+        tuple(centre - ep - eq),
+        tuple(centre + ep - eq),
+    ]
     lines = ["e0", "e1", "e2", "e3"]  # lines[i]: the line of the side arriving at polygon[i]
     side = 0
+    bounds = hr.tolist()
     for axis in (a for a in range(3) if a != k):
         for bound in (1.0, -1.0):
-            offset = hr[axis] + bound * (Rr[:, axis] @ xr)
-            polygon, lines = _clip(polygon, lines, bound * Rr[:, axis], offset, f"c{side}")
+            polygon, lines = _clip(polygon, lines, axis, bound, bounds[axis], f"c{side}")
             side += 1
     if not polygon:
         return []
-    pts = np.array(polygon)
+    local = np.array(polygon)
     names = [_corner(lines[i], lines[(i + 1) % len(lines)]) for i in range(len(lines))]
-    gaps = sign * ((pts - xr) @ Rr[:, k]) - hr[k]
+    gaps = sign * local[:, k] - hr[k]
     keep = gaps <= tol
-    pts, gaps = pts[keep], gaps[keep]
+    local, gaps = local[keep], gaps[keep]
     names = [name for name, kept in zip(names, keep) if kept]
     if len(set(names)) < len(names):  # degenerate clipping (zero-length sides): index names
         names = [f"{name}.{i}" for i, name in enumerate(names)]
-    chosen = _spread(pts @ Rr[:, [a for a in range(3) if a != k]], names)
+    chosen = _spread(local[:, [a for a in range(3) if a != k]], names)
+    pts = xr + local @ Rr.T
     t = Rr[:, (k + 1) % 3]
     return [PairCandidate(inc, ref, names[c], pts[c], n, float(gaps[c]), t) for c in chosen]
 
@@ -277,24 +287,32 @@ def _corner(arriving: str, leaving: str) -> str:
 
 
 def _clip(
-    polygon: list[np.ndarray], lines: list[str], normal: np.ndarray, offset: float, line: str
-) -> tuple[list[np.ndarray], list[str]]:
-    """Sutherland-Hodgman: the part of a convex polygon with ``normal . x <= offset``, and the
-    line of the side arriving at each of its corners (``line`` for sides on the clipping line)."""
-    out: list[np.ndarray] = []
+    polygon: list[tuple[float, float, float]],
+    lines: list[str],
+    axis: int,
+    bound: float,
+    limit: float,
+    line: str,
+) -> tuple[list[tuple[float, float, float]], list[str]]:
+    """Sutherland-Hodgman: the part of a convex polygon (corners in the reference box's axes)
+    with ``bound * x[axis] <= limit``, and the line of the side arriving at each of its corners
+    (``line`` for sides on the clipping line)."""
+    out: list[tuple[float, float, float]] = []
     out_lines: list[str] = []
-    for k, cur in enumerate(polygon):
-        prev = polygon[k - 1]
-        dc, dp = normal @ cur - offset, normal @ prev - offset
+    for i, cur in enumerate(polygon):
+        prev = polygon[i - 1]
+        dc, dp = bound * cur[axis] - limit, bound * prev[axis] - limit
         if dc <= 0:
             if dp > 0:
-                out.append(prev + (cur - prev) * (dp / (dp - dc)))
+                s = dp / (dp - dc)
+                out.append(tuple(a + (b - a) * s for a, b in zip(prev, cur)))
                 out_lines.append(line)
             out.append(cur)
-            out_lines.append(lines[k])
+            out_lines.append(lines[i])
         elif dp <= 0:
-            out.append(prev + (cur - prev) * (dp / (dp - dc)))
-            out_lines.append(lines[k])
+            s = dp / (dp - dc)
+            out.append(tuple(a + (b - a) * s for a, b in zip(prev, cur)))
+            out_lines.append(lines[i])
     return out, out_lines
 
 

@@ -582,10 +582,11 @@ def _frames(found: list, normals: np.ndarray) -> np.ndarray:
     """(k, 3, 3) frames (rows n, t, o) of pair candidates: their own t axis where they carry one
     (box faces), else the rule of :func:`~.collision.frames`."""
     out = frames(normals) if len(found) else np.zeros((0, 3, 3))
-    for i, c in enumerate(found):
-        if c.tangent is not None:
-            out[i, 1] = c.tangent
-            out[i, 2] = cross(out[i, 0], c.tangent)
+    own = [i for i, c in enumerate(found) if c.tangent is not None]
+    if own:
+        t = np.array([found[i].tangent for i in own])
+        out[own, 1] = t
+        out[own, 2] = cross(out[own, 0], t)
     return out
 
 
