@@ -122,6 +122,7 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
                 "n": int(sol.x.size) if sol.x is not None else None,
                 "seconds": sol.seconds,
                 "solver_seconds": sol.extras.get("solver_seconds"),
+                "cpu_seconds": sol.extras.get("cpu_seconds"),
                 "call_seconds": call,
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,

@@ -111,7 +111,7 @@ def test_compiled_kernels_give_the_numbers_of_the_numpy_code():
         x[fast.idx[:, 0]] = rng.uniform(0.0, 1.5, 60)
         x = fast.project(x)
         p, q = fast.begin_attempt(x), plain.begin_attempt(x)
-        for name in ("phi", "da_box", "db_box", "da_cone", "db_cone", "psi", "res"):
+        for name in ("phi", "da_box", "db_box", "da_cone", "db_cone", "psi", "res", "sep"):
             np.testing.assert_array_equal(getattr(p, name), getattr(q, name))
         J = fast.J(x)
         np.testing.assert_array_equal(fast.values(p, J, 0.2), plain.values(q, J, 0.2))
