@@ -17,6 +17,7 @@
 # ruff: noqa: I001, F401  (the order is the point: SciPy, then Pyomo; the names are re-exported)
 
 import contextlib
+import functools
 import gc
 import sys
 import weakref
@@ -113,7 +114,8 @@ def settle(counted: bool = True) -> None:
 # or expressions, its index Set, its name and parent. Only attributes that Pyomo itself set on the
 # prototype are copied, so a Pyomo version that adds one is followed;
 # tests/test_stamped_components.py checks every kind against Pyomo's own declaration (attributes,
-# entries, the block's records, and whole formulated models printed with STAMPED off and on).
+# entries, the block's records, and whole formulated models printed with STAMPED off and on), and
+# _attach_agrees checks once per process that the installed Pyomo's blocks keep the records _attach writes.
 
 #: declare the contact blocks' components by copying prototypes (False: Pyomo's own declarations,
 #: the same model, slower; the tests compare the two)
@@ -135,7 +137,7 @@ def _prototype(key: tuple, declare):
     ``members`` Set holds the one member "k"); None when STAMPED is off, or when copies could not
     share the prototype's other attributes: a container among them (a Pyomo version's new
     attribute) or, for a block, components of its own (declared by its class)."""
-    if not STAMPED:
+    if not STAMPED or not _attach_agrees():
         return None
     proto = _PROTOTYPES.get(key)
     if proto is None:
@@ -184,6 +186,30 @@ def _attach(blk, name: str, obj) -> None:
         order[last] = (order[last][0], i)
         chain[1] = i
         chain[2] += 1
+
+
+@functools.cache
+def _attach_agrees() -> bool:
+    """Whether :func:`_attach` records what ``Block.add_component`` does in the installed Pyomo
+    (declaration map, order with its per-ctype links, ctype chains, parent): checked once, on two
+    scratch models; False turns copying off, so a Pyomo whose Block keeps other records gets its
+    own declarations instead of a damaged block."""
+
+    def records(blk) -> tuple:
+        order = [(obj.local_name, link) for obj, link in blk._decl_order]
+        return dict(blk._decl), order, {ctype: list(chain) for ctype, chain in blk._ctypes.items()}
+
+    try:
+        ref, own = pe.ConcreteModel(), pe.ConcreteModel()
+        param = lambda: pe.Param(mutable=True, initialize=0.0)  # noqa: E731
+        for name, make in (("a", pe.Var), ("b", param), ("c", pe.Var)):
+            ref.add_component(name, make())
+            comp = make()
+            comp.construct()
+            _attach(own, name, comp)
+        return records(ref) == records(own) and own.c.parent_block() is own and own.c.name == "c"
+    except Exception:  # noqa: BLE001 -- any difference in Pyomo's internals means: do not copy
+        return False
 
 
 def _keys(index) -> tuple:

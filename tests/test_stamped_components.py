@@ -218,3 +218,28 @@ def test_a_kind_whose_copies_would_share_a_container_is_declared_by_pyomo(monkey
     assert _pyomo._PROTOTYPES[("var", True, False)] is False
     assert first._new_list is not second._new_list
     assert first.name == "blk.x" and second.parent_block() is model.blk
+
+
+def test_a_pyomo_whose_blocks_keep_other_records_gets_its_own_declarations(monkeypatch) -> None:
+    """If _attach's records differ from Block.add_component's (here: a Pyomo whose blocks keep one
+    more record), copying is off: components are Pyomo's own declarations, the block intact."""
+    assert _pyomo._attach_agrees()  # the installed Pyomo
+    real = _pyomo._attach
+
+    def attach_without_ctype_chain(blk, name, obj):
+        chains = {ctype: list(chain) for ctype, chain in blk._ctypes.items()}
+        real(blk, name, obj)
+        blk._ctypes.clear()
+        blk._ctypes.update(chains)
+
+    monkeypatch.setattr(_pyomo, "_attach", attach_without_ctype_chain)
+    monkeypatch.setattr(_pyomo, "_PROTOTYPES", {})
+    _pyomo._attach_agrees.cache_clear()
+    try:
+        assert not _pyomo._attach_agrees()
+        model = pe.ConcreteModel()
+        x = _pyomo.add_var(model, "x")
+        assert _pyomo._PROTOTYPES == {}
+        assert list(model.component_objects(pe.Var)) == [x]
+    finally:
+        _pyomo._attach_agrees.cache_clear()
