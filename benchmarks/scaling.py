@@ -16,7 +16,9 @@ friction law (pyramid, SOC cone, MNCP cone) and form (sparse, reduced) one fresh
 The friction law is declared and the formulation's and the solver's modules imported before the
 clocks start: first imports (the laws' module, numba for newton's kernels; every module compiled
 from source where PYTHONDONTWRITEBYTECODE is set) belong to ``import contactmodel``'s own issue,
-not to any stage.
+not to any stage. So does the first call of newton's compiled kernels, which loads their cached
+machine code (0.2-0.5 s once per process with numba installed): one solve of ``WARMUP`` contacts
+precedes the clocks, and its seconds are the row's ``warmup``.
 
 The slope of each stage is the least-squares slope of log(seconds) against log(contacts) over the
 sizes >= ``--fit-from`` (default 100: at 10 contacts fixed costs dominate, which flatters the fit).
@@ -45,6 +47,7 @@ STAGES = ("assemble", "formulate", "compile", "solve", "assess", "modes")
 LAWS = ("pyramid", "soc", "mncp")
 FORMS = ("sparse", "reduced")
 HERE = Path(__file__).resolve()
+WARMUP = 60  #: contacts of the solve before the clocks (enough for newton's sparse path)
 
 
 def boxes_on_ground(n_contacts: int):
@@ -94,6 +97,11 @@ def run_one(n: int, law: str, form: str, solver: str) -> dict:
     friction = _law(law)  # a declaration (its first use imports the laws' module): timed by no stage
     solvers.load(solver)  # importing the solver's module (numba, ...) is no stage either
     formulate = cm.formulate  # nor the first import of contactmodel.formulation
+    # nor the first call of newton's compiled kernels (numba loads their cached machine code once
+    # per process): one solve of WARMUP contacts, large enough for the sparse path, reported apart
+    t0 = time.perf_counter()
+    cm.solve(formulate(cm.assemble(boxes_on_ground(WARMUP)), friction=friction, form=form), solver=solver)
+    warmup = time.perf_counter() - t0
     wall, cpu = [time.perf_counter()], [time.process_time()]
 
     def tick() -> None:
@@ -115,6 +123,7 @@ def run_one(n: int, law: str, form: str, solver: str) -> dict:
         "mcp_size": compiled.mcp.n,
         "status": sol.status.value,
         "residual": sol.residual,
+        "warmup": warmup,
         "base_mb": base,
         "peak_mb": _rss_mb(),
     }
