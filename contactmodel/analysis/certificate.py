@@ -349,22 +349,29 @@ class _NodeLP:
         return np.asarray(sol.col_value, dtype=float), np.asarray(sol.row_dual, dtype=float)[:n]
 
 
-def _pattern_solution(M: sp.csr_matrix, q: np.ndarray, on: np.ndarray, tol: float) -> np.ndarray | None:
-    """A verified solution with w_i = 0 on ``on`` and z_i = 0 elsewhere (an LP), or None."""
+def pattern_point(M: sp.csr_matrix, q: np.ndarray, pattern: np.ndarray) -> np.ndarray | None:
+    """A point of the LCP with w_i = 0 where ``pattern`` and z_i = 0 elsewhere (an LP), or None."""
     n = q.size
-    idx = np.flatnonzero(on)
+    on = np.flatnonzero(pattern)
+    bounds = [(0, None) if pattern[i] else (0, 0) for i in range(n)]
     res = linprog(
         np.ones(n),
         A_ub=-M,
         b_ub=q,
-        A_eq=M[idx] if idx.size else None,
-        b_eq=-q[idx] if idx.size else None,
-        bounds=[(0, None) if on[i] else (0, 0) for i in range(n)],
+        A_eq=M[on] if on.size else None,
+        b_eq=-q[on] if on.size else None,
+        bounds=bounds,
         method="highs",
     )
-    if res.status != 0:
+    return res.x if res.status == 0 else None
+
+
+def _pattern_solution(M: sp.csr_matrix, q: np.ndarray, on: np.ndarray, tol: float) -> np.ndarray | None:
+    """A verified solution with w_i = 0 on ``on`` and z_i = 0 elsewhere (an LP), or None."""
+    z = pattern_point(M, q, on)
+    if z is None:
         return None
-    z = np.maximum(res.x, 0.0)
+    z = np.maximum(z, 0.0)
     w = M @ z + q
     scale = max(1.0, float(np.abs(q).max(initial=0.0)))
     return z if float(np.abs(np.minimum(z, w)).max(initial=0.0)) <= tol * scale else None

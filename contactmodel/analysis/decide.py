@@ -70,7 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from contactmodel.analysis.certificate import branch_and_bound, check_tree, quiet_stdout
+from contactmodel.analysis.certificate import branch_and_bound, check_tree, pattern_point, quiet_stdout
 from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
@@ -406,23 +406,6 @@ def pattern_milp(
         infeasible,
         seconds,
     )
-
-
-def _pattern_point(M: sp.csr_matrix, q: np.ndarray, pattern: np.ndarray) -> np.ndarray | None:
-    """A point of the LCP with w_i = 0 where ``pattern`` and z_i = 0 elsewhere (an LP), or None."""
-    n = q.size
-    on = np.flatnonzero(pattern)
-    bounds = [(0, None) if pattern[i] else (0, 0) for i in range(n)]
-    res = linprog(
-        np.ones(n),
-        A_ub=-M,
-        b_ub=q,
-        A_eq=M[on] if on.size else None,
-        b_eq=-q[on] if on.size else None,
-        bounds=bounds,
-        method="highs",
-    )
-    return res.x if res.status == 0 else None
 
 
 # -- distances between solutions --------------------------------------------------------------------
@@ -802,7 +785,7 @@ def _decide_block(
                 },
             )
         if res.pattern is not None and res.t is not None and res.t > 0:
-            z = _pattern_point(M, q, res.pattern)
+            z = pattern_point(M, q, res.pattern)
             if z is None and res.z is not None:
                 z = res.z / res.t * s
             if z is not None and lcp_residual(M, q, z) <= tol:
@@ -871,7 +854,7 @@ def _decide_block(
         )
         z2 = None
         if res.pattern is not None and res.t is not None and res.t > 0:
-            for z in (_pattern_point(M, q, res.pattern), None if res.z is None else res.z / res.t * alpha):
+            for z in (pattern_point(M, q, res.pattern), None if res.z is None else res.z / res.t * alpha):
                 if (
                     z is not None
                     and lcp_residual(M, q, z) <= tol
