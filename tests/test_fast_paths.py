@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mcp_checks import assert_same_mcp
 
 import contactmodel as cm
 from contactmodel import catalogue
@@ -136,12 +137,7 @@ def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) 
 
 
 def _same_mcp(a, b) -> None:
-    assert list(a.names) == list(b.names)
-    np.testing.assert_array_equal(a.lb, b.lb)
-    np.testing.assert_array_equal(a.ub, b.ub)
-    x = np.random.default_rng(5).uniform(-1.0, 2.0, a.n)
-    np.testing.assert_array_equal(a.F(x), b.F(x))
-    np.testing.assert_array_equal(a.J(x).toarray(), b.J(x).toarray())
+    assert_same_mcp(a, b, seed=5, high=2.0)
 
 
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
