@@ -13,9 +13,13 @@ and updated by a rank-one (Gauss-Jordan) step per pivot (BLAS dger, O(n^2)); eve
 Degeneracy is resolved by the lexicographic minimum-ratio rule: among the rows that block the
 entering variable, the leaving row minimises the row vector [B^-1 q, B^-1]_i / (B^-1 a)_i
 lexicographically (equivalent to perturbing q by (eps, eps^2, ..., eps^n)). Rows count as tied on
-the plain ratio up to a round-off allowance ``zero_tol``; when the artificial z0 is among the tied
-rows it leaves, which ends the run at a solution (without this, z0 stuck at a round-off value
-such as 1e-14 lets degenerate problems, e.g. friction LCPs with q = 0 rows, end on a false ray).
+the plain ratio up to a round-off allowance ``zero_tol`` (Harris' ratio test: every row whose ratio
+is within the longest step that keeps all rows above -zero_tol); when the artificial z0 is among
+the tied rows it leaves, which ends the run at a solution (without this, z0 stuck at a round-off
+value such as 1e-14 lets degenerate problems, e.g. friction LCPs with q = 0 rows, end on a false
+ray). Tied rows whose pivot entry is tiny against the largest tied one are passed over
+(``tied_pivot_ratio``): on the rank-deficient LCPs of statically indeterminate stacks, a pivot on
+an entry of 1e-8 made B^-1 grow to 1e15 and the run end at a false solution.
 
 A run ends at a solution (z0 leaves), on a secondary ray (the entering column has no positive
 entry), or at the pivot limit. A secondary ray is a certificate only when M is copositive-plus
@@ -64,6 +68,10 @@ class LemkeOptions(Options):
     """Row i ties in the ratio test when (B^-1 q)_i <= t a_i + zero_tol * max(1, max|B^-1 q|),
     t the least ratio, a = B^-1 (entering column); round-off below this is treated as zero."""
     lex_tol: float = 1e-12
+    tied_pivot_ratio: float = 1e-4
+    """Among the rows tied in the ratio test, those whose entry of B^-1 a is below this fraction of
+    the largest tied entry are passed over, and the lexicographic rule chooses among the rest: a
+    pivot on an entry of round-off size makes B^-1 blow up (degenerate, rank-deficient M)."""
     """Entries of B^-1 compared in the lexicographic rule are equal within this (relative)."""
     check_every: int = 50
     """Every this many pivots, check B (B^-1 q) = q (O(n^2)) and recompute B^-1 if it drifted."""
@@ -236,11 +244,15 @@ def _lemke_run(tab: _Tableau, dbar: np.ndarray, opts: LemkeOptions, max_pivots: 
             return _Run("ray", pivots, ray=ray)
         zero = opts.zero_tol * max(1.0, float(np.abs(tab.qbar).max()))
         qb = np.maximum(tab.qbar[block], 0.0)
-        tied = block[qb <= (qb / abar[block]).min() * abar[block] + zero]
+        # Harris' two passes: the longest step that leaves no row below -zero, then every row
+        # whose ratio is within it counts as tied
+        longest = ((qb + zero) / abar[block]).min()
+        tied = block[qb <= longest * abar[block]]
         z0_row = np.flatnonzero(tab.basic[tied] == z0)
         if z0_row.size:
             r = int(tied[z0_row[0]])
         else:
+            tied = tied[abar[tied] >= opts.tied_pivot_ratio * abar[tied].max()]
             r = tab.lexmin(tied, abar[tied], opts.lex_tol)
         leaving = int(tab.basic[r])
         tab.pivot(r, abar, entering)

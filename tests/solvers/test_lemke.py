@@ -271,3 +271,18 @@ def test_psd_n300_accuracy() -> None:
     r = solve(MCP.from_lcp(M, q))
     assert r.outcome is Outcome.CONVERGED
     assert lcp_residual(M, q, r.x) <= 1e-9
+
+
+@pytest.mark.parametrize("n", [240, 320])
+def test_rank_deficient_pile_step(n: int) -> None:
+    """Steps of cm.simulate on a pile of 16 boxes (friction pyramid, 4 corners per face: M of rank
+    230 / 304). Lemke used to pivot on entries of 1e-8 there, B^-1 grew to 1e15 and the run ended
+    with "z0 left the basis" at a point with complementarity errors of 1e5; Harris' ratio test and
+    passing over tiny tied pivots reach a true solution."""
+    data = np.load(Path(__file__).resolve().parents[1] / "data" / "lemke" / f"pile16_step_{n}.npz")
+    M = sp.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=(n, n)).toarray()
+    q = data["q"]
+    assert np.linalg.matrix_rank(M) < n
+    result = solve(MCP.from_lcp(M, q))
+    assert result.outcome is Outcome.CONVERGED
+    assert lcp_residual(M, q, result.x) < 1e-10 * max(1.0, np.abs(q).max())
