@@ -34,6 +34,7 @@ if "pyomo.common.dependencies" not in sys.modules:
     del _scipy
 
 import pyomo.core as pe
+from pyomo.common.autoslots import AutoSlots
 from pyomo.common.gc_manager import PauseGC
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.block import BlockData, declare_custom_block
@@ -265,19 +266,28 @@ def _set_expression(d, expr) -> None:
         _NUMERIC.add(expr.__class__)
 
 
-def add_expression(blk, name: str, expr, index=None):
-    """``blk.<name> = Expression(expr=expr)``, or with ``index`` (a Set on the model) and ``expr`` a
-    mapping key -> expression, ``Expression(index, initialize=expr)``."""
+def _expression_component(blk, name: str, index):
+    """A new Expression component copied from Pyomo's prototype (entries to be filled by the
+    caller, then :func:`_attach`), or None when STAMPED is off or copying is not possible."""
     proto = _prototype(
         ("expression", index is None),
         lambda ix: pe.Expression(expr=0.0) if index is None else pe.Expression(ix, initialize={"k": 0.0}),
     )
     if proto is None:
+        return None
+    obj = _copy(proto, index)
+    obj._rule = None
+    return obj
+
+
+def add_expression(blk, name: str, expr, index=None):
+    """``blk.<name> = Expression(expr=expr)``, or with ``index`` (a Set on the model) and ``expr`` a
+    mapping key -> expression, ``Expression(index, initialize=expr)``."""
+    obj = _expression_component(blk, name, index)
+    if obj is None:
         comp = pe.Expression(expr=expr) if index is None else pe.Expression(index, initialize=dict(expr))
         blk.add_component(name, comp)
         return comp
-    obj = _copy(proto, index)
-    obj._rule = None
     ref = weakref.ref(obj)
     if index is None:
         obj._data = {None: obj}
@@ -290,6 +300,67 @@ def add_expression(blk, name: str, expr, index=None):
             d._component, d._index = ref, k
             _set_expression(d, expr[k])
         obj._data = data
+    _attach(blk, name, obj)
+    return obj
+
+
+# -- rows of a matrix, built when first read -----------------------------------------------------
+_ARGS_SLOT = ExpressionData.__dict__["_args_"]  # ExpressionData's own storage of its expression
+
+
+class MatrixRowData(ExpressionData):
+    """An entry of an Expression component that is row r of a recorded matrix (``_source`` =
+    (record, r), the record an object with ``expression(r)``, see
+    :class:`contactmodel.mcp.compile.MatrixRecord`): its Pyomo expression is built on the first read
+    of it, by anything (``expr``, ``args``, printing, writers, Pyomo's walkers, copying), and is
+    then the very expression an eager build holds. Until then the compiler reads the row from the
+    record's matrix. Setting a new expression (``set_value``, ``expr = ...``) makes it an ordinary
+    entry: ``_source`` is cleared, and the compiler reads the new expression."""
+
+    __slots__ = ("_source",)
+    __autoslot_mappers__ = {"_source": AutoSlots.encode_as_none}  # a copy is an ordinary entry
+
+    @property
+    def _args_(self) -> tuple:
+        try:
+            return _ARGS_SLOT.__get__(self, MatrixRowData)
+        except AttributeError:  # not built yet
+            record, r = self._source
+            args = (record.expression(r),)
+            _ARGS_SLOT.__set__(self, args)
+            return args
+
+    @_args_.setter
+    def _args_(self, args: tuple) -> None:
+        _ARGS_SLOT.__set__(self, args)
+        self._source = None
+
+    @property
+    def built(self) -> bool:
+        """Whether the row's expression exists (was read, or set)."""
+        try:
+            _ARGS_SLOT.__get__(self, MatrixRowData)
+        except AttributeError:
+            return False
+        return True
+
+    def pending(self) -> tuple | None:
+        """(record, r) while the row is not built, else None (then read its expression)."""
+        return None if self.built else self._source
+
+
+def add_matrix_rows(blk, name: str, index, record, rows: Mapping) -> object:
+    """``blk.<name> = Expression(index, initialize={k: row rows[k] of record})`` (``index`` a Set on
+    the model), each entry a :class:`MatrixRowData` whose expression ``record.expression(r)`` is
+    built when first read; with STAMPED off (Pyomo's own declarations), built at once."""
+    obj = _expression_component(blk, name, index)
+    if obj is None:
+        return add_expression(blk, name, {k: record.expression(r) for k, r in rows.items()}, index)
+    ref, new, data = weakref.ref(obj), MatrixRowData.__new__, {}
+    for k in _keys(index):
+        data[k] = d = new(MatrixRowData)
+        d._component, d._index, d._source = ref, k, (record, rows[k])
+    obj._data = data
     _attach(blk, name, obj)
     return obj
 

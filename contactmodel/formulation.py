@@ -29,10 +29,9 @@ import scipy.sparse as sp
 
 from contactmodel import validate
 from contactmodel._pyomo import (
-    LinearExpression,
-    MonomialTermExpression,
     add_complementarity,
     add_expression,
+    add_matrix_rows,
     add_param_vector,
     building,
     complements,
@@ -49,7 +48,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import LINEAR_ROWS, CompiledMCP, compile_model, record_matrix, record_pairs
+from contactmodel.mcp.compile import CompiledMCP, MatrixRecord, compile_model, record_matrix, record_pairs
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -264,25 +263,20 @@ def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]
     return laws
 
 
+#: the contacts' accelerations ``accel[axis]`` are rows of the form's matrix built when first read
+#: (:class:`~contactmodel._pyomo.MatrixRowData`; the compiler reads them from the matrix); False:
+#: built at once, as LinearExpressions (the same model once read, and the same MCP; the tests
+#: compare the two)
+LAZY_ROWS = True
+
+
 def _row_expressions(K: sp.csr_matrix, variables: list, constants, model: pe.Block) -> list:
     """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row: one
-    LinearExpression of number * variable terms each, recorded on ``model`` with its lists and as
-    row r of K, so the compiler reads them without walking the terms (see
-    ``mcp.compile.LINEAR_ROWS`` and ``MATRIX_ROWS``)."""
-    data, cols, ptr = K.data.tolist(), K.indices.tolist(), K.indptr.tolist()
-    known = model.__dict__.setdefault(LINEAR_ROWS, {})
-    matrix = record_matrix(model, K, variables)
-    exprs = []
-    for r in range(K.shape[0]):
-        lo, hi = ptr[r], ptr[r + 1]
-        coefs, row_vars = data[lo:hi], [variables[j] for j in cols[lo:hi]]
-        terms = [MonomialTermExpression(t) for t in zip(coefs, row_vars)]
-        terms.append(constants[r])
-        expr = LinearExpression(terms)
-        known[id(expr)] = (expr, coefs, row_vars, constants[r])
-        matrix[id(expr)] = (expr, r)
-        exprs.append(expr)
-    return exprs
+    LinearExpression of number * variable terms each, recorded on ``model`` as row r of K (see
+    :class:`~contactmodel.mcp.compile.MatrixRecord`), so the compiler reads them without walking
+    the terms."""
+    record = record_matrix(model, K, variables, constants)
+    return [record.expression(r) for r in range(K.shape[0])]
 
 
 def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem:
@@ -320,7 +314,10 @@ def _formulate(system, friction, form: Form) -> Problem:
         blk = blocks[name]
         key = "".join(rows)
         index = axes.get(key) or axes.setdefault(key, axes_set(blk, key))
-        add_expression(blk, "accel", {c: accel[r] for c, r in rows.items()}, index)
+        if LAZY_ROWS:
+            add_matrix_rows(blk, "accel", index, accel, rows)
+        else:
+            add_expression(blk, "accel", {c: accel.expression(r) for c, r in rows.items()}, index)
         law.add_conditions(blk, contexts[name])
         declare_pairs(blk)
     return Problem(
@@ -443,8 +440,9 @@ class FormModel(ABC):
     @abstractmethod
     def accelerations(
         self, model: pe.ConcreteModel, assembly: ContactAssembly, T: sp.csr_matrix, variables: list
-    ) -> list:
-        """(m,) Pyomo expressions of a, given c = T y over the laws' ``variables`` y."""
+    ) -> MatrixRecord:
+        """The m contact accelerations a as the rows of a matrix over model variables plus
+        constants (row r: a_r, assembly rows), given c = T y over the laws' ``variables`` y."""
 
     @abstractmethod
     def load(self, problem: Problem, c: np.ndarray) -> None:
@@ -458,11 +456,11 @@ class FormModel(ABC):
 class ReducedForm(FormModel):
     """a = A c + b, with ``model.b`` (m,) a mutable Param."""
 
-    def accelerations(self, model, assembly, T, variables) -> list:
+    def accelerations(self, model, assembly, T, variables) -> MatrixRecord:
         add_param_vector(model, "b", assembly.b)
         K = (assembly.A_sparse @ T).tocsr()
         K.eliminate_zeros()
-        return _row_expressions(K, variables, model.b, model)
+        return record_matrix(model, K, variables, model.b)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
@@ -475,7 +473,7 @@ class SparseForm(FormModel):
     """a = G_F nu_dot_F + bias with ``model.nu_dot`` free, each matched with its Newton-Euler row
     M_FF nu_dot_F - G_F^T c + (M_FP nu_dot_P - f_F) = 0; ``model.f`` and ``model.bias`` mutable."""
 
-    def accelerations(self, model, assembly: Assembly, T, variables) -> list:
+    def accelerations(self, model, assembly: Assembly, T, variables) -> MatrixRecord:
         asm = assembly
         free = np.flatnonzero(asm.free)
         coords = asm.coordinates
@@ -494,7 +492,7 @@ class SparseForm(FormModel):
         ne_rows = _row_expressions(NE, nd + variables, model.f, model)
         pairs = [complements(expr == 0, var) for expr, var in zip(ne_rows, nd)]
         record_pairs(model, add_complementarity(model, "newton_euler", range(len(free)), pairs).values())
-        return _row_expressions(asm.G[:, free].tocsr(), nd, model.bias, model)
+        return record_matrix(model, asm.G[:, free].tocsr(), nd, model.bias)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """nu_dot from the dynamics at forces c."""

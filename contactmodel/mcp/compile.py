@@ -32,6 +32,7 @@ from contactmodel._pyomo import (
     EqualityExpression,
     InequalityExpression,
     LinearExpression,
+    MatrixRowData,
     Modes,
     MonomialTermExpression,
     NegationExpression,
@@ -314,7 +315,7 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     ub = np.array([p[2] for p in pairs], dtype=float)
     root = model.model()
     known = getattr(root, LINEAR_ROWS, None) or {}
-    matrices = getattr(root, MATRIX_ROWS, None) if known else None
+    matrices = getattr(root, MATRIX_ROWS, None)
     rows, terms = _read_rows(pairs, _column_finder(variables), known, matrices)
     compiled = CompiledMCP(
         mcp=None, variables=variables, rows=rows, _q_linear=np.zeros(len(rows)), structure=structure
@@ -412,34 +413,50 @@ class _Matrices:
     """The rows of recorded matrices (:data:`MATRIX_ROWS`) met among the MCP rows, gathered to be
     read at once: :meth:`take` each row, then :meth:`add_to`."""
 
-    def __init__(self, records: list, position: dict[int, int]) -> None:
+    def __init__(self, records: list[MatrixRecord], position: dict[int, int]) -> None:
         self.rows: dict[int, tuple] = {}  # id(expression) -> (expression, record number, K row)
-        for k, (_K, _variables, rows) in enumerate(records):
-            for key, (expr, r) in rows.items():
+        self.number: dict[int, int] = {}  # id(record) -> record number
+        for k, record in enumerate(records):
+            self.number[id(record)] = k
+            for key, (expr, r) in record.rows.items():
                 self.rows[key] = (expr, k, r)
         self.records = records
         self.position = position
         self.columns: dict[int, np.ndarray | None] = {}  # record -> MCP column of each K column
         self.taken: dict[int, tuple[list[int], list[int]]] = {}  # record -> (MCP rows, K rows)
-        self.last = None  # the expression of the row last taken
+        self.constant = None  # the constant of the row last taken
 
-    def take(self, i: int, expr) -> bool:
-        """Take MCP row i when its F ``expr`` is a recorded row (through named Expressions)."""
-        if not self.rows:
-            return False
+    def _find(self, expr) -> tuple[int, int] | None:
+        """(record number, K row) of an F that is a recorded row: an unchanged
+        :class:`~contactmodel._pyomo.MatrixRowData` (built or not) or an expression built from a
+        record, directly or through named Expressions; None otherwise."""
         e = expr
         for _ in range(4):
+            if e.__class__ is MatrixRowData and e._source is not None:
+                record, r = e._source
+                k = self.number.get(id(record))
+                if k is not None and self.records[k] is record:
+                    return k, r
             hit = self.rows.get(id(e))
             if hit is not None and hit[0] is e:
-                break
+                return hit[1], hit[2]
             if e.__class__ in native_numeric_types or not e.is_named_expression_type():
-                return False
+                return None
             e = e.expr
-        else:
+        return None
+
+    def take(self, i: int, expr) -> bool:
+        """Take MCP row i when its F ``expr`` is a recorded row (see :meth:`_find`); its constant
+        is then :attr:`constant`."""
+        if not self.records:
             return False
-        _, k, r = hit
+        found = self._find(expr)
+        if found is None:
+            return False
+        k, r = found
+        record = self.records[k]
         if k not in self.columns:
-            ids = map(id, self.records[k][1])
+            ids = map(id, record.variables)
             cols = np.fromiter((self.position.get(j, -1) for j in ids), dtype=np.int64)
             self.columns[k] = None if (cols < 0).any() else cols  # a variable that is no column
         if self.columns[k] is None:
@@ -447,7 +464,7 @@ class _Matrices:
         mine, theirs = self.taken.setdefault(k, ([], []))
         mine.append(i)
         theirs.append(r)
-        self.last = e
+        self.constant = record.constants[r]
         return True
 
     def add_to(self, L: sp.csr_matrix) -> sp.csr_matrix:
@@ -455,7 +472,7 @@ class _Matrices:
         the rows were taken in increasing MCP order)."""
         n = L.shape[0]
         for k, (mine, theirs) in self.taken.items():
-            part = self.records[k][0][np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
+            part = self.records[k].K[np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
             counts = np.zeros(n + 1, dtype=np.int64)
             counts[np.asarray(mine, dtype=np.int64) + 1] = np.diff(part.indptr)
             rows = sp.csr_matrix((part.data, self.columns[k][part.indices], np.cumsum(counts)), shape=(n, n))
@@ -492,7 +509,7 @@ def _read_rows(
     matrices = _Matrices(matrices or [], position)
     for i, (_var, _lb, _ub, expr) in enumerate(pairs):
         if matrices.take(i, expr):
-            rows.append(_Row(known[id(matrices.last)][3]))
+            rows.append(_Row(matrices.constant))
             continue
         linear = _linear_terms(expr, known)
         if linear is not None:  # the common case, read without the general repn
@@ -541,21 +558,57 @@ LINEAR_ROWS = "_contactmodel_linear_rows"
 
 _FIXED = attrgetter("fixed")
 
-#: name of a list a model may carry: (K, variables, rows) per sparse matrix K (CSR) whose rows the
-#: formulation wrote as LinearExpressions of ``variables`` (K's columns), ``rows`` the dict
-#: id(expression) -> (expression, its row of K). A pair whose F is such an expression (directly or
-#: through named Expressions) is read from K with the others of its matrix, vectorized (a dense
-#: reduced form has m^2 terms: 400 contacts, 1.44 million); under the same conditions as
+#: name of a list a model may carry: a :class:`MatrixRecord` per sparse matrix K whose rows the
+#: formulation wrote as LinearExpressions of K's variables (built at once, or when first read:
+#: :class:`~contactmodel._pyomo.MatrixRowData`). A pair whose F is such a row (directly or through
+#: named Expressions) is read from K with the others of its matrix, vectorized (a dense reduced
+#: form has m^2 terms: 400 contacts, 1.44 million); under the same conditions as
 #: :data:`LINEAR_ROWS`, and only while every variable of K is a column of the MCP.
 MATRIX_ROWS = "_contactmodel_matrix_rows"
 
 
-def record_matrix(model: pe.Block, K: sp.csr_matrix, variables: list) -> dict:
-    """Start the record of the rows of ``K`` over ``variables`` (see :data:`MATRIX_ROWS`); the
-    caller enters each row's expression in the dict returned."""
-    rows: dict = {}
-    model.__dict__.setdefault(MATRIX_ROWS, []).append((K, variables, rows))
-    return rows
+class MatrixRecord:
+    """Row r of ``K`` (m, n) CSR over ``variables`` (n Pyomo variables, K's columns) plus
+    ``constants[r]`` (a Pyomo Param entry or number; e.g. ``model.b``): the linear expression
+    sum_j K[r, j] variables[j] + constants[r]. ``rows``: id(expression) -> (expression, r) of each
+    row built (:meth:`expression`), which is also entered in the model's :data:`LINEAR_ROWS`."""
+
+    def __init__(self, model: pe.Block, K: sp.csr_matrix, variables: list, constants) -> None:
+        self.K = K
+        self.variables = variables
+        self.constants = constants
+        self.rows: dict[int, tuple] = {}
+        self._known: dict = model.__dict__.setdefault(LINEAR_ROWS, {})
+        self._lists: tuple[list, list, list] | None = None  # K's data, indices, indptr as lists
+
+    def terms(self, r: int) -> tuple[list[float], list, object]:
+        """(coefficients, variables, constant) of row r, the terms in K's column order."""
+        if self._lists is None:
+            K = self.K
+            self._lists = (K.data.tolist(), K.indices.tolist(), K.indptr.tolist())
+        data, cols, ptr = self._lists
+        lo, hi = ptr[r], ptr[r + 1]
+        variables = self.variables
+        return data[lo:hi], [variables[j] for j in cols[lo:hi]], self.constants[r]
+
+    def expression(self, r: int) -> LinearExpression:
+        """A new LinearExpression of row r: number * variable terms in K's column order, then
+        the constant; recorded (see the class docstring)."""
+        coefs, row_vars, constant = self.terms(r)
+        terms = [MonomialTermExpression(t) for t in zip(coefs, row_vars)]
+        terms.append(constant)
+        expr = LinearExpression(terms)
+        self._known[id(expr)] = (expr, coefs, row_vars, constant)
+        self.rows[id(expr)] = (expr, r)
+        return expr
+
+
+def record_matrix(model: pe.Block, K: sp.csr_matrix, variables: list, constants) -> MatrixRecord:
+    """The record of the rows of ``K`` over ``variables`` plus ``constants`` on ``model`` (see
+    :data:`MATRIX_ROWS`); their expressions are made by :meth:`MatrixRecord.expression`."""
+    record = MatrixRecord(model, K, variables, constants)
+    model.__dict__.setdefault(MATRIX_ROWS, []).append(record)
+    return record
 
 
 def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float], list] | None:
@@ -563,7 +616,8 @@ def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float],
     kept symbolic, for :meth:`CompiledMCP.update`), variables and number * variable terms,
     nested through sums, negations and named Expressions; None for any other row (it is read by
     Pyomo's standard repn). Much faster than the general repn on the rows the laws write.
-    ``known``: recorded linear expressions (see :data:`LINEAR_ROWS`). Variables are not asked
+    ``known``: recorded linear expressions (see :data:`LINEAR_ROWS`); a matrix row not yet built
+    (:class:`~contactmodel._pyomo.MatrixRowData`) is read from its record. Variables are not asked
     whether they are fixed: the caller finds each in its columns, all unfixed, and reads a row
     with any other variable, fixed, by the general repn (a fixed variable is a constant)."""
     coefs: list[float] = []
@@ -595,6 +649,12 @@ def _linear_terms(expr, known: dict | None = None) -> tuple[object, list[float],
             coefs.append(scale)
             lvars.append(e)
         elif kind is _NAMED:
+            if e.__class__ is MatrixRowData and (source := e.pending()) is not None:
+                hcoefs, hvars, hconst = source[0].terms(source[1])
+                coefs.extend(hcoefs if scale == 1.0 else [scale * c for c in hcoefs])
+                lvars.extend(hvars)
+                stack.append((scale, hconst))
+                continue
             stack.append((scale, e.expr))
         elif kind is _NUMBER:
             number += scale * e
