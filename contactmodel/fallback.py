@@ -66,10 +66,12 @@ def _better(new: Solution, old: Solution) -> bool:
     rank_new, rank_old = _RANK.get(new.status, 2), _RANK.get(old.status, 2)
     if rank_new != rank_old:
         return rank_new < rank_old
-    return rank_new == 1 and _error(new) < _error(old)
+    return rank_new == 1 and worst_residual(new) < worst_residual(old)
 
 
-def _error(sol: Solution) -> float:
+def worst_residual(sol: Solution) -> float:
+    """The larger of an answer's MCP residual and its laws' residual (both relative): the
+    number its status was decided on."""
     return max(sol.residual, sol.checks.get("law_residual", 0.0))
 
 

@@ -26,7 +26,11 @@ class Trajectory:
     ``angular_velocities`` (N+1, nb, 3) world frame. Per manipulator name: ``q``, ``qdot``
     (N+1, n). ``kinetic`` / ``potential`` (N+1,) J. Per step k (from times[k] to times[k+1]):
     ``status`` (str), ``residual``, ``iterations``, ``seconds`` (solver time), ``reused`` (the
-    previous step's model was updated instead of rebuilt), ``timings`` (name -> (N,) s).
+    previous step's model was updated instead of rebuilt), ``timings`` (name -> (N,) s),
+    ``fallback`` (str: '' when the step's other statements were not tried, else the one whose
+    answer was kept, 'as stated' when none was better; see :mod:`contactmodel.fallback`).
+    ``step_tol``: the run's simulation tolerance (solved-inaccurate steps whose residual is at
+    most this were accepted without the fallback; see ``contactmodel.simulation.stepper.STEP_TOL``).
     Per contact name: ``impulses[name]`` (N, d) N s in its (n, t, o[, r]) frame (NaN while
     inactive), ``contact_velocities[name]`` (N, d) post-step relative velocity G nu+ (m/s), ``gaps[name]``
     (N,) m, ``modes[name]`` (N,) str ('' while inactive).
@@ -49,6 +53,8 @@ class Trajectory:
     iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     seconds: np.ndarray = field(default_factory=lambda: np.zeros(0))
     reused: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    fallback: list[str] = field(default_factory=list)
+    step_tol: float | None = None
     timings: dict[str, np.ndarray] = field(default_factory=dict)
     impulses: dict[str, np.ndarray] = field(default_factory=dict)
     contact_velocities: dict[str, np.ndarray] = field(default_factory=dict)
@@ -80,6 +86,7 @@ class Trajectory:
             potential=np.zeros(0),
             shapes={b.name: b.shape for b in sysm.bodies},
             planes=list(sim.planes),
+            step_tol=sim.step_tol,
         )
         traj.record_state(sim)
         return traj
@@ -122,6 +129,7 @@ class Trajectory:
             0.0 if solution is None else float(solution.seconds),
             bool(reused),
             timings,
+            fallback_route(solution),
         )
         self._steps.append((per, report))
         if keep:
@@ -151,6 +159,7 @@ class Trajectory:
         self.iterations = np.array([s[1][2] for s in self._steps], dtype=int)
         self.seconds = np.array([s[1][3] for s in self._steps], dtype=float)
         self.reused = np.array([s[1][4] for s in self._steps], dtype=bool)
+        self.fallback = [s[1][6] for s in self._steps]
         keys = self._steps[0][1][5].keys() if self._steps else ()
         self.timings = {key: np.array([s[1][5][key] for s in self._steps]) for key in keys}
         for k, (per, _) in enumerate(self._steps):
@@ -229,6 +238,11 @@ class Trajectory:
                 f"energy: {self.energy[0]:.6g} J -> {self.energy[-1]:.6g} J  "
                 f"(largest one-step rise {rise:.3g} J)"
             )
+            retried = sum(bool(f) for f in self.fallback)
+            lines.append(
+                f"simulation tolerance (step_tol): {self.step_tol}  steps retried in other "
+                f"statements: {retried}"
+            )
             lines.append(
                 f"max residual: {np.max(self.residual, initial=0):.3g}  iterations: mean "
                 f"{np.mean(self.iterations):.3g}  models reused: {int(self.reused.sum())}/{self.n_steps}"
@@ -292,6 +306,8 @@ class Trajectory:
             "solver": self.solver,
             "body_names": self.body_names,
             "status": self.status,
+            "fallback": self.fallback,
+            "step_tol": self.step_tol,
             "contacts": contacts,
             "modes": {name: self.modes[name].tolist() for name in contacts},
             "arms": arms,
@@ -356,6 +372,15 @@ class Trajectory:
         return path
 
 
+def fallback_route(solution: Solution | None) -> str:
+    """What the fallback did for a step's answer: '' when it did not run, else the statement
+    whose answer was kept ('as stated' when no other one was better)."""
+    report = None if solution is None else solution.extras.get("fallback")
+    if report is None:
+        return ""
+    return report["solved_by"] or "as stated"
+
+
 def _cell(value) -> str:
     if isinstance(value, str):
         return value
@@ -413,6 +438,8 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
         iterations=data["iterations"],
         seconds=data["seconds"],
         reused=data["reused"],
+        fallback=header.get("fallback", [""] * len(header["status"])),
+        step_tol=header.get("step_tol"),
         failed_step=header["failed_step"],
     )
     for i, name in enumerate(header["contacts"]):
