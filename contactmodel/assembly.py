@@ -179,6 +179,8 @@ class Assembly(ContactAssembly):
 
     def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
         """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""
+        if not self.prescribed.any():  # nothing prescribed: no products (the same zeros)
+            return np.zeros(len(self.prescribed))
         residual = self.M @ nu_dot - self._free_parts[2] @ c - self.f
         return np.where(self.prescribed, residual, 0.0)
 
@@ -187,9 +189,11 @@ class Assembly(ContactAssembly):
         joint's declared effort, or the computed one where it was declared unknown."""
         nu_dot = self.accelerations(c)
         efforts = self.efforts(c, nu_dot)
+        named = self.system.bodies
+        per_body = nu_dot[: 6 * len(named)].reshape(len(named), 6)  # (v_dot, omega_dot) of body i
         bodies = [
-            BodyResult(body.name, nu_dot[6 * i : 6 * i + 3].tolist(), nu_dot[6 * i + 3 : 6 * i + 6].tolist())
-            for i, body in enumerate(self.system.bodies)
+            BodyResult(body.name, linear, angular)
+            for body, linear, angular in zip(named, per_body[:, :3].tolist(), per_body[:, 3:].tolist())
         ]
         joints = []
         offset = 6 * len(self.system.bodies)

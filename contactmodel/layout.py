@@ -70,9 +70,13 @@ class Layout:
     sliding: np.ndarray  # (nc,) bool: the assembly says the contact slides
     groups: list[LawGroup]
     rows_by_name: dict[str, list[int]] = field(repr=False)
+    spans: list[tuple[int, int]] = field(repr=False)  # each contact's (start, stop) in ``order``
     _fsets: dict = field(default_factory=dict, repr=False)
     #: the modes' pair verdicts by (friction set, sliding, mode, label, keys, states), made once
     verdicts: dict = field(default_factory=dict, repr=False)
+    #: the modes' (pair arrays, each contact's (friction set, sliding, pair keys) as a number,
+    #: how many distinct), made once per pair arrays (see :func:`contactmodel.modes._signatures`)
+    mode_signatures: tuple | None = field(default=None, repr=False)
     _sets: SetArrays | None = field(default=None, repr=False)
 
     @classmethod
@@ -109,6 +113,7 @@ class Layout:
             sliding=np.array([name in sliding_names for name in names], dtype=bool),
             groups=groups,
             rows_by_name=dict(zip(names, rows)),
+            spans=list(zip(starts.tolist(), (starts + sizes).tolist())),
         )
 
     def current(self, problem: Problem) -> bool:
@@ -147,17 +152,20 @@ class Layout:
             return np.zeros(0)
         return np.maximum.reduceat(values[self.order], self.starts)
 
+    def per_contact(self, values: np.ndarray) -> list[list[float]]:
+        """Each contact's entries of ``values`` (m,), its rows in order, as a list of floats."""
+        flat = values[self.order].tolist()
+        return [flat[lo:hi] for lo, hi in self.spans]
+
     def law_residuals(self, c: np.ndarray, a: np.ndarray) -> np.ndarray:
         """(nc,) each contact's law residual at forces ``c`` and accelerations ``a`` (m,), absolute
-        (:meth:`~contactmodel.friction.base.FrictionLaw.law_residuals`, one call per group)."""
+        (:meth:`~contactmodel.friction.base.FrictionLaw.law_residuals`, one call per group, with
+        the group's residual plan made on its first call)."""
         out = np.zeros(len(self.names))
         for g in self.groups:
             if not g.planned:
                 g.plan, g.planned = g.law.residual_plan(g.contexts), True
-            if g.plan is not None:  # the base residual, with what it decides kept
-                out[g.contacts] = g.law._set_residuals(g.contexts, c[g.rows], a[g.rows], g.plan)
-            else:
-                out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows])
+            out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows], g.plan)
         return out
 
 

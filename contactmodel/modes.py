@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from contactmodel.layout import layout_of
+from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import _split
 
 if TYPE_CHECKING:  # annotations only: these modules import this one (through the friction laws)
@@ -151,7 +151,9 @@ _CODE = {"var>0": "1", "expr>0": "0", "both=0": "*", "violated": "!", "equation"
 class _PairArrays:
     """The compiled pairs as arrays, contact by contact (pairs of contact j at
     ``bounds[j]:bounds[j + 1]``): MCP ``index``, lower bound ``lb``, ``equation`` (a free
-    variable), the owning ``contact`` (layout position) and the ``keys``."""
+    variable), the owning ``contact`` (layout position) and the ``keys``; ``shift`` (3 times each
+    pair's position among its contact's pairs) and ``widest`` (the most pairs of one contact)
+    pack a contact's pair states into one integer (see :func:`_decide`)."""
 
     index: np.ndarray
     lb: np.ndarray
@@ -159,6 +161,8 @@ class _PairArrays:
     contact: np.ndarray
     keys: list[tuple[str, ...]]  # per contact: its pairs' keys
     bounds: list[int]
+    shift: np.ndarray
+    widest: int
 
 
 def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _PairArrays:
@@ -181,13 +185,15 @@ def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _
             contact=contact,
             keys=[shared.setdefault(k, k) for k in keys],
             bounds=bounds,
+            shift=3 * (np.arange(index.size, dtype=np.int64) - np.asarray(bounds, dtype=np.int64)[contact]),
+            widest=int(np.max(np.diff(bounds), initial=0)),
         )
         compiled.derived[key] = found
     return found
 
 
-def _pair_states(pa: _PairArrays, x: np.ndarray, F: np.ndarray, eps: np.ndarray) -> list[str]:
-    """The state word of every pair (see :class:`ContactMode`), vectorized."""
+def _pair_codes(pa: _PairArrays, x: np.ndarray, F: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """The state of every pair as its position in :data:`_STATES` (see :class:`ContactMode`)."""
     e = eps[pa.contact]
     v = x[pa.index] - pa.lb
     f = F[pa.index]
@@ -197,7 +203,7 @@ def _pair_states(pa: _PairArrays, x: np.ndarray, F: np.ndarray, eps: np.ndarray)
     code[(f > e) & v_zero] = 1
     code[(v > e) & f_zero] = 0
     code[pa.equation] = np.where(f_zero[pa.equation], 4, 5)
-    return [_STATES[k] for k in code.tolist()]
+    return code
 
 
 def contact_modes(
@@ -235,12 +241,12 @@ def contact_modes(
             list(f.verdict.decided_by),
             list(f.notes),
         )
-        for f in found_modes(problem, x, tol, compiled, forces, accelerations)
+        for f in found_modes(decide_modes(problem, x, tol, compiled, forces, accelerations))
     }
 
 
 class Found(NamedTuple):
-    """One contact's mode as :func:`found_modes` decides it (the fields of :class:`ContactMode`;
+    """One contact's mode as :func:`decide_modes` decides it (the fields of :class:`ContactMode`;
     ``keys`` and ``states`` its pairs, ``verdict`` what they add)."""
 
     name: str
@@ -255,54 +261,26 @@ class Found(NamedTuple):
     verdict: _Verdict
 
 
-def found_modes(
-    problem: Problem,
-    x: np.ndarray,
-    tol: float,
-    compiled: CompiledMCP,
-    forces: np.ndarray,
-    accelerations: np.ndarray | None = None,
-    F: np.ndarray | None = None,
-) -> list[Found]:
-    """Every contact's mode at the MCP point x with contact forces ``forces`` (m,) (see
-    :func:`contact_modes`), as plain tuples: the dispatcher makes its results from them.
-    ``F``: the MCP's F(x), when the caller has it."""
-    asm = problem.assembly
-    c = np.asarray(forces, dtype=float)
-    a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
-    layout = layout_of(problem)
-    names = layout.names
-    eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
-    pa = _pair_arrays(problem, compiled, names)
-    states_all = _pair_states(pa, x, compiled.mcp.F(x) if F is None else F, eps)
-    cn, an = c[layout.normal], a[layout.normal]
-    sets = layout.friction_sets()
-    separate = (cn <= eps) & (an > eps)
-    grazing = (cn <= eps).tolist()
-    sliding = layout.sliding.tolist()
-    slipping = (~separate & ~layout.sliding & (sets.tangential_norm(a) > eps)).tolist()
-    separate = separate.tolist()
-    v = asm.v if any(sliding) else None
-    eps_list = eps.tolist()
+class Decided(NamedTuple):
+    """Every contact's mode at a point, contact j at layout position j (``names[j]``):
+    ``physical[j]`` its physical mode (:data:`_Physical`), ``verdicts[j]`` what its pairs add
+    (:class:`_Verdict`); ``codes`` each pair's state (a position in :data:`_STATES`) and ``pairs``
+    the pair arrays they belong to."""
+
+    names: list[str]
+    physical: list[_Physical]
+    verdicts: list[_Verdict]
+    codes: np.ndarray
+    pairs: _PairArrays
+
+
+def found_modes(d: Decided) -> list[Found]:
+    """The modes ``d`` (see :func:`decide_modes`), one :class:`Found` per contact."""
+    pa, states_all = d.pairs, [_STATES[k] for k in d.codes.tolist()]
     out: list[Found] = []
-    verdicts = layout.verdicts  # kept with the layout: the same few verdicts solve after solve
-    for j, name in enumerate(names):
-        fset = sets.fsets[j]
-        if separate[j]:
-            physical = _SEPARATE
-        elif sliding[j]:
-            physical = _sliding_mode(v[layout.rows[j]], grazing[j])
-        elif slipping[j]:
-            aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
-            physical = _slide(fset, aT, grazing[j], eps_list[j])
-        else:
-            physical = _ROLL_GRAZING if grazing[j] else _ROLL
-        kind, label, degenerate, direction, index, notes = physical
-        keys, states = pa.keys[j], tuple(states_all[pa.bounds[j] : pa.bounds[j + 1]])
-        memo = (id(fset), sliding[j], kind, label, keys, states)
-        verdict = verdicts.get(memo)
-        if verdict is None:
-            verdict = verdicts[memo] = _verdict(kind, label, fset, sliding[j], sets.lcp[j], keys, states)
+    for j, name in enumerate(d.names):
+        kind, label, degenerate, direction, index, notes = d.physical[j]
+        verdict = d.verdicts[j]
         out.append(
             Found(
                 name,
@@ -312,12 +290,111 @@ def found_modes(
                 direction,
                 index,
                 notes + verdict.notes if verdict.notes else notes,
-                keys,
-                states,
+                pa.keys[j],
+                tuple(states_all[pa.bounds[j] : pa.bounds[j + 1]]),
                 verdict,
             )
         )
     return out
+
+
+def decide_modes(
+    problem: Problem,
+    x: np.ndarray,
+    tol: float,
+    compiled: CompiledMCP,
+    forces: np.ndarray,
+    accelerations: np.ndarray | None = None,
+    F: np.ndarray | None = None,
+) -> Decided:
+    """Every contact's mode at the MCP point x with contact forces ``forces`` (m,) (see
+    :func:`contact_modes`) as columns, for the dispatcher to make its results from. ``F``: the
+    MCP's F(x), when the caller has it.
+
+    The physical modes are decided with numpy (a sliding or slipping contact's direction contact
+    by contact); contacts are grouped by (friction set, sliding, pair keys, mode, label, pair
+    states), packed into one integer per contact, and the pairs' verdict is made once per group
+    (and kept with the layout: the same few groups recur solve after solve)."""
+    asm = problem.assembly
+    c = np.asarray(forces, dtype=float)
+    a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
+    layout = layout_of(problem)
+    names = layout.names
+    eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
+    pa = _pair_arrays(problem, compiled, names)
+    codes = _pair_codes(pa, x, compiled.mcp.F(x) if F is None else F, eps)
+    cn, an = c[layout.normal], a[layout.normal]
+    sets = layout.friction_sets()
+    separate = (cn <= eps) & (an > eps)
+    grazing = cn <= eps
+    slipping = ~separate & ~layout.sliding & (sets.tangential_norm(a) > eps)
+    label = np.where(grazing, 2, 1)  # a position in labels: the mode and label of each contact
+    label[separate] = 0
+    physical = [_CONSTANT[k] for k in label.tolist()]
+    labels = dict(_CONSTANT_LABELS)
+    for j in np.flatnonzero(~separate & (layout.sliding | slipping)).tolist():
+        if layout.sliding[j]:
+            found = _sliding_mode(asm.v[layout.rows[j]], bool(grazing[j]))
+        else:
+            aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
+            found = _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))
+        physical[j] = found
+        label[j] = labels.setdefault(found[:2], len(labels))
+    groups, first = _groups(layout, pa, codes, label, len(labels))
+    made = []
+    for j in first:
+        kind, text = physical[j][:2]
+        sliding, fset, keys = bool(layout.sliding[j]), sets.fsets[j], pa.keys[j]
+        states = tuple(_STATES[k] for k in codes[pa.bounds[j] : pa.bounds[j + 1]].tolist())
+        memo = (id(fset), sliding, kind, text, keys, states)
+        verdict = layout.verdicts.get(memo)
+        if verdict is None:
+            verdict = layout.verdicts[memo] = _verdict(kind, text, fset, sliding, sets.lcp[j], keys, states)
+        made.append(verdict)
+    verdicts = [made[0]] * len(names) if len(made) == 1 else [made[g] for g in groups]
+    return Decided(names, physical, verdicts, codes, pa)
+
+
+def _groups(
+    layout: Layout, pa: _PairArrays, codes: np.ndarray, label: np.ndarray, nlabels: int
+) -> tuple[list[int], list[int]]:
+    """(group of each contact, first contact of each group): contacts in one group share their
+    friction set, sliding flag, pair keys (the layout's ``signature``), mode and label
+    (``label``, one of ``nlabels``) and pair states (``codes``, 3 bits a pair)."""
+    signature, kinds = _signatures(layout, pa)
+    if not len(layout.names):
+        return [], []
+    packed = np.concatenate([[0], np.cumsum(codes << pa.shift)])  # wraps; differences exact
+    states = packed[pa.bounds[1:]] - packed[pa.bounds[:-1]]
+    shape = signature * nlabels + label
+    if (kinds * nlabels).bit_length() + 3 * pa.widest <= 62:
+        key = (shape << 3 * pa.widest) | states
+        if (key == key[0]).all():
+            return [0] * len(key), [0]
+        _, first, groups = np.unique(key, return_index=True, return_inverse=True)
+        return groups.tolist(), first.tolist()
+    seen: dict[tuple, int] = {}  # too many pairs to pack: grouped by (shape, pair codes)
+    groups, first = [], []
+    every, bounds = codes.tolist(), pa.bounds
+    for j, s in enumerate(shape.tolist()):
+        g = seen.setdefault((s, tuple(every[bounds[j] : bounds[j + 1]])), len(seen))
+        if g == len(first):
+            first.append(j)
+        groups.append(g)
+    return groups, first
+
+
+def _signatures(layout: Layout, pa: _PairArrays) -> tuple[np.ndarray, int]:
+    """(nc,) each contact's (friction set, sliding flag, pair keys) as a number, and how many
+    distinct ones there are; made once per layout and pair arrays."""
+    kept = layout.mode_signatures
+    if kept is None or kept[0] is not pa:
+        sets = layout.friction_sets()
+        seen: dict[tuple, int] = {}
+        sliding = layout.sliding.tolist()
+        numbers = [seen.setdefault((id(f), s, k), len(seen)) for f, s, k in zip(sets.fsets, sliding, pa.keys)]
+        kept = layout.mode_signatures = (pa, np.array(numbers, dtype=np.int64), len(seen))
+    return kept[1], kept[2]
 
 
 #: a contact's physical mode: (mode, label, degenerate, direction, index, notes)
@@ -332,6 +409,9 @@ _ROLL_GRAZING: _Physical = (
     None,
     ("rolling with zero normal force",),
 )
+#: the physical modes decided without a direction, by their position (see :func:`decide_modes`)
+_CONSTANT = (_SEPARATE, _ROLL, _ROLL_GRAZING)
+_CONSTANT_LABELS = {p[:2]: k for k, p in enumerate(_CONSTANT)}
 
 
 def _sliding_mode(velocity: np.ndarray, grazing: bool) -> _Physical:

@@ -20,9 +20,10 @@ from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import FALLBACK_SOLVERS, retry_other_statements
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
+from contactmodel.layout import layout_of
 from contactmodel.mcp.compile import CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
-from contactmodel.modes import found_modes
+from contactmodel.modes import decide_modes
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 
@@ -282,21 +283,19 @@ def _fill_contact_results(
     of an accepted answer (``F``: the MCP's F at the answer, when known)."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = found_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F)
-    forces, accels = point.forces.tolist(), point.accelerations.tolist()
-    rows = point.rows
+    found = decide_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F)
+    layout = layout_of(problem)
     solution.contacts.extend(
-        ContactResult(
-            m.name,
-            m.mode,
-            [forces[r] for r in rows[m.name]],
-            [accels[r] for r in rows[m.name]],
-            m.direction,
-            m.label,
-            m.degenerate,
-            list(m.verdict.decided_by),
-        )
-        for m in found
+        [
+            ContactResult(name, p[0], f, a, p[3], p[1], p[2] or v.degenerate, list(v.decided_by))
+            for name, p, v, f, a in zip(
+                found.names,
+                found.physical,
+                found.verdicts,
+                layout.per_contact(point.forces),
+                layout.per_contact(point.accelerations),
+            )
+        ]
     )
     solution.bodies.extend(point.motion.bodies)
     solution.joints.extend(point.motion.joints)

@@ -148,21 +148,23 @@ class FrictionLaw(ABC):
         return res
 
     def law_residuals(
-        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray, plan=None
     ) -> np.ndarray:
         """(k,) :meth:`law_residual` of k contacts with this law at once: ``force`` and ``accel``
-        (k, d), row j in contact j's frame. Vectorized over the contacts for laws that keep the
-        base :meth:`law_residual`; a law with its own :meth:`law_residual` is asked contact by
-        contact unless it overrides this method too."""
+        (k, d), row j in contact j's frame; ``plan`` their :meth:`residual_plan`, when the caller
+        kept it. Vectorized over the contacts for laws that keep the base :meth:`law_residual`; a
+        law with its own :meth:`law_residual` is asked contact by contact unless it overrides this
+        method too."""
         if type(self).law_residual is not FrictionLaw.law_residual:
             return np.array([self.law_residual(c, f, a) for c, f, a in zip(contexts, force, accel)])
-        return self._set_residuals(contexts, force, accel)
+        return self._set_residuals(contexts, force, accel, plan)
 
     def residual_plan(self, contexts: list[ContactContext]) -> list[_PlanStep] | None:
         """What the base :meth:`law_residual` of these contacts decides, independent of the point:
         each part of the friction set with the mask of the contacts it decides (some) and its
-        components' positions in (n, t, o, r); kept by the caller for the next points. None for a
-        law with a :meth:`law_residual` or :meth:`law_residuals` of its own."""
+        components' positions in (n, t, o, r); kept by the caller for the next points and handed
+        to :meth:`law_residuals`. None for a law with a :meth:`law_residual` or
+        :meth:`law_residuals` of its own (unless it makes a plan of its own too)."""
         cls = type(self)
         own = cls.law_residual is not FrictionLaw.law_residual
         if own or cls.law_residuals is not FrictionLaw.law_residuals:

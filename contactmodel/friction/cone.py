@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -73,6 +73,17 @@ if TYPE_CHECKING:
 
 #: the two statements of the law at a rolling contact
 FORMS = ("mncp", "soc")
+
+
+class _ConePlan(NamedTuple):
+    """What :meth:`CoulombCone.law_residuals` decides of its contacts before any point: which roll
+    (``rolling`` (k,) bool, all of them, how many), the others' contexts and their base plan."""
+
+    rolling: np.ndarray
+    all_rolling: bool
+    rolled: int
+    slid: list[ContactContext]
+    slid_plan: list
 
 
 class CoulombCone(FrictionLaw):
@@ -178,20 +189,29 @@ class CoulombCone(FrictionLaw):
             pt, po = mu * pn * zt / r, mu * pn * zo / r
         return max(abs(cn - pn), abs(ct - pt), abs(co - po))
 
+    def residual_plan(self, contexts: list[ContactContext]) -> _ConePlan:
+        """Which of these contacts roll (checked against the cone by :func:`cones.residual`) and the
+        base residual's plan of the others; independent of the point."""
+        rolling = np.array([not ctx.sliding("to") for ctx in contexts], dtype=bool)
+        slid = [ctx for ctx, r in zip(contexts, rolling) if not r]
+        return _ConePlan(rolling, bool(rolling.all()), int(rolling.sum()), slid, self._plan(slid))
+
     def law_residuals(
-        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray
+        self, contexts: list[ContactContext], force: np.ndarray, accel: np.ndarray, plan=None
     ) -> np.ndarray:
-        """:meth:`law_residual` of k contacts, vectorized (the rolling ones by :func:`cones.residual`)."""
+        """:meth:`law_residual` of k contacts, vectorized (the rolling ones by :func:`cones.residual`);
+        ``plan``: their :meth:`residual_plan`, when the caller kept it."""
+        plan = self.residual_plan(contexts) if plan is None else plan
         force = np.asarray(force, dtype=float).reshape(len(contexts), -1)
         accel = np.asarray(accel, dtype=float).reshape(force.shape)
-        rolling = np.array([not ctx.sliding("to") for ctx in contexts], dtype=bool)
+        mu = np.full(plan.rolled, self.mu)
+        if plan.all_rolling:
+            return np.abs(cone_residual(force[:, :3], accel[:, :3], mu)).max(axis=1)
+        rolling = plan.rolling
         out = np.zeros(len(contexts))
-        if rolling.any():
-            mu = np.full(int(rolling.sum()), self.mu)
+        if plan.rolled:
             out[rolling] = np.abs(cone_residual(force[rolling, :3], accel[rolling, :3], mu)).max(axis=1)
-        if not rolling.all():
-            slid = [ctx for ctx, r in zip(contexts, rolling) if not r]
-            out[~rolling] = self._set_residuals(slid, force[~rolling], accel[~rolling])
+        out[~rolling] = self._set_residuals(plan.slid, force[~rolling], accel[~rolling], plan.slid_plan)
         return out
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:

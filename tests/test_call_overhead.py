@@ -1,0 +1,185 @@
+"""The dispatcher's shortcuts around the solver give the numbers the long way gives: contact modes
+grouped by signature and packed pair states against each contact decided alone; kept residual plans
+and structure records against fresh ones, and dropped when what they were made from changes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import contactmodel as cm
+from contactmodel.constants import TOL
+from contactmodel.layout import layout_of
+from contactmodel.modes import (
+    _ROLL,
+    _ROLL_GRAZING,
+    _SEPARATE,
+    _slide,
+    _sliding_mode,
+    _verdict,
+    decide_modes,
+    pairs_of,
+)
+
+#: (wrench, velocity) of each box: pushed below the friction limit (rolls), pushed past it (slips
+#: from rest), sliding, pulled off the ground (separates), resting
+BOXES = [
+    ((1.0, 0.5, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+    ((20.0, 5.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+    ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (1.0, -0.5, 0.0)),
+    ((0.0, 0.0, 30.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+    ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+]
+LAWS = [
+    cm.Pyramid(0.5),
+    cm.CoulombCone(0.5, form="soc"),
+    cm.CoulombCone(0.5),
+    cm.Polygonal(0.5, 8),
+    cm.Planar(0.5),
+]
+
+
+def _boxes(copies: int = 1) -> cm.System:
+    """``copies`` rows of the boxes of BOXES, 1 kg, side 0.2 m, each on its four corners."""
+    s = cm.System(gravity=(0, 0, -9.81))
+    for i, (wrench, velocity) in enumerate(BOXES * copies):
+        box = s.add_body(
+            f"box{i}",
+            mass=1.0,
+            inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
+            position=(0.5 * i, 0, 0.1),
+            velocity=velocity,
+            wrench=wrench,
+        )
+        for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
+            s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
+    return s
+
+
+def _one_by_one(problem: cm.Problem, x: np.ndarray, tol: float) -> list[tuple]:
+    """Each contact's (name, mode, label, degenerate, direction, decided_by), decided from its own
+    rows and pairs alone, with plain comparisons."""
+    compiled = problem.compile()
+    mcp = compiled.mcp
+    F = mcp.F(x)
+    point = problem.interpret(x, compiled)
+    c, a = point.forces, point.accelerations
+    pairs = pairs_of(problem, compiled)
+    out = []
+    for name in problem.contact_names:
+        rows = problem.assembly.indices(name)
+        eps = tol * max(1.0, float(np.max(np.maximum(np.abs(c[rows]), np.abs(a[rows])))))
+        keys, states = [], []
+        for p in (p for p in pairs if p.contact == name):
+            v, f = x[p.index] - mcp.lb[p.index], F[p.index]
+            if np.isinf(mcp.lb[p.index]) and np.isinf(mcp.ub[p.index]):
+                state = "equation" if abs(f) <= eps else "violated"
+            elif abs(v) <= eps and abs(f) <= eps:
+                state = "both=0"
+            elif abs(v) <= eps and f > eps:
+                state = "expr>0"
+            elif v > eps and abs(f) <= eps:
+                state = "var>0"
+            else:
+                state = "violated"
+            keys.append(p.key)
+            states.append(state)
+        fset = problem.laws[name].friction_set()
+        sliding = name in problem.assembly.sliding
+        grazing = c[rows[0]] <= eps
+        at = [a[rows[i]] for i in fset.tangential]
+        if grazing and a[rows[0]] > eps:
+            physical = _SEPARATE
+        elif sliding:
+            physical = _sliding_mode(problem.assembly.v[rows], grazing)
+        elif math.hypot(*at) > eps:
+            physical = _slide(fset, np.array(at), grazing, eps)
+        else:
+            physical = _ROLL_GRAZING if grazing else _ROLL
+        kind, label, degenerate, direction = physical[:4]
+        verdict = _verdict(kind, label, fset, sliding, fset.lcp, tuple(keys), tuple(states))
+        out.append((name, kind, label, degenerate or verdict.degenerate, direction, list(verdict.decided_by)))
+    return out
+
+
+def _results(sol: cm.Solution) -> list[tuple]:
+    return [(r.name, r.mode, r.label, r.degenerate, r.direction, r.decided_by) for r in sol.contacts]
+
+
+@pytest.mark.parametrize("law", [*LAWS, "mixed"], ids=repr)
+def test_grouped_modes_equal_each_contact_decided_alone(law) -> None:
+    friction = law
+    if law == "mixed":  # every law among the contacts, in turn
+        names = [c.name for c in _boxes(2).contacts]
+        friction = {name: LAWS[k % len(LAWS)] for k, name in enumerate(names)}
+    problem = cm.formulate(_boxes(2), friction=friction)
+    sol = cm.solve(problem)
+    assert sol.ok
+    tol = 10 * max(TOL, sol.residual, 1e-12)  # the dispatcher's mode tolerance
+    expected = _one_by_one(problem, sol.x, tol)
+    assert _results(sol) == expected
+    assert {r[1] for r in expected} >= {"roll", "slide", "separate"}
+    point = problem.interpret(sol.x)
+    for r, rows in zip(sol.contacts, layout_of(problem).rows):  # forces and accelerations by row
+        assert r.force == point.forces[rows].tolist()
+        assert r.acceleration == point.accelerations[rows].tolist()
+
+
+def test_contacts_with_too_many_pairs_to_pack_are_grouped_by_their_codes() -> None:
+    """A 24-sided polygon has 26 pairs a contact, more than 62 bits hold at 3 a pair: the
+    contacts are grouped by their states as tuples, with the same results."""
+    problem = cm.formulate(_boxes(), friction=cm.Polygonal(0.5, 24))
+    sol = cm.solve(problem)
+    assert sol.ok
+    forces = problem.interpret(sol.x).forces
+    assert 3 * decide_modes(problem, sol.x, 1e-7, problem.compile(), forces).pairs.widest > 62
+    assert _results(sol) == _one_by_one(problem, sol.x, 10 * max(TOL, sol.residual, 1e-12))
+
+
+def test_kept_mode_signatures_follow_a_recompilation_and_new_laws() -> None:
+    """The signatures kept with the layout are made again for a new compilation (new pair
+    arrays) and for new laws (a new layout): after update(mu=...) the box pushed at 1 N slides,
+    as on a problem formulated with that mu."""
+    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    cm.solve(problem)
+    kept = layout_of(problem).mode_signatures
+    problem.compile(refresh=True)
+    cm.solve(problem)
+    assert layout_of(problem).mode_signatures[0] is not kept[0]
+    low = {name: 0.05 for name in problem.contact_names if not name.startswith("c2_")}  # box 2 slides
+    problem.update(mu=low)
+    sol = cm.solve(problem)
+    laws = {name: cm.CoulombCone(low.get(name, 0.5), form="soc") for name in problem.contact_names}
+    fresh = cm.solve(cm.formulate(_boxes(), friction=laws))
+    assert [r.mode for r in sol.contacts] == [r.mode for r in fresh.contacts]
+    assert sol.contacts[0].mode == "slide"
+
+
+@pytest.mark.parametrize("law", [cm.CoulombCone(0.4, form="soc"), cm.CoulombCone(0.4)], ids=repr)
+def test_cone_residuals_with_a_kept_plan_equal_those_planned_anew(law) -> None:
+    problem = cm.formulate(_boxes(), friction=law)
+    rng = np.random.default_rng(5)
+    contexts = [problem.contexts[name] for name in problem.contact_names]
+    plan = law.residual_plan(contexts)
+    assert 0 < plan.rolled < len(contexts)  # rolling and sliding contacts
+    for _ in range(3):
+        f, a = rng.normal(size=(len(contexts), 3)), rng.normal(size=(len(contexts), 3))
+        each = [law.law_residual(ctx, fj, aj) for ctx, fj, aj in zip(contexts, f, a)]
+        assert law.law_residuals(contexts, f, a, plan).tolist() == law.law_residuals(contexts, f, a).tolist()
+        np.testing.assert_allclose(law.law_residuals(contexts, f, a, plan), each, rtol=1e-12, atol=1e-15)
+
+
+def test_motion_per_body_and_without_prescribed_coordinates() -> None:
+    """Body results are the slices of nu_dot; without prescribed coordinates the efforts are the
+    zeros the masked residual gives."""
+    asm = cm.assemble(_boxes())
+    c = np.random.default_rng(2).normal(size=asm.m)
+    motion = asm.motion(c)
+    for i, body in enumerate(motion.bodies):
+        assert body.linear_acceleration == motion.nu_dot[6 * i : 6 * i + 3].tolist()
+        assert body.angular_acceleration == motion.nu_dot[6 * i + 3 : 6 * i + 6].tolist()
+    assert not asm.prescribed.any()
+    residual = asm.M @ motion.nu_dot - asm.G.T @ c - asm.f
+    assert motion.efforts.tolist() == np.where(asm.prescribed, residual, 0.0).tolist()
