@@ -28,6 +28,9 @@ kind (lcp|fc3d), n (LCP size or MCP size), contacts, solver, source (ours|sicono
 for the peers), solver_seconds (PATH's own time as GAMS reports it: the number to compare
 ``seconds`` of ours with), call_seconds (ours: the whole ``cm.solve(cm.LCP(M, q))`` or
 ``cm.solve(cm.formulate_from_matrices(W, q, mu))`` call, dispatcher and verification included),
+call_cpu_seconds (ours: the process time of that whole call, robust to other load),
+formulate_seconds and compile_seconds (ours, fc3d: the wall time of formulate_from_matrices and
+of the compile inside cm.solve),
 cpu_seconds (ours, when the solver reports it, e.g. newton: the process time of the solver
 call, robust to other load on the machine), kernels (newton: "numba" with the extra "fast"
 installed, else "numpy"), solve_call_seconds (our "path": GAMSPy's
@@ -35,8 +38,9 @@ installed, else "numpy"), solve_call_seconds (our "path": GAMSPy's
 iterations, residual. residual is computed the same way as the tools do: LCP
 ``||min(z, M z + q)||_inf``; fc3d the natural-map residual with De Saxce's modified velocity
 (2-norm). Then one summary line per (kind, family, size, solver): median seconds,
-solver_seconds, cpu_seconds and call_seconds, solved/total. status ok means: LCP residual <= 1e-6 (ours: the
-dispatcher's SOLVED or SOLVED_INACCURATE), peers: their own ok. Not part of the test suite.
+solver_seconds, cpu_seconds, call_seconds, call_cpu_seconds and formulate_seconds,
+solved/total. status ok means: LCP residual <= 1e-6 (ours: the dispatcher's SOLVED or
+SOLVED_INACCURATE), peers: their own ok. Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -78,12 +82,12 @@ def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
     M, q = data["M"], data["q"]
     rows = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             sol = cm.solve(cm.LCP(M, q), solver=solver)
         except SolverError as exc:
             return {"status": "skipped", "detail": str(exc)}
-        call = time.perf_counter() - t0
+        call, call_cpu = time.perf_counter() - t0, time.process_time() - c0
         res = lcp_residual(M, q, sol.x) if sol.x is not None else None
         rows.append(
             {
@@ -94,6 +98,7 @@ def run_ours_lcp(data: dict, solver: str, repeats: int) -> dict:
                 "cpu_seconds": sol.extras.get("cpu_seconds"),
                 "kernels": sol.extras.get("kernels"),
                 "call_seconds": call,
+                "call_cpu_seconds": call_cpu,
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
                 "residual": res,
@@ -107,13 +112,14 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
     W, q, mu = data["W"], data["q"], data["mu"]
     rows = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         problem = cm.formulate_from_matrices(W, q, mu)
+        formulated = time.perf_counter()
         try:
             sol = cm.solve(problem, solver=solver)
         except SolverError as exc:
             return {"status": "skipped", "detail": str(exc)}
-        call = time.perf_counter() - t0
+        call, call_cpu = time.perf_counter() - t0, time.process_time() - c0
         r = np.concatenate([c.force[:3] for c in sol.contacts]) if sol.contacts else None
         rows.append(
             {
@@ -124,6 +130,9 @@ def run_ours_fc3d(data: dict, solver: str, repeats: int) -> dict:
                 "solver_seconds": sol.extras.get("solver_seconds"),
                 "cpu_seconds": sol.extras.get("cpu_seconds"),
                 "call_seconds": call,
+                "call_cpu_seconds": call_cpu,
+                "formulate_seconds": formulated - t0,
+                "compile_seconds": sol.timings.get("compile"),
                 "solve_call_seconds": sol.extras.get("solve_call_seconds"),
                 "iterations": sol.iterations,
                 "residual": fc3d_residual(W, q, mu, r, normalization="none") if r is not None else None,
@@ -194,6 +203,8 @@ def summarize(rows: list[dict]) -> list[dict]:
                 "median_solver_seconds": median(rs, "solver_seconds"),
                 "median_cpu_seconds": median(rs, "cpu_seconds"),
                 "median_call_seconds": median(rs, "call_seconds"),
+                "median_call_cpu_seconds": median(rs, "call_cpu_seconds"),
+                "median_formulate_seconds": median(rs, "formulate_seconds"),
                 "solved": sum(r["status"] == "ok" for r in rs),
                 "total": len(rs),
             }

@@ -489,7 +489,7 @@ def assemble_from_matrices(
         )
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
         raise DeclarationError("A and b must be finite: remove NaN or infinity")
-    if check_symmetric and np.abs(A - A.T).max(initial=0.0) > 1e-9 * max(1.0, np.abs(A).max(initial=0.0)):
+    if check_symmetric and not _symmetric(A):
         raise DeclarationError(
             "A must be symmetric (A = G M^-1 G^T); check its source, or pass check_symmetric=False "
             "to solve with a non-symmetric A as given"
@@ -502,17 +502,31 @@ def assemble_from_matrices(
     if vel.shape != (nc, d - 1):
         raise DeclarationError(f"velocities must have shape ({nc}, {d - 1}) (got {vel.shape})")
     system = System(rolling_tol=rolling_tol)
-    rows, contact_rows = [], {}
-    v = np.zeros(m)
-    for j, name in enumerate(names):
-        comps = COMPONENTS[:d]
-        contact_rows[name] = {c: d * j + k for k, c in enumerate(comps)}
-        rows += [(name, c) for c in comps]
-        v[d * j + 1 : d * j + d] = vel[j]
-        system.contacts.append(
-            Contact(name=name, body_a=None, body_b=None, point=np.zeros(3), frame=np.eye(3), torsion=torsion)
-        )
-    assembly = MatrixAssembly(system, sp.csr_matrix(A), b, v, rows, contact_rows)
-    for j, name in enumerate(names):
-        (assembly.sliding if np.linalg.norm(vel[j]) > rolling_tol else assembly.rolling).append(name)
+    comps = COMPONENTS[:d]
+    contact_rows = {name: {c: d * j + k for k, c in enumerate(comps)} for j, name in enumerate(names)}
+    rows = [(name, c) for name in names for c in comps]
+    v = np.zeros((nc, d))
+    v[:, 1:] = vel
+    # no geometry behind the contacts: each at the origin in the world frame (shared, read-only)
+    origin, world = _ORIGIN, _WORLD
+    system.contacts.extend(
+        Contact(name=name, body_a=None, body_b=None, point=origin, frame=world, torsion=torsion)
+        for name in names
+    )
+    assembly = MatrixAssembly(system, validate.dense_csr(A), b, v.reshape(-1), rows, contact_rows)
+    sliding = (np.linalg.norm(vel, axis=1) > rolling_tol).tolist()
+    assembly.sliding.extend(name for name, s in zip(names, sliding) if s)
+    assembly.rolling.extend(name for name, s in zip(names, sliding) if not s)
     return assembly
+
+
+_ORIGIN = np.zeros(3)
+_WORLD = np.eye(3)
+_ORIGIN.flags.writeable = _WORLD.flags.writeable = False
+
+
+def _symmetric(A: np.ndarray) -> bool:
+    """Whether A (m, m) is symmetric to 1e-9 relative to its largest entry (exactly, at once)."""
+    if np.array_equal(A, A.T):
+        return True
+    return bool(np.abs(A - A.T).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(A).max(initial=0.0)))

@@ -233,15 +233,23 @@ def record_pairs(model: pe.Block, entries) -> None:
 def _cone_rows(blk: SOCComplementarityData) -> list:
     """(var, -inf, +inf, accel) for the n, t, o rows of one cone block."""
     rows = []
+    force, accel = blk.force, blk.accel
     for ax in AXES:
-        var = blk.force[ax].expr
-        if not _is_var(var) or var.lb is not None or var.ub is not None:
+        var = _expr(force[ax])
+        if not _is_var(var) or var.bounds != (None, None):
             raise FormulationError(
                 f"cone block '{blk.name}': force[{ax}] must be one free, unfixed variable without "
                 "bounds (the cone itself bounds it); declare it with domain=Reals"
             )
-        rows.append((var, -np.inf, np.inf, blk.accel[ax].expr))
+        rows.append((var, -np.inf, np.inf, _expr(accel[ax])))
     return rows
+
+
+def _expr(entry):
+    """``entry.expr`` of an Expression entry, read from its arguments when they hold a Pyomo
+    object (the property's chain costs more than the cone rows' other work)."""
+    arg = entry._args_[0]
+    return entry.expr if arg is None or arg.__class__ in native_numeric_types else arg
 
 
 def _number(c) -> float:
@@ -288,7 +296,7 @@ def _walk(model: pe.Block) -> _Walk:
         walk.blocks.append(blk)
         children = []
         for comp, _ in blk._decl_order:
-            if comp is None or comp.ctype not in _WALKED:
+            if comp is None or (ctype := comp._ctype) not in _WALKED:  # ``ctype``, without the property
                 continue
             walk.components.append(comp)
             data = list(comp.values())
@@ -299,7 +307,7 @@ def _walk(model: pe.Block) -> _Walk:
                     if d.active and id(d) not in seen_rows:
                         seen_rows.add(id(d))
                         walk.rows.append(d)
-            if comp.ctype is pe.Block:
+            if ctype is pe.Block:
                 children.extend((d, on and d.active) for d in data)
         stack.extend(reversed(children))  # depth first, in declaration order
     return walk

@@ -98,7 +98,7 @@ class MCP:
                     f"LCP M must be a finite ({n}, {n}) matrix for q of length {n}, got {M.shape}"
                 )
         else:
-            M = sp.csr_matrix(validate.real_array(M, "LCP M", shape=(n, n), error=FormulationError))
+            M = validate.dense_csr(validate.real_array(M, "LCP M", shape=(n, n), error=FormulationError))
         if names is not None:
             names = validate.names(names, "LCP names", n, error=FormulationError)
         return cls(
@@ -107,10 +107,26 @@ class MCP:
             lb=np.zeros(n),
             ub=np.full(n, np.inf),
             x0=np.zeros(n),
-            names=list(names) if names is not None else [f"z[{i}]" for i in range(n)],
+            names=list(names) if names is not None else IndexNames(n),
             M=M,
             q=q,
         )
+
+
+class IndexNames(Sequence):
+    """The names "z[0]", ..., "z[n-1]" of an LCP's variables, each made when read."""
+
+    def __init__(self, n: int) -> None:
+        self._n = n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [f"z[{k}]" for k in range(self._n)[i]]
+        k = range(self._n)[i]  # IndexError past the end; negative i from the end
+        return f"z[{k}]"
+
+    def __len__(self) -> int:
+        return self._n
 
 
 def natural_residual(mcp: MCP, x: np.ndarray, F: np.ndarray | None = None) -> np.ndarray:
