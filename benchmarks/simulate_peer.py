@@ -21,10 +21,14 @@ newton; the law Siconos' FrictionContact solves) or the pyramid (``--law pyramid
 Siconos (Debian's python3-siconos, run with ``/usr/bin/python3``; this file is its worker too):
 RigidBodyDS (Newton-Euler) bodies, Bullet contact detection against a static box under the floor,
 NewtonImpactFrictionNSL(e = 0, mu), MoreauJeanOSI(theta = 0.5), FrictionContact(3) with its
-default solver (NSGS), TimeStepping. Both schemes are first order in h at impacts and stick-slip
-transitions; the expected gap between the trajectories is a few v h (m) in position and g h in
-velocity. Bullet reports the resting contacts only after the first step, so Siconos' bodies fall
-for one step and land (a velocity blip of a few g h): velocities are compared from t = 0.02 s on.
+default solver (NSGS) at its default tolerance 1e-4 (Siconos' relative error, 4 orders looser
+than the 1e-8 our steps are accepted at: see :data:`SICONOS_TOL`), TimeStepping.
+``--siconos-tol 1e-4 1e-8`` times Siconos at both tolerances in one run, and every row reports
+the errors Siconos' steps ended with and our steps' largest residual.
+Both schemes are first order in h at impacts and stick-slip transitions; the expected gap between
+the trajectories is a few v h (m) in position and g h in velocity. Bullet reports the resting
+contacts only after the first step, so Siconos' bodies fall for one step and land (a velocity blip
+of a few g h): velocities are compared from t = 0.02 s on.
 
 The piles differ by a few mm between the two simulators during and after landing (pile_100,
 dt = 1e-3: 7.9e-3 m at most, along the floor, at the top box of a column; about 1 mm vertically).
@@ -51,6 +55,8 @@ time per step of each (process time, robust to other load on the machine; their 
     python benchmarks/simulate_peer.py --dt 1e-2 1e-3 --law cone pyramid
     python benchmarks/simulate_peer.py --scenes boxes --boxes 100 --t-end 0.2
     python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 1.0
+    python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 0.3 --law pyramid cone \
+        --siconos-tol 1e-4 1e-8
     python benchmarks/simulate_peer.py --scenes pile --boxes 16 --t-end 0.3 --law pyramid --spread
 
 Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
@@ -66,6 +72,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -74,6 +81,15 @@ G = 9.81
 SIDE = 0.2
 RADIUS = 0.1
 SETTLE = 0.02  # s: velocities are compared after Siconos' first landing (see compare)
+#: NSGS' stopping tolerance in the peer runs, Siconos' own default for FrictionContact(3): its
+#: error is ||r - proj_K(r - (u + mu ||u_t|| e_n))||_2 / ||q||_2 over all contacts (u the local
+#: velocities, q their free part), checked on the last sweep's change and then in full. Ours stops
+#: at newton's tol 1e-10 and accepts 1e-8 (||x - mid(lb, x - F, ub)||_inf / max(1, ||F(0)||_inf),
+#: velocities in m/s, impulses in N s): 4 orders tighter. ``--siconos-tol 1e-4 1e-8`` runs Siconos
+#: at both, side by side.
+SICONOS_TOL = 1e-4
+#: NSGS' sweep limit (Siconos' default is 1000; raised so a tight tol is reached, not cut off)
+SICONOS_MAX_ITER = 100_000
 
 
 def _tilted(theta_deg: float) -> list[float]:
@@ -217,7 +233,12 @@ def closed_form(scene: dict, t: np.ndarray) -> np.ndarray | None:
 
 
 # -- Siconos (runs under /usr/bin/python3; imports nothing of contactmodel) -----------------------
-def run_siconos(scene: dict, h: float, theta: float = 0.5) -> dict:
+def run_siconos(
+    scene: dict, h: float, theta: float = 0.5, tol: float = SICONOS_TOL, max_iter: int = SICONOS_MAX_ITER
+) -> dict:
+    """Siconos' run of ``scene``: FrictionContact(3)'s default solver (NSGS) stopped at ``tol``
+    (its relative error, see :data:`SICONOS_TOL`) or after ``max_iter`` sweeps; per step the
+    error it ended with and its sweeps."""
     import siconos.kernel as sk
     import siconos.numerics as sn
     from siconos.mechanics.collision import (
@@ -264,6 +285,9 @@ def run_siconos(scene: dict, h: float, theta: float = 0.5) -> dict:
     problem = sk.FrictionContact(3)
     problem.setMStorageType(sn.NM_SPARSE_BLOCK)
     problem.setKeepLambdaAndYState(True)
+    options = problem.numericsSolverOptions()
+    options.dparam[sn.SICONOS_DPARAM_TOL] = tol
+    options.iparam[sn.SICONOS_IPARAM_MAX_ITER] = max_iter
     sim = sk.TimeStepping(nsds, sk.TimeDiscretisation(0.0, h))
     sim.insertIntegrator(osi)
     sim.insertNonSmoothProblem(problem)
@@ -277,14 +301,18 @@ def run_siconos(scene: dict, h: float, theta: float = 0.5) -> dict:
     n_steps = int(math.floor(scene["t_end"] / h + 1e-9))
     pos, vel = state()
     positions, velocities, contacts = [pos], [vel], []
-    seconds = []
+    seconds, errors, sweeps = [], [], []
     cpu = 0.0
     for _ in range(n_steps):
         t0, c0 = time.perf_counter(), time.process_time()
+        options.dparam[sn.SICONOS_DPARAM_RESIDU] = 0.0
+        options.iparam[sn.SICONOS_IPARAM_ITER_DONE] = 0
         sim.computeOneStep()
         sim.nextStep()
         seconds.append(time.perf_counter() - t0)
         cpu += time.process_time() - c0
+        errors.append(float(options.dparam[sn.SICONOS_DPARAM_RESIDU]))
+        sweeps.append(int(options.iparam[sn.SICONOS_IPARAM_ITER_DONE]))
         pos, vel = state()
         positions.append(pos)
         velocities.append(vel)
@@ -295,6 +323,9 @@ def run_siconos(scene: dict, h: float, theta: float = 0.5) -> dict:
         "seconds": seconds,
         "cpu_seconds": cpu,
         "contacts": contacts,
+        "errors": errors,
+        "sweeps": sweeps,
+        "tol": tol,
     }
 
 
@@ -314,10 +345,12 @@ def siconos_available() -> str | None:
     return None
 
 
-def siconos(scene: dict, h: float, theta: float = 0.5) -> dict:
-    """Run the Siconos worker on one scene (Moreau-Jean's ``theta``); arrays as numpy."""
+def siconos(scene: dict, h: float, theta: float = 0.5, tol: float = SICONOS_TOL) -> dict:
+    """Run the Siconos worker on one scene (Moreau-Jean's ``theta``, NSGS' ``tol``); arrays as
+    numpy."""
+    job = {"scene": scene, "h": h, "theta": theta, "tol": tol}
     out = subprocess.run(
-        [SYSTEM_PYTHON, __file__, "--worker", json.dumps({"scene": scene, "h": h, "theta": theta})],
+        [SYSTEM_PYTHON, __file__, "--worker", json.dumps(job)],
         capture_output=True,
         text=True,
         check=False,
@@ -384,11 +417,30 @@ def ours(scene: dict, h: float, law: str, beta: float = 0.2) -> dict:
         "steps": traj.n_steps,
         "timings": {k: float(np.mean(v)) for k, v in traj.timings.items()},
         "energy_rise": float(np.max(np.diff(traj.energy), initial=0.0)),
+        "residual_max": float(np.max(traj.residual, initial=0.0)),
+        "inaccurate": traj.status.count("solved-inaccurate"),
+        "retried": sum(bool(f) for f in traj.fallback),
     }
 
 
-def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
-    """One row: differences (m, m/s) and times per step (ms)."""
+def solver_report(peer: dict) -> dict:
+    """A Siconos run's tolerance, CPU ms per step, the errors its steps with contacts ended with
+    (median, max), its mean sweeps per step and the steps that ended above the tolerance."""
+    touching = np.asarray(peer["contacts"]) > 0
+    errors = np.asarray(peer["errors"], dtype=float)[touching]
+    return {
+        "tol": peer["tol"],
+        "cpu_ms": 1e3 * peer["cpu_seconds"] / max(len(peer["seconds"]), 1),
+        "error_median": float(np.median(errors)) if errors.size else 0.0,
+        "error_max": float(np.max(errors, initial=0.0)),
+        "sweeps_mean": float(np.mean(peer["sweeps"])) if peer["sweeps"] else 0.0,
+        "unconverged": int(np.count_nonzero(errors > peer["tol"])),
+    }
+
+
+def compare(scene: dict, h: float, law: str, peer: dict | None, others: Sequence[dict] = ()) -> dict:
+    """One row: differences (m, m/s) to ``peer`` and times per step (ms); ``others``: Siconos
+    runs of the same scene at other tolerances, reported by time and error only."""
     mine = ours(scene, h, law)
     n = mine["steps"]
     t = h * np.arange(n + 1)
@@ -403,6 +455,9 @@ def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
         "ours_cpu_ms": 1e3 * mine["cpu"] / max(n, 1),
         "ours_split_ms": {k: 1e3 * v for k, v in mine["timings"].items()},
         "ours_energy_rise": mine["energy_rise"],
+        "ours_residual_max": mine["residual_max"],
+        "ours_inaccurate": mine["inaccurate"],
+        "ours_retried": mine["retried"],
     }
     exact = closed_form(scene, t) if len(scene["bodies"]) == 1 else None
     if exact is not None:
@@ -412,6 +467,7 @@ def compare(scene: dict, h: float, law: str, peer: dict | None) -> dict:
         row["siconos_mean_ms"] = 1e3 * float(np.mean(peer["seconds"]))
         row["siconos_cpu_ms"] = 1e3 * peer["cpu_seconds"] / max(len(peer["seconds"]), 1)
         row["siconos_contacts_at_end"] = int(peer["contacts"][-1]) if peer["contacts"] else 0
+        row["siconos"] = [solver_report(run) for run in (peer, *others)]
         k = min(len(peer["positions"]), len(mine["positions"]))
         row["position_gap_m"] = float(np.max(np.abs(mine["positions"][:k] - peer["positions"][:k])))
         # Bullet reports the resting contacts after the first step: Siconos' body falls for a
@@ -453,6 +509,14 @@ def main() -> None:
     parser.add_argument("--law", nargs="+", default=["cone"], choices=["cone", "pyramid"])
     parser.add_argument("--boxes", type=int, default=100)
     parser.add_argument("--t-end", type=float, default=None)
+    parser.add_argument(
+        "--siconos-tol",
+        nargs="+",
+        type=float,
+        default=[SICONOS_TOL],
+        help="NSGS tolerances of the Siconos runs (default: Siconos' own, 1e-4); the first is the "
+        "trajectory compared, each is timed (e.g. 1e-4 1e-8)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per row instead of the table")
     parser.add_argument(
         "--spread",
@@ -464,7 +528,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         job = json.loads(args.worker)
-        print(json.dumps(run_siconos(job["scene"], job["h"], job.get("theta", 0.5))))
+        print(json.dumps(run_siconos(job["scene"], job["h"], job["theta"], job["tol"])))
         return
     missing = siconos_available()
     if missing:
@@ -482,9 +546,9 @@ def main() -> None:
     rows = []
     for scene in scenes(args.scenes, args.boxes, args.t_end):
         for h in args.dt:
-            peer = None if missing else siconos(scene, h)
+            peers = [] if missing else [siconos(scene, h, tol=tol) for tol in args.siconos_tol]
             for law in args.law:
-                row = compare(scene, h, law, peer)
+                row = compare(scene, h, law, peers[0] if peers else None, peers[1:])
                 rows.append(row)
                 if args.json:
                     print(json.dumps(row))
@@ -511,6 +575,19 @@ def main() -> None:
             f" {r['ours_cpu_ms']:.2f} ms / Siconos {_f(r.get('siconos_cpu_ms'), '.2f')} ms"
             f" = {_f(ratio, '.1f')}" + ("" if failed is None else f"; OUR RUN FAILED at step {failed}")
         )
+    for r in rows:
+        print(
+            f"{r['scene']} {r['law']} dt={r['dt']:g} accuracy: ours step residuals at most "
+            f"{r['ours_residual_max']:.1e} ({r['ours_inaccurate']} steps solved-inaccurate, "
+            f"{r['ours_retried']} retried in other statements)"
+        )
+        for s in r.get("siconos", []):
+            print(
+                f"  Siconos NSGS tol {s['tol']:g}: CPU {s['cpu_ms']:.2f} ms/step (ours / Siconos = "
+                f"{r['ours_cpu_ms'] / s['cpu_ms']:.1f}); error median {s['error_median']:.1e}, max "
+                f"{s['error_max']:.1e}; {s['sweeps_mean']:.0f} sweeps/step; {s['unconverged']} steps "
+                "above the tolerance"
+            )
     print(
         "ours per step (ms): "
         + "; ".join(

@@ -58,3 +58,22 @@ def test_spread_measures_each_simulator_against_itself():
     ours = [k for k, name in enumerate(names) if name.startswith("ours")]
     assert gaps[ours[0], ours[1]] < 1e-9, "beta changes nothing without penetration"
     assert gaps[ours[0], ours[2]] > 0, "halving the step changes our trajectory"
+
+
+def test_siconos_tolerance_is_set_and_reported():
+    """--siconos-tol reaches NSGS: at 1e-8 every step with contacts ends at an error of at most
+    1e-8 and takes more sweeps than at Siconos' default 1e-4; each row reports both runs."""
+    peer = _peer()
+    missing = peer.siconos_available()
+    if missing:
+        pytest.skip(f"Siconos peer not available: {missing}")
+    h = 2e-3
+    (scene,) = peer.scenes(["box_slide"], boxes=0, t_end=0.05)
+    loose, tight = peer.siconos(scene, h, tol=1e-4), peer.siconos(scene, h, tol=1e-8)
+    row = peer.compare(scene, h, "cone", loose, [tight])
+    reports = row["siconos"]
+    assert [r["tol"] for r in reports] == [1e-4, 1e-8]
+    assert reports[1]["error_max"] <= 1e-8 and reports[1]["unconverged"] == 0
+    assert reports[0]["error_max"] > reports[1]["error_max"]
+    assert reports[1]["sweeps_mean"] > reports[0]["sweeps_mean"]
+    assert row["ours_residual_max"] <= 1e-8 and row["ours_inaccurate"] == 0
