@@ -161,8 +161,10 @@ class Assembly(ContactAssembly):
 
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """(nq,) nu_dot produced by contact forces c (m,)."""
-        F = self.free
         GFt, MFP, _ = self._free_parts
+        if not self.prescribed.any():  # every coordinate free: no M_FP product, no masks
+            return self._M_free_inverse @ (self.f + GFt @ c)
+        F = self.free
         nu_dot = self.nu_dot_prescribed.copy()
         rhs = self.f[F] + GFt @ c - MFP @ nu_dot[self.prescribed]
         nu_dot[F] = self._M_free_inverse @ rhs

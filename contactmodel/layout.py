@@ -71,6 +71,7 @@ class Layout:
     groups: list[LawGroup]
     rows_by_name: dict[str, list[int]] = field(repr=False)
     spans: list[tuple[int, int]] = field(repr=False)  # each contact's (start, stop) in ``order``
+    width: int = field(repr=False)  # the rows of every contact when all have as many, else 0
     _fsets: dict = field(default_factory=dict, repr=False)
     #: the modes' pair verdicts by (friction set, sliding, mode, label, keys, states), made once
     verdicts: dict = field(default_factory=dict, repr=False)
@@ -114,6 +115,7 @@ class Layout:
             groups=groups,
             rows_by_name=dict(zip(names, rows)),
             spans=list(zip(starts.tolist(), (starts + sizes).tolist())),
+            width=int(sizes[0]) if len(names) and (sizes == sizes[0]).all() else 0,
         )
 
     def current(self, problem: Problem) -> bool:
@@ -154,6 +156,8 @@ class Layout:
 
     def per_contact(self, values: np.ndarray) -> list[list[float]]:
         """Each contact's entries of ``values`` (m,), its rows in order, as a list of floats."""
+        if self.width:  # every contact has ``width`` rows: one (nc, width) array
+            return values[self.order].reshape(-1, self.width).tolist()
         flat = values[self.order].tolist()
         return [flat[lo:hi] for lo, hi in self.spans]
 

@@ -152,8 +152,9 @@ class _PairArrays:
     """The compiled pairs as arrays, contact by contact (pairs of contact j at
     ``bounds[j]:bounds[j + 1]``): MCP ``index``, lower bound ``lb``, ``equation`` (a free
     variable), the owning ``contact`` (layout position) and the ``keys``; ``shift`` (3 times each
-    pair's position among its contact's pairs) and ``widest`` (the most pairs of one contact)
-    pack a contact's pair states into one integer (see :func:`_decide`)."""
+    pair's position among its contact's pairs), ``widest`` (the most pairs of one contact) and
+    ``starts``, ``stops`` (``bounds`` as arrays) pack a contact's pair states into one integer
+    (see :func:`_groups`)."""
 
     index: np.ndarray
     lb: np.ndarray
@@ -163,6 +164,8 @@ class _PairArrays:
     bounds: list[int]
     shift: np.ndarray
     widest: int
+    starts: np.ndarray
+    stops: np.ndarray
 
 
 def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _PairArrays:
@@ -187,6 +190,8 @@ def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _
             bounds=bounds,
             shift=3 * (np.arange(index.size, dtype=np.int64) - np.asarray(bounds, dtype=np.int64)[contact]),
             widest=int(np.max(np.diff(bounds), initial=0)),
+            starts=np.array(bounds[:-1], dtype=np.int64),
+            stops=np.array(bounds[1:], dtype=np.int64),
         )
         compiled.derived[key] = found
     return found
@@ -330,7 +335,7 @@ def decide_modes(
     slipping = ~separate & ~layout.sliding & (sets.tangential_norm(a) > eps)
     label = np.where(grazing, 2, 1)  # a position in labels: the mode and label of each contact
     label[separate] = 0
-    physical = [_CONSTANT[k] for k in label.tolist()]
+    physical = list(map(_CONSTANT.__getitem__, label.tolist()))
     labels = dict(_CONSTANT_LABELS)
     for j in np.flatnonzero(~separate & (layout.sliding | slipping)).tolist():
         if layout.sliding[j]:
@@ -351,7 +356,7 @@ def decide_modes(
         if verdict is None:
             verdict = layout.verdicts[memo] = _verdict(kind, text, fset, sliding, sets.lcp[j], keys, states)
         made.append(verdict)
-    verdicts = [made[0]] * len(names) if len(made) == 1 else [made[g] for g in groups]
+    verdicts = [made[0]] * len(names) if len(made) == 1 else list(map(made.__getitem__, groups))
     return Decided(names, physical, verdicts, codes, pa)
 
 
@@ -365,7 +370,7 @@ def _groups(
     if not len(layout.names):
         return [], []
     packed = np.concatenate([[0], np.cumsum(codes << pa.shift)])  # wraps; differences exact
-    states = packed[pa.bounds[1:]] - packed[pa.bounds[:-1]]
+    states = packed[pa.stops] - packed[pa.starts]
     shape = signature * nlabels + label
     if (kinds * nlabels).bit_length() + 3 * pa.widest <= 62:
         key = (shape << 3 * pa.widest) | states

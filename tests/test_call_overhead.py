@@ -183,3 +183,26 @@ def test_motion_per_body_and_without_prescribed_coordinates() -> None:
     assert not asm.prescribed.any()
     residual = asm.M @ motion.nu_dot - asm.G.T @ c - asm.f
     assert motion.efforts.tolist() == np.where(asm.prescribed, residual, 0.0).tolist()
+
+
+def test_edits_of_unindexed_cone_blocks_are_noticed_without_their_entry_counts() -> None:
+    """The structure record leaves out unindexed components' entry counts (always one), and still
+    notices a cone block deactivated (its three rows go) and a component added inside one."""
+    from contactmodel._pyomo import Complementarity, complements, pe
+
+    problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
+    compiled = problem.compile()
+    assert all(comp.is_indexed() for comp in compiled.structure.components)
+    n = compiled.mcp.n
+    cone = problem.block("c0_0").cone
+    cone.deactivate()
+    for ax in "nto":  # its forces leave the MCP with its rows
+        cone.force[ax].expr.fix(0.0)
+    assert problem.compile().mcp.n == n - 3
+    cone.activate()
+    for ax in "nto":
+        cone.force[ax].expr.unfix()
+    assert problem.compile().mcp.n == n
+    cone.p = pe.Var(domain=pe.NonNegativeReals)
+    cone.p_pair = Complementarity(expr=complements(cone.p >= 0, cone.p - 1.0 >= 0))
+    assert problem.compile().mcp.n == n + 1
