@@ -2,7 +2,8 @@
 
 The model has one Block per contact, ``model.contact[name]``, built by that contact's
 friction law, holding the forces (``c_n``, ``c_t``, ...), the law's own variables and pairs,
-and the contact's relative accelerations ``accel[n|t|o|r]``. Two forms (:class:`Form`), each a
+and the contact's relative accelerations ``accel[n|t|o|r]`` (rows of a matrix whose Pyomo
+expressions are built when first read, see :data:`LAZY_ROWS`). Two forms (:class:`Form`), each a
 :class:`FormModel` that writes those accelerations and reads its own variables back:
 
 - ``Form.REDUCED``: accelerations eliminated, a = A c + b with ``model.b`` a mutable Param

@@ -588,17 +588,17 @@ class MatrixRecord:
         self.constants = constants
         self.rows: dict[int, tuple] = {}
         self._known: dict = model.__dict__.setdefault(LINEAR_ROWS, {})
-        self._lists: tuple[list, list, list] | None = None  # K's data, indices, indptr as lists
+        self._ptr: list[int] | None = None  # K.indptr as a list
 
     def terms(self, r: int) -> tuple[list[float], list, object]:
-        """(coefficients, variables, constant) of row r, the terms in K's column order."""
-        if self._lists is None:
-            K = self.K
-            self._lists = (K.data.tolist(), K.indices.tolist(), K.indptr.tolist())
-        data, cols, ptr = self._lists
-        lo, hi = ptr[r], ptr[r + 1]
+        """(coefficients, variables, constant) of row r, the terms in K's column order (read from
+        K's arrays row by row: building one row does not convert the whole matrix)."""
+        if self._ptr is None:
+            self._ptr = self.K.indptr.tolist()
+        lo, hi = self._ptr[r], self._ptr[r + 1]
         variables = self.variables
-        return data[lo:hi], [variables[j] for j in cols[lo:hi]], self.constants[r]
+        K = self.K
+        return K.data[lo:hi].tolist(), [variables[j] for j in K.indices[lo:hi].tolist()], self.constants[r]
 
     def expression(self, r: int) -> LinearExpression:
         """A new LinearExpression of row r: number * variable terms in K's column order, then
