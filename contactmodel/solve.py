@@ -35,9 +35,11 @@ _CONTROLLERS: dict[str, ThreadpoolController] = {}
 #: the collector, they pushed its count of objects surviving into the oldest generation past
 #: its threshold, and it ran a full collection over the whole model in the first solve (10,000
 #: contacts: 1.0 s of CPU in the modes); smaller answers keep the collector's usual passes (and
-#: save the pause, ~10 us). Not counted toward settle's own full collections (see
+#: save the pause, ~10 us). Re-solves of SOC boxes, CPU outside newton with the limit at 2500
+#: against 100 (alternating, loaded machine): 700 contacts the same; 1000 contacts 0.3-0.5 ms
+#: less (of ~8); 2000 contacts 1.2 ms less. Not counted toward settle's own full collections (see
 #: ``_pyomo.settle``): a time step of 10,000 contacts would otherwise run one every few steps
-SETTLED_CONTACTS = 2500
+SETTLED_CONTACTS = 1000
 
 
 def _blas_controller(solver: str) -> ThreadpoolController:
