@@ -87,7 +87,7 @@ def remilp(M, q, block, time_limit: float) -> dict:
         "remilp_t": res.t,
         "remilp_t_bound": res.t_bound,
         "remilp_seconds": round(res.seconds, 1),
-        "remilp_agrees": bool(res.infeasible or (res.optimal and (res.t is None or res.t <= 1e-9))),
+        "remilp_agrees": res.zero,
     }
 
 

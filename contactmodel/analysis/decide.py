@@ -77,6 +77,10 @@ from contactmodel.mcp.types import MCP
 
 #: relative natural-map residual accepted for a verified solution (the dispatcher's TOL)
 TOL = 1e-8
+#: a pattern MILP's t at most this counts as 0, in the existence and the second-solution MILPs
+#: alike: below it a MILP point is no candidate solution (HiGHS's feasibility tolerance is 1e-7
+#: on rows of norm <= 1, so a t this small is within its rounding of t = 0)
+T_ZERO = 1e-9
 
 
 class Status(enum.Enum):
@@ -257,6 +261,17 @@ class MilpResult:
     optimal: bool
     infeasible: bool
     seconds: float
+
+    @property
+    def candidate(self) -> bool:
+        """The MILP's point has t > :data:`T_ZERO`: a candidate solution, to be verified."""
+        return self.pattern is not None and self.t is not None and self.t > T_ZERO
+
+    @property
+    def zero(self) -> bool:
+        """The MILP proved (up to HiGHS's tolerances) that t <= :data:`T_ZERO`: infeasible, or
+        optimal with the best t at most T_ZERO."""
+        return self.infeasible or (self.optimal and (self.t is None or self.t <= T_ZERO))
 
 
 def lp_bounds(M, q: np.ndarray, budget: float = 30.0) -> tuple[np.ndarray, np.ndarray]:
@@ -784,7 +799,7 @@ def _decide_block(
                     "milp_seconds": res.seconds,
                 },
             )
-        if res.pattern is not None and res.t is not None and res.t > 0:
+        if res.candidate:
             z = pattern_point(M, q, res.pattern)
             if z is None and res.z is not None:
                 z = res.z / res.t * s
@@ -803,14 +818,14 @@ def _decide_block(
                     tree.evidence.update(milp_t_bound=bound, milp_scale=s, milp_seconds=res.seconds)
                     return tree
         if z1 is None:
-            if res.optimal and (res.t is None or res.t <= 1e-9):
+            if res.zero:
                 return _Verdict(
                     Status.NO_SOLUTION,
                     [],
                     {
                         "certificate": (
-                            "pattern MILP optimum t = 0 (HiGHS, not re-verified exactly): every solution z "
-                            "has ||z||_1 >= s (1/t_bound - 1) (min_solution_norm)"
+                            f"pattern MILP optimum t <= {T_ZERO:g} (HiGHS, taken as 0, not re-verified "
+                            "exactly): every solution z has ||z||_1 >= s (1/t_bound - 1) (min_solution_norm)"
                         ),
                         "milp_t_bound": bound,
                         "milp_scale": s,
@@ -822,7 +837,11 @@ def _decide_block(
                 Status.UNDECIDED,
                 [],
                 {
-                    "reason": "pattern MILP stopped without a verified solution or a proof",
+                    "reason": (
+                        f"pattern MILP optimum t = {res.t:.3g} > T_ZERO, its pattern gave no verified point"
+                        if res.optimal and res.candidate
+                        else "pattern MILP stopped without a verified solution or a proof"
+                    ),
                     "min_solution_norm": norm,
                     "milp_t": res.t,
                     "milp_t_bound": bound,
@@ -853,7 +872,7 @@ def _decide_block(
             f"{res.status} ({res.seconds:.1f} s), t = {res.t}, t <= {res.t_bound:.3g}"
         )
         z2 = None
-        if res.pattern is not None and res.t is not None and res.t > 0:
+        if res.candidate:
             for z in (pattern_point(M, q, res.pattern), None if res.z is None else res.z / res.t * alpha):
                 if (
                     z is not None
@@ -869,12 +888,12 @@ def _decide_block(
             if len(found) < opts.max_solutions:
                 continue
             break
-        if res.infeasible or (res.optimal and (res.t is None or res.t <= 1e-9)):
+        if res.zero:
             bound = 0.0 if res.infeasible else res.t_bound
             norm = float("inf") if bound <= 0 else alpha * (1.0 / bound - 1.0)
             complete = (
-                f"MILP optimum t = 0 (HiGHS): no solution with ||{what} - {what}_k||_inf >= {d:.3g} "
-                f"for every one found "
+                f"MILP optimum t <= {T_ZERO:g} (HiGHS), taken as 0: no solution with "
+                f"||{what} - {what}_k||_inf >= {d:.3g} for every one found "
                 f"and ||z||_1 < {norm:.3g}"
             )
             if len(found) == 1:
@@ -895,7 +914,11 @@ def _decide_block(
                 Status.SOLVED,
                 found,
                 {
-                    "reason_uniqueness_undecided": "second-solution MILP stopped without a decision",
+                    "reason_uniqueness_undecided": (
+                        f"second-solution MILP optimum t = {res.t:.3g} > T_ZERO, but its point did not verify"
+                        if res.optimal and res.candidate
+                        else "second-solution MILP stopped without a decision"
+                    ),
                     "milp_t_bound": res.t_bound,
                 },
             )

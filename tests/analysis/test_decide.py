@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import itertools
 import json
@@ -331,3 +332,54 @@ def test_round_law_without_solution_is_decided_by_its_normal_relaxation() -> Non
     assert len(box) == 16 and np.all(np.hypot(box[:, 1], box[:, 2]) >= 2.0 - 1e-12)
     # below the critical mu the same scene has a solution
     assert decide(_painleve_with_a_resting_box(1.0, cm.CoulombCone(1.0))).status is Status.SOLVED
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "decide"
+
+
+def test_a_tiny_second_solution_t_is_no_candidate_under_the_existence_threshold() -> None:
+    # the block of 5 of the Trinkle et al. (1997) Table 1 size-170 problem at mu = 0.9: its
+    # second-solution MILP ends at t ~ 6e-11; the same threshold (T_ZERO) as for existence
+    # makes that t = 0, not a candidate point that then fails verification
+    from contactmodel.analysis.decide import T_ZERO
+
+    data = np.load(DATA / "trinkle1997_size170_mu0.9_block5.npz")
+    result = decide(cm.LCP(data["M"], data["q"]))
+    assert result.status is Status.UNIQUE
+    assert not any("did not verify" in step for step in result.tried)
+    milp = next(step for step in result.tried if step.startswith("MILP for a solution"))
+    t = float(milp.split("t = ")[1].split(",")[0])
+    assert 0 < t <= T_ZERO
+    assert f"t <= {T_ZERO:g}" in result.evidence["proof"]
+
+
+def _fake_candidate(monkeypatch) -> None:
+    """Every pattern MILP answers 'optimal, t = 0.5' with a pattern no LCP point has."""
+    decide_module = importlib.import_module("contactmodel.analysis.decide")
+
+    def fake(M, q, *args, **kwargs):
+        n = q.size
+        pattern = np.ones(n, dtype=bool)
+        return decide_module.MilpResult(0.5, 0.5, np.full(n, 0.5 / n), pattern, "fake", True, False, 0.0)
+
+    monkeypatch.setattr(decide_module, "pattern_milp", fake)
+
+
+def test_a_candidate_that_fails_verification_leaves_existence_undecided(monkeypatch) -> None:
+    # w1 = -2 z1 + z2 - 2, w2 = z2: feasible, no solution; with w = 0 imposed everywhere the
+    # pattern's LP is infeasible, so the fake MILP optimum t = 0.5 verifies nothing
+    _fake_candidate(monkeypatch)
+    M, q = np.array([[-2.0, 1.0], [0.0, 1.0]]), np.array([-2.0, 0.0])
+    result = decide(cm.LCP(M, q), tree_limit=0)
+    assert result.status is Status.UNDECIDED
+    assert "gave no verified point" in result.evidence["reason"]
+
+
+def test_a_second_solution_candidate_that_fails_verification_leaves_uniqueness_open(monkeypatch) -> None:
+    # M skew (not P, symmetric part 0), q = (1, 1): z = 0 is the only solution
+    _fake_candidate(monkeypatch)
+    M, q = np.array([[0.0, 1.0], [-1.0, 0.0]]), np.array([1.0, 1.0])
+    result = decide(cm.LCP(M, q))
+    assert result.status is Status.SOLVED
+    assert np.array_equal(result.solutions[0], np.zeros(2))
+    assert "did not verify" in result.evidence["reason_uniqueness_undecided"]
