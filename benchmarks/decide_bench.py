@@ -18,8 +18,9 @@ n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 
 Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
 a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
-decide's exact rational check; a branch-and-bound tree by ``check_tree`` (exact integers) on
-its block; every solution's residual ``||min(z, M z + q)||_inf``; for two
+decide's exact rational check; a branch-and-bound tree by ``tree_min_norm`` (exact integers) on
+its block, which must prove at least the ``min_solution_norm`` the verdict states (inf: no
+solution at all); every solution's residual ``||min(z, M z + q)||_inf``; for two
 solutions their inf-norm distance; a round-law verdict's ray on its relaxation LCP, rebuilt here
 (``normal_relaxation``); a MILP "no solution" verdict of ``seed000``/``peer``/``npz`` re-solved by a
 differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
@@ -52,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import contactmodel as cm
-from contactmodel.analysis.certificate import check_tree
+from contactmodel.analysis.certificate import tree_min_norm
 from contactmodel.analysis.decide import Existence, Status, decide, normal_relaxation, pattern_milp
 from contactmodel.solve import relative_residual
 
@@ -108,7 +109,8 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
         block = result.evidence.get("block")
         if block is not None:
             M, q = M[block][:, block], q[block]
-        return check_tree(M, q, result.evidence["tree"])[0]
+        N, _ = tree_min_norm(M, q, result.evidence["tree"])
+        return N is not None and N >= result.evidence["min_solution_norm"]
     ok = all(
         float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
     )

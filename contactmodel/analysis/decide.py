@@ -36,9 +36,14 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   = l (1-l) (z1 . w2 + z2 . w1)``.
 * an **exact tree** for "no solution": when the MILP finds no solution, a complementarity
   branch-and-bound (:mod:`contactmodel.analysis.certificate`) is run within ``tree_limit``; its
-  tree, every leaf a Farkas ray of its pattern polyhedron checked in exact integer arithmetic
-  (:func:`~contactmodel.analysis.certificate.check_tree`), makes the verdict ``exact`` (evidence
-  ``tree``, ``tree_nodes``, ``tree_leaves``); a solution it finds is verified and used.
+  tree, every leaf's multipliers checked in exact integer arithmetic
+  (:func:`~contactmodel.analysis.certificate.tree_min_norm`), makes the verdict ``exact``
+  (evidence ``tree``, ``tree_nodes``, ``tree_leaves``, ``min_solution_norm``); a solution it
+  finds is verified and used. A leaf is a Farkas ray of its pattern polyhedron, or (where the
+  ray would need an exact cancellation that the floating-point data only nearly have, e.g.
+  statically indeterminate internal forces) multipliers proving that the leaf's solutions have
+  ``||z||_1 >= min_solution_norm``, at least ``TREE_NORM_FACTOR`` times the smallest LP-feasible
+  1-norm: the verdict is then "no solution below that norm", stated in the evidence.
 * ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
   certificate), never silently.
 
@@ -70,7 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from contactmodel.analysis.certificate import branch_and_bound, check_tree, pattern_point, quiet_stdout
+from contactmodel.analysis.certificate import branch_and_bound, pattern_point, quiet_stdout, tree_min_norm
 from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
@@ -81,6 +86,9 @@ TOL = 1e-8
 #: alike: below it a MILP point is no candidate solution (HiGHS's feasibility tolerance is 1e-7
 #: on rows of norm <= 1, so a t this small is within its rounding of t = 0)
 T_ZERO = 1e-9
+#: a tree leaf may prove, instead of a Farkas ray, that its solutions have ||z||_1 at least this
+#: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
+TREE_NORM_FACTOR = 1e6
 
 
 class Status(enum.Enum):
@@ -700,14 +708,20 @@ def _solution_scale(M: sp.csr_matrix, q: np.ndarray, tried: list[str]) -> tuple[
     return int(res.status), 1.0
 
 
-def _tree_verdict(M: sp.csr_matrix, q: np.ndarray, opts: _Options, tried: list[str]) -> _Verdict | None:
+def _tree_verdict(
+    M: sp.csr_matrix, q: np.ndarray, opts: _Options, tried: list[str], scale: float = 1.0
+) -> _Verdict | None:
     """The complementarity branch-and-bound (:func:`~contactmodel.analysis.certificate.branch_and_bound`,
     ``opts.tree_limit`` seconds): NO_SOLUTION with an exact tree certificate (re-checked by
-    :func:`~contactmodel.analysis.certificate.check_tree`), SOLVED with a verified solution, or
-    None (limit reached, or a leaf without an exactly verified ray)."""
+    :func:`~contactmodel.analysis.certificate.tree_min_norm`), SOLVED with a verified solution, or
+    None (limit reached, or a leaf without exactly verified multipliers). Leaves may prove a
+    norm bound of at least ``TREE_NORM_FACTOR * scale`` (``scale``: the smallest 1-norm of an
+    LP-feasible z) instead of a Farkas ray; the evidence then states the proven bound
+    (``min_solution_norm``): no solution below it, none excluded beyond."""
     if opts.tree_limit <= 0:
         return None
-    res = branch_and_bound(M, q, time_limit=opts.tree_limit, tol=opts.tol)
+    floor = TREE_NORM_FACTOR * max(1.0, scale)
+    res = branch_and_bound(M, q, time_limit=opts.tree_limit, tol=opts.tol, norm_floor=floor)
     line = f"complementarity branch-and-bound: {res.status} ({res.nodes} nodes, {res.seconds:.1f} s"
     if res.status == "solution":
         tried.append(line + ", solution verified)")
@@ -715,22 +729,28 @@ def _tree_verdict(M: sp.csr_matrix, q: np.ndarray, opts: _Options, tried: list[s
     if res.status != "no-solution" or res.unverified:
         tried.append(line + f", {res.unverified} leaves without an exact ray)")
         return None
-    ok, message = check_tree(M, q, res.certificate)
+    N, message = tree_min_norm(M, q, res.certificate)
     tried.append(line + f"): {message}")
-    if not ok:
+    if N is None or N < floor:
         return None
+    what = (
+        "every pattern's polyhedron empty by a Farkas ray"
+        if np.isinf(N)
+        else f"every pattern's solutions bounded below in norm: no solution with ||z||_1 < {N:.4g} "
+        "(beyond that bound none is excluded; the leaves' Farkas rays would need cancellations "
+        "the floating-point data only nearly have)"
+    )
     return _Verdict(
         Status.NO_SOLUTION,
         [],
         {
-            "certificate": (
-                "complementarity branch-and-bound tree: every pattern's polyhedron empty by a Farkas ray, "
-                "each checked in exact arithmetic (check_tree)"
-            ),
+            "certificate": f"complementarity branch-and-bound tree: {what}, each leaf checked in exact "
+            "arithmetic (tree_min_norm)",
             "tree": res.certificate,
             "tree_nodes": len(res.certificate.nodes),
             "tree_leaves": res.certificate.leaves,
             "tree_seconds": res.seconds,
+            "min_solution_norm": N,
         },
         True,
     )
@@ -786,7 +806,11 @@ def _decide_block(
             f"pattern MILP on q / {s:.4g}: {res.status} ({res.seconds:.1f} s), "
             f"t = {res.t}, t <= {res.t_bound:.3g}"
         )
-        if res.infeasible and (tree := _tree_verdict(M, q, opts, tried)) is not None and not tree.solutions:
+        if (
+            res.infeasible
+            and (tree := _tree_verdict(M, q, opts, tried, s)) is not None
+            and not tree.solutions
+        ):
             tree.evidence.update(milp_t_bound=0.0, milp_seconds=res.seconds)
             return tree
         if res.infeasible:
@@ -810,7 +834,7 @@ def _decide_block(
         if z1 is None:
             bound = res.t_bound
             norm = float("inf") if bound <= 0 else s * (1.0 / bound - 1.0)
-            tree = _tree_verdict(M, q, opts, tried)
+            tree = _tree_verdict(M, q, opts, tried, s)
             if tree is not None:
                 if tree.solutions:
                     z1 = tree.solutions[0]

@@ -19,6 +19,8 @@ from contactmodel.analysis.certificate import (
     branch_and_bound,
     check_tree,
     exact_repair,
+    norm_of_bound,
+    tree_min_norm,
 )
 from contactmodel.analysis.decide import Status, decide
 from contactmodel.errors import ContactModelError
@@ -128,3 +130,49 @@ def test_painleve_farkas_ray_is_a_one_leaf_tree() -> None:
 def test_exact_lcp_refuses_non_finite_data() -> None:
     with pytest.raises(ContactModelError, match="finite square M"):
         ExactLCP(np.array([[np.inf]]), np.array([1.0]))
+
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "decide"
+
+
+def test_a_norm_bound_leaf_proves_exactly_the_norm_of_the_far_solution() -> None:
+    # w = eps z - 1: the only solution is z = 1/eps (w = 0); y = 1 gives M^T y = eps > 0, no
+    # Farkas ray, but t <= U (z + t) with U = eps / (1 + eps): no solution with z < 1/eps
+    eps = 2.0**-30
+    M, q = np.array([[eps]]), np.array([-1.0])
+    exact = ExactLCP(M, q)
+    U = exact.leaf_bound(np.array([1.0]), set(), set())
+    assert U == Fraction(eps) / (1 + Fraction(eps))
+    assert norm_of_bound(U) == 2.0**30  # exactly the solution's norm: the bound is tight
+    assert exact.leaf_bound(np.array([-1.0]), set(), set()) is None  # y < 0 on a row with w >= 0
+    assert exact.leaf_bound(np.array([0.0]), set(), set()) is None  # q . y = 0 proves nothing
+    res = branch_and_bound(M, q, norm_floor=1e6)
+    assert res.status == "no-solution" and res.unverified == 0 and res.min_norm == 2.0**30
+    N, message = tree_min_norm(M, q, res.certificate)
+    assert N == 2.0**30 and "no solution with ||z||_1 < 1.074e+09" in message
+    assert check_tree(M, q, res.certificate, min_norm=2.0**30)[0]
+    assert not check_tree(M, q, res.certificate, min_norm=2.0**30 + 1)[0]
+    assert not check_tree(M, q, res.certificate)[0]  # not a proof of "no solution at all"
+    # the far solution is real: a stated norm bound, not a "no solution"
+    z = np.array([2.0**30])
+    assert z[0] >= N and M @ z + q == 0
+
+
+def test_the_size_170_block_at_mu_1_has_an_exact_norm_bound_tree() -> None:
+    # the statically indeterminate block of 154 of the Trinkle et al. (1997) Table 1 problem
+    # (size 170, seed 0, friction pyramid, mu = 1.0): strong branching closes the tree in a few
+    # dozen nodes; every leaf's multipliers bound the norm of its solutions beyond 1e12
+    data = np.load(DATA / "trinkle1997_size170_mu1.0_block154.npz")
+    M = sp.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=(154, 154))
+    q = data["q"]
+    res = branch_and_bound(M, q, time_limit=120.0, norm_floor=1e9)
+    assert res.status == "no-solution" and res.unverified == 0
+    assert res.nodes < 500
+    again = TreeCertificate.from_json(res.certificate.to_json())
+    N, message = tree_min_norm(M, q, again)
+    assert N is not None and N >= 1e12 and N == res.min_norm, message
+    # a leaf's multipliers negated (q . y > 0) fail the exact check
+    k = next(k for k, node in enumerate(again.nodes) if node[0] == "leaf")
+    again.nodes[k] = ("leaf", -np.asarray(again.nodes[k][1], dtype=float))
+    N, message = tree_min_norm(M, q, again)
+    assert N is None and "fails the exact check" in message
