@@ -107,10 +107,13 @@ class Structure:
 
     def __init__(self, model: pe.Block, walk: _Walk | None = None) -> None:
         walk = _walk(model) if walk is None else walk
-        self.blocks = walk.blocks
+        # each list in order of the objects' addresses: in the walk's order (half its steps go
+        # backwards in memory with 1000 SOC contacts) :meth:`changed` costs 1.5x, the objects being
+        # out of the cache after a solve (1.1 -> 0.7-0.8 ms of CPU for 1000 SOC contacts)
+        self.blocks = sorted(walk.blocks, key=id)
         # an unindexed component always holds its one entry (Pyomo refuses to clear it)
-        self.components = [comp for comp in walk.components if comp.is_indexed()]
-        self.entries = walk.entries
+        self.components = sorted((comp for comp in walk.components if comp.is_indexed()), key=id)
+        self.entries = sorted(walk.entries, key=id)
         self.stamp = self._read()
 
     def _read(self) -> tuple:
