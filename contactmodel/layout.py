@@ -78,6 +78,8 @@ class Layout:
     #: the modes' (pair arrays, each contact's (friction set, sliding, pair keys) as a number,
     #: how many distinct), made once per pair arrays (see :func:`contactmodel.modes._signatures`)
     mode_signatures: tuple | None = field(default=None, repr=False)
+    #: what the dispatcher computes once per layout from its laws (e.g. the CoulombCone form)
+    kept: dict = field(default_factory=dict, repr=False)
     _sets: SetArrays | None = field(default=None, repr=False)
 
     @classmethod

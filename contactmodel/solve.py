@@ -260,7 +260,7 @@ def assess(
         checks=checks,
         timings=timings,
         extras=dict(result.extras),
-        cone_form=cone_form(problem.laws) if contact_problem else None,
+        cone_form=_cone_form(problem) if contact_problem else None,
     )
     if point is not None and solution.ok:
         t2 = time.perf_counter()
@@ -271,6 +271,15 @@ def assess(
             _fill_contact_results(problem, target, point, solution, accept_tol, Fx)
         timings["verify"] = time.perf_counter() - t2
     return solution
+
+
+def _cone_form(problem: Problem) -> str | None:
+    """:func:`~contactmodel.friction.cone.cone_form` of the problem's laws, once per layout (the
+    layout is made again when the laws are replaced)."""
+    kept = layout_of(problem).kept
+    if "cone_form" not in kept:
+        kept["cone_form"] = cone_form(problem.laws)
+    return kept["cone_form"]
 
 
 def _fill_contact_results(
