@@ -186,13 +186,19 @@ def test_motion_per_body_and_without_prescribed_coordinates() -> None:
 
 
 def test_edits_of_unindexed_cone_blocks_are_noticed_without_their_entry_counts() -> None:
-    """The structure record leaves out unindexed components' entry counts (always one), and still
-    notices a cone block deactivated (its three rows go) and a component added inside one."""
+    """The structure record holds the walk's blocks and entries (in another order) and leaves out
+    unindexed components' entry counts (always one); it still notices a cone block deactivated
+    (its three rows go) and a component added inside one."""
     from contactmodel._pyomo import Complementarity, complements, pe
+    from contactmodel.mcp.compile import _walk
 
     problem = cm.formulate(_boxes(), friction=cm.CoulombCone(0.5, form="soc"))
     compiled = problem.compile()
-    assert all(comp.is_indexed() for comp in compiled.structure.components)
+    walk, kept = _walk(problem.model), compiled.structure  # kept in address order
+    assert sorted(map(id, kept.blocks)) == sorted(map(id, walk.blocks))
+    assert sorted(map(id, kept.entries)) == sorted(map(id, walk.entries))
+    indexed = [comp for comp in walk.components if comp.is_indexed()]
+    assert sorted(map(id, kept.components)) == sorted(map(id, indexed)) and indexed
     n = compiled.mcp.n
     cone = problem.block("c0_0").cone
     cone.deactivate()
