@@ -66,6 +66,7 @@ only ours run.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import subprocess
@@ -386,7 +387,8 @@ def system_of(scene: dict):
     return system, [cm.Plane(tangent=(1.0, 0.0, 0.0))]
 
 
-def ours(scene: dict, h: float, law: str, beta: float = 0.2) -> dict:
+def ours(scene: dict, h: float, law: str, beta: float = 0.2, step_tol: float | None = None) -> dict:
+    """Our run of ``scene`` (``step_tol``: simulate's, None for its default)."""
     import contactmodel as cm
 
     system, planes = system_of(scene)
@@ -404,6 +406,7 @@ def ours(scene: dict, h: float, law: str, beta: float = 0.2) -> dict:
             planes=planes,
             keep_steps=False,
             beta=beta,
+            **({} if step_tol is None else {"step_tol": step_tol}),
         )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
@@ -438,16 +441,23 @@ def solver_report(peer: dict) -> dict:
     }
 
 
-def compare(scene: dict, h: float, law: str, peer: dict | None, others: Sequence[dict] = ()) -> dict:
+def compare(
+    scene: dict,
+    h: float,
+    law: str,
+    peer: dict | None,
+    others: Sequence[dict] = (),
+    step_tol: float | None = None,
+) -> dict:
     """One row: differences (m, m/s) to ``peer`` and times per step (ms); ``others``: Siconos
     runs of the same scene at other tolerances, reported by time and error only."""
-    mine = ours(scene, h, law)
+    mine = ours(scene, h, law, step_tol=step_tol)
     n = mine["steps"]
     t = h * np.arange(n + 1)
     row = {
         "scene": scene["name"],
         "dt": h,
-        "law": law,
+        "law": law if step_tol is None else f"{law}@{step_tol:g}",
         "ours_failed_step": mine["failed_step"],
         "ours_contacts_at_end": mine["contacts"],
         "ours_solver_ms": mine["solver_ms"],
@@ -510,6 +520,14 @@ def main() -> None:
     parser.add_argument("--boxes", type=int, default=100)
     parser.add_argument("--t-end", type=float, default=None)
     parser.add_argument(
+        "--step-tol",
+        nargs="+",
+        type=float,
+        default=None,
+        help="our runs' simulation tolerance (simulate's step_tol; default its own, 1e-6): one run "
+        "per value and law, e.g. 0 1e-6 for the retried and the accepted solved-inaccurate steps",
+    )
+    parser.add_argument(
         "--siconos-tol",
         nargs="+",
         type=float,
@@ -547,8 +565,8 @@ def main() -> None:
     for scene in scenes(args.scenes, args.boxes, args.t_end):
         for h in args.dt:
             peers = [] if missing else [siconos(scene, h, tol=tol) for tol in args.siconos_tol]
-            for law in args.law:
-                row = compare(scene, h, law, peers[0] if peers else None, peers[1:])
+            for law, step_tol in itertools.product(args.law, args.step_tol or [None]):
+                row = compare(scene, h, law, peers[0] if peers else None, peers[1:], step_tol)
                 rows.append(row)
                 if args.json:
                     print(json.dumps(row))
