@@ -150,6 +150,18 @@ class ExactLCP:
             return None
         if any(y[i] < 0 for i in range(self.n) if i not in zero_w):
             return None
+        g, qy, DY = self._combination(y)
+        if qy >= 0:
+            return None
+        top = max((v for j, v in g.items() if j not in zero_z), default=0)
+        if top <= 0:
+            return Fraction(0)
+        g_max, qy_exact = Fraction(top, DY * self.DM), Fraction(qy, DY * self.Dq)
+        return g_max / (g_max - qy_exact)
+
+    def _combination(self, y) -> tuple[dict[int, int], int, int]:
+        """(g, qy, DY): ``M^T y`` as integers over ``DY * DM`` (the columns y's rows touch) and
+        ``q . y`` as an integer over ``DY * Dq``."""
         ys, DY = _integers(y)
         g: dict[int, int] = {}
         qy = 0
@@ -158,13 +170,30 @@ class ExactLCP:
             qy += yi * self.q[i]
             for j, mij in self.rows[i]:
                 g[j] = g.get(j, 0) + yi * mij
-        if qy >= 0:
+        return g, qy, DY
+
+    def simplex_bound(self, i: int, kind: str, y) -> float | None:
+        """An upper bound, exact and rounded up, of z_i (``kind`` "z") or of
+        ``w_i = (M z + q t)_i`` (``kind`` "w") over the normalized LP relaxation
+        ``{z, t >= 0, sum z + t = 1, M z + q t >= 0}``, proven by multipliers ``y >= 0``: there
+        ``f . x <= f . x + y . w = (f + [M q]^T y) . x <= max_k (f + [M q]^T y)_k`` for x = (z, t)
+        on the simplex, with nothing assumed of y but its sign. None when some y_i < 0."""
+        if len(y) != self.n or any(not (v >= 0) for v in y):
             return None
-        top = max((v for j, v in g.items() if j not in zero_z), default=0)
-        if top <= 0:
-            return Fraction(0)
-        g_max, qy_exact = Fraction(top, DY * self.DM), Fraction(qy, DY * self.Dq)
-        return g_max / (g_max - qy_exact)
+        g, qy, DY = self._combination(y)
+        cols = {j: Fraction(v, DY * self.DM) for j, v in g.items()}
+        t = Fraction(qy, DY * self.Dq)
+        if kind == "z":
+            cols[i] = cols.get(i, Fraction(0)) + 1
+        else:
+            for j, mij in self.rows[i]:
+                cols[j] = cols.get(j, Fraction(0)) + Fraction(mij, self.DM)
+            t += Fraction(self.q[i], self.Dq)
+        top = max(t, max(cols.values(), default=Fraction(0)))
+        if len(cols) < self.n:  # an untouched column contributes 0
+            top = max(top, Fraction(0))
+        f = float(top)
+        return f if Fraction(f) >= top else math.nextafter(f, math.inf)
 
     def ray_ok(self, y: np.ndarray, zero_z, zero_w) -> bool:
         """True iff y is, exactly, a Farkas ray of {z >= 0, z_I = 0, w >= 0, w_J = 0}

@@ -75,7 +75,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from contactmodel.analysis.certificate import branch_and_bound, pattern_point, quiet_stdout, tree_min_norm
+from contactmodel.analysis.certificate import (
+    ExactLCP,
+    branch_and_bound,
+    pattern_point,
+    quiet_stdout,
+    tree_min_norm,
+)
 from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
@@ -284,12 +290,15 @@ class MilpResult:
 
 def lp_bounds(M, q: np.ndarray, budget: float = 30.0) -> tuple[np.ndarray, np.ndarray]:
     """Upper bounds (Z, W) (each (n,)) of z_i and w_i = (M z + q t)_i over the LP relaxation
-    ``{z, t >= 0, sum z + t = 1, M z + q t >= 0}`` of the normalized LCP: one LP per bound,
-    each optimum raised by 1e-7 (the LP's tolerance; raising an upper bound keeps it valid).
-    Start from the simplex's vertex bounds Z = 1, W = max(q_i, max_j M_ij); the LPs run while
-    ``budget`` seconds last, the rest keep the vertex bounds."""
+    ``{z, t >= 0, sum z + t = 1, M z + q t >= 0}`` of the normalized LCP, each proven: one LP
+    per bound, whose row duals y >= 0 give ``f . x <= max_k (f + [M q]^T y)_k`` on the simplex
+    (:meth:`~contactmodel.analysis.certificate.ExactLCP.simplex_bound`, exact rational
+    arithmetic, rounded up): valid for any y >= 0, so the LP's tolerances cannot make a bound too
+    small. Start from the simplex's vertex bounds Z = 1, W = max(q_i, max_j M_ij); the LPs run
+    while ``budget`` seconds last, the rest keep the vertex bounds."""
     M = sp.csr_matrix(M)
     n = q.size
+    exact = ExactLCP(M, q)
     Z = np.ones(n)
     W = np.maximum(q, M.max(axis=1).toarray().ravel()).clip(min=0.0)
     A = -sp.hstack([M, sp.csr_matrix(q.reshape(-1, 1))]).tocsr()
@@ -305,12 +314,16 @@ def lp_bounds(M, q: np.ndarray, budget: float = 30.0) -> tuple[np.ndarray, np.nd
             else:
                 c = A[i].toarray().ravel()  # -w_i
             res = linprog(c, A_ub=A, b_ub=np.zeros(n), A_eq=eq, b_eq=[1.0], bounds=(0, None), method="highs")
-            if res.status == 0:
-                top = -float(res.fun) + 1e-7
-                if kind == "z":
-                    Z[i] = min(Z[i], max(top, 0.0))
-                else:
-                    W[i] = min(W[i], max(top, 0.0))
+            if res.status != 0:
+                continue
+            # min c.x with -R x <= 0: marginals <= 0, y = -marginals >= 0 the multipliers of R x >= 0
+            top = exact.simplex_bound(i, kind, np.maximum(-res.ineqlin.marginals, 0.0))
+            if top is None:
+                continue
+            if kind == "z":
+                Z[i] = min(Z[i], max(top, 0.0))
+            else:
+                W[i] = min(W[i], max(top, 0.0))
     return Z, W
 
 

@@ -383,3 +383,28 @@ def test_a_second_solution_candidate_that_fails_verification_leaves_uniqueness_o
     assert result.status is Status.SOLVED
     assert np.array_equal(result.solutions[0], np.zeros(2))
     assert "did not verify" in result.evidence["reason_uniqueness_undecided"]
+
+
+def test_lp_bounds_are_proven_by_their_multipliers_and_tight() -> None:
+    from contactmodel.analysis.certificate import ExactLCP
+    from contactmodel.analysis.decide import lp_bounds
+
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        n = 5
+        M = rng.normal(size=(n, n))
+        q = rng.normal(size=n)
+        Z, W = lp_bounds(M, q)
+        R = np.c_[M, q]
+        for i in range(n):
+            for f, bound in ((np.eye(n + 1)[i], Z[i]), (R[i], W[i])):
+                res = linprog(-f, A_ub=-R, b_ub=np.zeros(n), A_eq=np.ones((1, n + 1)), b_eq=[1.0])
+                if res.status == 0:  # the bound is at least the LP's maximum and close to it
+                    assert -res.fun - 1e-9 <= bound <= -res.fun + 1e-7
+    # hand-checked: {z + t = 1, z - t >= 0}: z in [1/2, 1]; y = 0 gives the vertex bound 1 for z
+    # and for w = z - t; y = 1 on w >= 0 proves z <= max(1 + 1, 0 - 1) = 2, weaker but valid
+    exact = ExactLCP(np.array([[1.0]]), np.array([-1.0]))
+    assert exact.simplex_bound(0, "z", [0.0]) == 1.0
+    assert exact.simplex_bound(0, "w", [0.0]) == 1.0
+    assert exact.simplex_bound(0, "z", [1.0]) == 2.0
+    assert exact.simplex_bound(0, "z", [-1.0]) is None  # a negative multiplier proves nothing
