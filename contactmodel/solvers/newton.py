@@ -56,6 +56,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import structural_rank
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
@@ -237,7 +238,12 @@ class _Assembler:
             # singularity itself.
             rows, cols, data = rows[nz], cols[nz], data[nz]
             indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
-        lu = spla.splu(sp.csc_matrix((data, cols, indptr), shape=(m, m)))
+        Ht = sp.csc_matrix((data, cols, indptr), shape=(m, m))
+        if structural_rank(Ht) < m:
+            # structurally singular with no empty row or column (e.g. the MNCP Newton matrix of a
+            # 100-box pile): SuperLU calls BLAS with invalid sizes (messages on stdout), then fails
+            return None
+        lu = spla.splu(Ht)
         return lambda r: lu.solve(r, trans="T")
 
 
