@@ -75,6 +75,16 @@ def worst_residual(sol: Solution) -> float:
     return max(sol.residual, sol.checks.get("law_residual", 0.0))
 
 
+def worth_retrying(solution: Solution, solver: str, tolerance: float = 0.0) -> bool:
+    """Whether ``solution`` of ``solver`` is retried in the problem's other statements: a solver
+    of FALLBACK_SOLVERS, and an answer neither solved, nor certified infeasible, nor
+    solved-inaccurate within ``tolerance`` (relative, :func:`worst_residual`; a simulation's
+    ``step_tol``)."""
+    if solver not in FALLBACK_SOLVERS or solution.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
+        return False
+    return not (solution.status is Status.SOLVED_INACCURATE and worst_residual(solution) <= tolerance)
+
+
 def _same_rows(problem: Problem, twin: Problem) -> bool:
     """Whether ``twin`` states nothing new: the same form and no rolling cone contact (only a
     rolling CoulombCone contact differs between the cone forms; a sliding one has the same

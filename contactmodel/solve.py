@@ -17,7 +17,7 @@ from contactmodel import solvers, validate
 from contactmodel._pyomo import building
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
-from contactmodel.fallback import FALLBACK_SOLVERS, retry_other_statements
+from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
 from contactmodel.layout import layout_of
@@ -153,9 +153,7 @@ def solve(
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback)."""
-    if not isinstance(problem, Problem) or solver not in FALLBACK_SOLVERS:
-        return solution
-    if solution.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
+    if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
         return solution
     return retry_other_statements(
         problem,

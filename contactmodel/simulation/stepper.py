@@ -41,7 +41,7 @@ from scipy.spatial.transform import Rotation
 from contactmodel.assembly import Assembly, assemble
 from contactmodel.constants import TOL_INACCURATE
 from contactmodel.errors import ContactModelError
-from contactmodel.fallback import FALLBACK_SOLVERS, retry_other_statements, worst_residual
+from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
 from contactmodel.friction.base import ContactContext, FrictionLaw
 from contactmodel.simulation.collision import (
@@ -55,7 +55,6 @@ from contactmodel.simulation.kinematics import BodyKinematics, cross, step_syste
 from contactmodel.simulation.reuse import CompiledAcceleration, set_b
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.solution import Solution
-from contactmodel.solvers.base import Status
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import choice, real
 
@@ -556,11 +555,9 @@ class Simulator:
         (and the solver is one whose answers are retried and ``fallback`` was not turned off)."""
         from contactmodel.solve import solve
 
-        if first.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
-            return first
-        if first.status is Status.SOLVED_INACCURATE and worst_residual(first) <= self.step_tol:
-            return first
-        if self.solver not in FALLBACK_SOLVERS or not self.solver_options.get("fallback", True):
+        if not self.solver_options.get("fallback", True) or not worth_retrying(
+            first, self.solver, self.step_tol
+        ):
             return first
         options = {k: v for k, v in self.solver_options.items() if k != "fallback"}
         return retry_other_statements(

@@ -16,19 +16,20 @@ import pytest
 PEER = Path(__file__).resolve().parents[2] / "benchmarks" / "simulate_peer.py"
 
 
-def _peer():
+@pytest.fixture
+def peer():
+    """benchmarks/simulate_peer.py as a module; the test is skipped when Siconos is not there."""
     spec = importlib.util.spec_from_file_location("simulate_peer", PEER)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    missing = module.siconos_available()
+    if missing:
+        pytest.skip(f"Siconos peer not available: {missing}")
     return module
 
 
 @pytest.mark.parametrize("name", ["box_slide", "sphere_bowl"])
-def test_trajectories_agree_with_siconos(name):
-    peer = _peer()
-    missing = peer.siconos_available()
-    if missing:
-        pytest.skip(f"Siconos peer not available: {missing}")
+def test_trajectories_agree_with_siconos(peer, name):
     h = 2e-3
     (scene,) = peer.scenes([name], boxes=0, t_end=0.25)
     row = peer.compare(scene, h, "cone", peer.siconos(scene, h))
@@ -40,15 +41,11 @@ def test_trajectories_agree_with_siconos(name):
     assert row["ours_energy_rise"] <= 1e-9, row
 
 
-def test_spread_measures_each_simulator_against_itself():
+def test_spread_measures_each_simulator_against_itself(peer):
     """--spread's matrix: zero on the diagonal, symmetric, one row per run; on the sliding cube
     (closed form known) every run is within the first-order error of every other (v0 h at the
     coarse step, twice for two runs), and our theta-free runs differ from each other by halving
     the step only (beta does not act on a cube resting on its face)."""
-    peer = _peer()
-    missing = peer.siconos_available()
-    if missing:
-        pytest.skip(f"Siconos peer not available: {missing}")
     h = 2e-3
     (scene,) = peer.scenes(["box_slide"], boxes=0, t_end=0.1)
     names, gaps = peer.spread(scene, h, "cone")
@@ -60,13 +57,9 @@ def test_spread_measures_each_simulator_against_itself():
     assert gaps[ours[0], ours[2]] > 0, "halving the step changes our trajectory"
 
 
-def test_siconos_tolerance_is_set_and_reported():
+def test_siconos_tolerance_is_set_and_reported(peer):
     """--siconos-tol reaches NSGS: at 1e-8 every step with contacts ends at an error of at most
     1e-8 and takes more sweeps than at Siconos' default 1e-4; each row reports both runs."""
-    peer = _peer()
-    missing = peer.siconos_available()
-    if missing:
-        pytest.skip(f"Siconos peer not available: {missing}")
     h = 2e-3
     (scene,) = peer.scenes(["box_slide"], boxes=0, t_end=0.05)
     loose, tight = peer.siconos(scene, h, tol=1e-4), peer.siconos(scene, h, tol=1e-8)
