@@ -19,16 +19,18 @@ n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
 a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
 decide's exact rational check; a branch-and-bound tree by ``tree_min_norm`` (exact integers) on
-its block, which must prove at least the ``min_solution_norm`` the verdict states (inf: no
-solution at all); every solution's residual ``||min(z, M z + q)||_inf``; for two
-solutions their inf-norm distance; a round-law verdict's ray on its relaxation LCP, rebuilt here
-(``normal_relaxation``); a MILP "no solution" verdict of ``seed000``/``peer``/``npz`` re-solved by a
-differently built MILP (``remilp``: unscaled q, vertex big-M bounds, HiGHS presolve off; the same
-solver, so a consistency check, not a proof: ``remilp_agrees``). One JSON line per instance
-(verdict, exact, seconds, n, the evidence's scalars, ``check`` = the re-check passed), then a
-table by instance kind and size bucket: counts per verdict, how many verdicts rest on an exactly
-checked certificate (``exact``: a Farkas ray, a branch-and-bound tree, a P-matrix proof), median
-and max seconds.
+its block, which must prove at least the ``min_solution_norm`` the verdict states (inf for
+``no-solution``: no solution at all; finite for ``no-solution-below-bound``: none with
+``||z||_1`` below it, and the verdict must say which); every solution's residual
+``||min(z, M z + q)||_inf``; for two solutions their inf-norm distance; a round-law verdict's
+ray on its relaxation LCP, rebuilt here (``normal_relaxation``); a MILP "no solution" verdict
+of ``seed000``/``peer``/``npz`` re-solved by a differently built MILP (``remilp``: unscaled q,
+vertex big-M bounds, HiGHS presolve off; the same solver, so a consistency check, not a proof:
+``remilp_agrees``; not for exactly checked trees). One JSON line per instance (verdict, exact,
+seconds, n, the evidence's scalars, ``check`` = the re-check passed), then a table by instance
+kind and size bucket: counts per verdict, how many verdicts rest on an exactly checked
+certificate (``exact``: a Farkas ray, a branch-and-bound tree, a P-matrix proof), median and
+max seconds.
 
 References:
 
@@ -110,7 +112,8 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
         if block is not None:
             M, q = M[block][:, block], q[block]
         N, _ = tree_min_norm(M, q, result.evidence["tree"])
-        return N is not None and N >= result.evidence["min_solution_norm"]
+        bounded = result.status is Status.NO_SOLUTION_BELOW_BOUND
+        return N is not None and N >= result.evidence["min_solution_norm"] and bounded == (N < np.inf)
     ok = all(
         float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
     )
@@ -138,7 +141,8 @@ def row_of(result: Existence, mcp, problem=None, remilp_limit: float = 0.0, **in
             if remilp_limit > 0
             and mcp.is_lcp
             and "milp_t_bound" in result.evidence
-            and result.status is Status.NO_SOLUTION
+            and result.status in (Status.NO_SOLUTION, Status.NO_SOLUTION_BELOW_BOUND)
+            and not result.exact
             else {}
         ),
         "tried": result.tried,
@@ -220,9 +224,10 @@ def table(rows: list[dict]) -> str:
         )
         groups[(kind, bucket(r["n"]))].append(r)
     verdicts = [s.value for s in Status]
+    width = [max(13, len(v) + 2) for v in verdicts]
     head = (
         f"{'kind':<26}{'n':>10}{'count':>7}"
-        + "".join(f"{v:>13}" for v in verdicts)
+        + "".join(f"{v:>{w}}" for v, w in zip(verdicts, width))
         + f"{'exact':>7}{'med s':>9}{'max s':>9}"
     )
     lines = [head]
@@ -233,7 +238,7 @@ def table(rows: list[dict]) -> str:
         secs = [r["seconds"] for r in rs]
         lines.append(
             f"{kind:<26}{b:>10}{len(rs):>7}"
-            + "".join(f"{c:>13}" for c in counts)
+            + "".join(f"{c:>{w}}" for c, w in zip(counts, width))
             + f"{sum(bool(r.get('exact')) for r in rs):>7}"
             + f"{statistics.median(secs):>9.2f}{max(secs):>9.2f}"
         )

@@ -12,7 +12,8 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   (:func:`pattern_milp`): find ``(z, t)`` with ``z >= 0``, ``t >= 0``, ``sum(z) + t = 1``,
   ``w = M z + q t >= 0``, ``z_i w_i = 0``, maximizing t. The LCP's solutions z are exactly the
   points ``(z, 1) / (1 + sum z)`` with t > 0, so the LCP is solvable iff the maximum is
-  positive, and a bound ``t <= t_bar`` proves every solution has ``||z||_1 >= 1 / t_bar - 1``.
+  positive, and a bound ``t <= t_bar`` proves every solution has ``||z||_1 >= 1 / t_bar - 1``
+  (a MILP optimum at most ``T_ZERO`` with a positive bound t_bar gives ``NO_SOLUTION_BELOW_BOUND``).
   The normalization makes the big-M constants derived, not guessed: ``0 <= z_i <= 1`` and, w
   being linear on the simplex, ``w_i <= W_i = max(q_i, max_j M_ij)``; so ``z_i <= b_i`` and
   ``w_i <= W_i (1 - b_i)`` with a binary b_i state ``z_i w_i = 0`` exactly. The rows are
@@ -43,7 +44,10 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   ray would need an exact cancellation that the floating-point data only nearly have, e.g.
   statically indeterminate internal forces) multipliers proving that the leaf's solutions have
   ``||z||_1 >= min_solution_norm``, at least ``TREE_NORM_FACTOR`` times the smallest LP-feasible
-  1-norm: the verdict is then "no solution below that norm", stated in the evidence.
+  1-norm: the verdict is then ``NO_SOLUTION_BELOW_BOUND`` ("no solution below that norm", the
+  bound in ``min_solution_norm``; larger solutions are not excluded, and ``decided`` is False).
+  ``NO_SOLUTION`` is kept for certificates that exclude every solution (a Farkas ray, a tree
+  whose every leaf is one); ``exact`` says only that the certificate was checked exactly.
 * ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
   certificate), never silently.
 
@@ -101,7 +105,10 @@ class Status(enum.Enum):
     """The verdict of :func:`decide`."""
 
     SOLVED = "solved"  # a verified solution; uniqueness not decided
-    NO_SOLUTION = "no-solution"
+    NO_SOLUTION = "no-solution"  # the certificate excludes every solution
+    #: no solution with ||z||_1 < evidence["min_solution_norm"] (a finite bound N); solutions of
+    #: larger norm are not excluded, so existence is not decided
+    NO_SOLUTION_BELOW_BOUND = "no-solution-below-bound"
     UNIQUE = "unique"
     MULTIPLE = "multiple"
     UNDECIDED = "undecided"
@@ -128,7 +135,9 @@ class Existence:
 
     @property
     def decided(self) -> bool:
-        return self.status is not Status.UNDECIDED
+        """True when existence is decided: not UNDECIDED, and not NO_SOLUTION_BELOW_BOUND (which
+        excludes only the solutions below a norm bound)."""
+        return self.status not in (Status.UNDECIDED, Status.NO_SOLUTION_BELOW_BOUND)
 
     def to_json(self) -> dict:
         """A JSON-ready dict: status, n, exact, seconds, solutions, evidence (arrays as lists), tried."""
@@ -140,6 +149,7 @@ class Existence:
 
         return {
             "status": self.status.value,
+            "decided": self.decided,
             "n": self.n,
             "exact": self.exact,
             "seconds": self.seconds,
@@ -151,6 +161,9 @@ class Existence:
     def summary(self) -> str:
         """A few lines: the verdict, the evidence's scalars, what was tried."""
         lines = [f"decide: {self.status.value} (n = {self.n}, {self.seconds:.2f} s, exact={self.exact})"]
+        if self.status is Status.NO_SOLUTION_BELOW_BOUND:
+            N, of = self.evidence["min_solution_norm"], self.evidence.get("norm_of", "||z||_1")
+            lines.append(f"  no solution with {of} < {N:.4g}; larger solutions not excluded")
         for key, value in self.evidence.items():
             if isinstance(value, np.ndarray):
                 value = f"array of {value.size} (max |.| = {np.abs(value).max(initial=0.0):.3g})"
@@ -647,18 +660,21 @@ def _decide_blocks(
 ) -> _Verdict:
     """Decide each independent block (:func:`lcp_blocks`) and combine: one block without a
     solution decides NO_SOLUTION (its Farkas ray padded with zeros stays a ray of the whole);
-    otherwise the solution is the blocks' solutions side by side, UNIQUE when every block is,
-    MULTIPLE when one block has several (the others held at their first solution)."""
+    a block without a solution of norm below N (NO_SOLUTION_BELOW_BOUND) bounds the whole alike
+    (||z||_1 >= ||z_block||_1), unless another block decides NO_SOLUTION; otherwise the solution
+    is the blocks' solutions side by side, UNIQUE when every block is, MULTIPLE when one block
+    has several (the others held at their first solution)."""
     n = q.size
     parts: list[_Verdict] = []
     undecided: _Verdict | None = None
+    bounded: _Verdict | None = None  # the block bound with the largest norm
     for k, b in enumerate(blocks):
         Mb, qb = M[b][:, b], q[b]
         Lb = L[:, b]
         Lb = Lb[np.flatnonzero(np.diff(Lb.indptr) > 0)]
         sub: list[str] = []
-        # once a block is undecided, the others can only still decide "no solution"
-        o = opts if undecided is None else replace(opts, uniqueness=False)
+        # once a block is undecided or bounded, the others can only still decide "no solution"
+        o = opts if undecided is None and bounded is None else replace(opts, uniqueness=False)
         v = _decide_block(Mb, qb, Lb, what, MCP.from_lcp(Mb, qb), o, sub)
         tried.extend(f"block {k} (n = {b.size}): {step}" for step in sub)
         if v.status is Status.NO_SOLUTION:
@@ -669,9 +685,15 @@ def _decide_blocks(
                 ev["farkas_y"] = y
             ev["block"] = b
             return _Verdict(Status.NO_SOLUTION, [], ev, v.exact)
+        if v.status is Status.NO_SOLUTION_BELOW_BOUND and (
+            bounded is None or v.evidence["min_solution_norm"] > bounded.evidence["min_solution_norm"]
+        ):
+            bounded = _Verdict(v.status, [], {**v.evidence, "block": b}, v.exact)
         if v.status is Status.UNDECIDED and undecided is None:
             undecided = _Verdict(Status.UNDECIDED, [], {**v.evidence, "block": b})
         parts.append(v)
+    if bounded is not None:
+        return bounded
     if undecided is not None:
         return undecided
 
@@ -721,6 +743,12 @@ def _solution_scale(M: sp.csr_matrix, q: np.ndarray, tried: list[str]) -> tuple[
     return int(res.status), 1.0
 
 
+def _no_solution(min_norm: float) -> Status:
+    """NO_SOLUTION when a certificate excludes every solution (``min_norm`` inf), else
+    NO_SOLUTION_BELOW_BOUND (none with ||z||_1 < ``min_norm``)."""
+    return Status.NO_SOLUTION if np.isinf(min_norm) else Status.NO_SOLUTION_BELOW_BOUND
+
+
 def _tree_verdict(
     M: sp.csr_matrix, q: np.ndarray, opts: _Options, tried: list[str], scale: float = 1.0
 ) -> _Verdict | None:
@@ -754,7 +782,7 @@ def _tree_verdict(
         "the floating-point data only nearly have)"
     )
     return _Verdict(
-        Status.NO_SOLUTION,
+        _no_solution(N),
         [],
         {
             "certificate": f"complementarity branch-and-bound tree: {what}, each leaf checked in exact "
@@ -857,12 +885,12 @@ def _decide_block(
         if z1 is None:
             if res.zero:
                 return _Verdict(
-                    Status.NO_SOLUTION,
+                    _no_solution(norm),
                     [],
                     {
                         "certificate": (
-                            f"pattern MILP optimum t <= {T_ZERO:g} (HiGHS, taken as 0, not re-verified "
-                            "exactly): every solution z has ||z||_1 >= s (1/t_bound - 1) (min_solution_norm)"
+                            f"pattern MILP optimum t <= {T_ZERO:g} (HiGHS, not re-verified exactly): "
+                            "every solution z has ||z||_1 >= s (1/t_bound - 1) (min_solution_norm)"
                         ),
                         "milp_t_bound": bound,
                         "milp_scale": s,
@@ -1057,13 +1085,18 @@ def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, 
     else:
         v = _decide_blocks(MR, qR, L, "z", blocks, opts, sub)
     tried.extend(f"{what}: {step}" for step in sub)
-    if v.status is Status.NO_SOLUTION:
+    if v.status in (Status.NO_SOLUTION, Status.NO_SOLUTION_BELOW_BOUND):
         ev = {f"relaxation_{key}" if key != "certificate" else key: val for key, val in v.evidence.items()}
         ev["certificate"] = f"the relaxation has no solution ({v.evidence.get('certificate', '')})"
         ev["relaxation_k"] = k
         if "relaxation_farkas_y" in ev:  # the benchmark and the tests re-check it by this name
             ev["farkas_y"] = ev.pop("relaxation_farkas_y")
-        return _Verdict(Status.NO_SOLUTION, [], ev, v.exact)
+        if v.status is Status.NO_SOLUTION_BELOW_BOUND:
+            # the relaxation's ||beta||_1 is the sum of the contacts' normal forces (c_n = sum_j
+            # beta_j at a contact): no solution of the problem with a smaller sum
+            ev["min_solution_norm"] = ev.pop("relaxation_min_solution_norm")
+            ev["norm_of"] = "the sum of the contacts' normal forces"
+        return _Verdict(v.status, [], ev, v.exact)
     reason = f"round friction laws make the MCP nonlinear; no solver found a solution and the {what} " + (
         "has a solution (maximum dissipation not checked)" if v.solutions else "is undecided"
     )

@@ -136,10 +136,13 @@ def table1(rows: Sequence[dict]) -> list[dict]:
             entry[f"{key}_ave_seconds"] = _r(_mean(r["seconds"] for r in good), 4)
         entry["any_frac_solved"] = _r(len(ids & solved_by_any) / len(ids)) if ids else None
         verdicts = [r["status"] for r in subset if r["solver"] == "decide"]
-        if verdicts:  # cm.decide per data set: proven unsolvable and undecided counted apart
+        if verdicts:  # cm.decide per data set: proven unsolvable, bounded and undecided apart
             entry["proven_unsolvable"] = verdicts.count("no-solution")
+            # "no solution with ||z||_1 below a proven bound": existence still open
+            entry["no_solution_below_bound"] = verdicts.count("no-solution-below-bound")
             entry["undecided"] = sum(
-                v not in ("no-solution", "solved", "unique", "multiple") for v in verdicts
+                v not in ("no-solution", "no-solution-below-bound", "solved", "unique", "multiple")
+                for v in verdicts
             )
         if paper:
             entry.update(

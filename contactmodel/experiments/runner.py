@@ -168,8 +168,8 @@ DECIDE = "decide"
 
 def _decide_record(problem, options: dict) -> dict:
     """The record fields of one ``cm.decide`` run: status = the verdict (solved, no-solution,
-    unique, multiple, undecided), residual = the relative natural residual of its first
-    solution, extras = the evidence's scalars, ``exact`` and the steps tried."""
+    no-solution-below-bound, unique, multiple, undecided), residual = the relative natural
+    residual of its first solution, extras = the evidence's scalars, ``exact`` and the steps tried."""
     import contactmodel as cm
     from contactmodel.solve import relative_residual
 

@@ -166,6 +166,7 @@ EXPERIMENTS: dict[str, Experiment] = {
                 "newton_frac_solved",
                 "any_frac_solved",
                 "proven_unsolvable",
+                "no_solution_below_bound",
                 "undecided",
             ),
         ),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linprog
 
 import contactmodel as cm
@@ -408,3 +409,57 @@ def test_lp_bounds_are_proven_by_their_multipliers_and_tight() -> None:
     assert exact.simplex_bound(0, "w", [0.0]) == 1.0
     assert exact.simplex_bound(0, "z", [1.0]) == 2.0
     assert exact.simplex_bound(0, "z", [-1.0]) is None  # a negative multiplier proves nothing
+
+
+def _fake_zero(monkeypatch, t_bound: float) -> None:
+    """Every pattern MILP answers 'optimal, t = 0' with the dual bound ``t_bound``."""
+    decide_module = importlib.import_module("contactmodel.analysis.decide")
+
+    def fake(M, q, *args, **kwargs):
+        return decide_module.MilpResult(0.0, t_bound, None, None, "fake", True, False, 0.0)
+
+    monkeypatch.setattr(decide_module, "pattern_milp", fake)
+
+
+@pytest.mark.parametrize("t_bound", [0.0, 1e-10])
+def test_a_milp_bound_above_zero_states_no_solution_below_a_norm_only(monkeypatch, t_bound) -> None:
+    # feasible, no solution; a MILP optimum t = 0 with the dual bound t_bar proves (up to HiGHS's
+    # tolerances) ||z||_1 >= s (1 / t_bar - 1): "no solution" only when t_bar = 0
+    _fake_zero(monkeypatch, t_bound)
+    M, q = np.array([[-2.0, 1.0], [0.0, 1.0]]), np.array([-2.0, 0.0])
+    result = decide(cm.LCP(M, q), tree_limit=0)
+    assert not result.exact
+    N = result.evidence["min_solution_norm"]
+    if t_bound == 0.0:
+        assert result.status is Status.NO_SOLUTION and N == np.inf and result.decided
+    else:
+        s = result.evidence["milp_scale"]
+        assert result.status is Status.NO_SOLUTION_BELOW_BOUND and not result.decided
+        assert N == pytest.approx(s * (1e10 - 1))
+        assert result.to_json()["status"] == "no-solution-below-bound"
+
+
+def test_a_norm_bound_tree_is_no_solution_below_the_bound_not_no_solution() -> None:
+    # the Trinkle et al. (1997) size-170 block of 154 at mu = 1.0 beside a one-row block with a
+    # unique solution: the tree's leaves bound the norm (LCP(0, M) has nonzero solutions), so
+    # the verdict is "no solution with ||z||_1 < N", exact, and existence stays open
+    from contactmodel.analysis.certificate import tree_min_norm
+
+    data = np.load(
+        Path(__file__).resolve().parents[1] / "data" / "decide" / "trinkle1997_size170_mu1.0_block154.npz"
+    )
+    B = sp.csr_matrix((data["data"], data["indices"], data["indptr"]), shape=(154, 154))
+    M = sp.block_diag([sp.csr_matrix([[1.0]]), B]).tocsr()
+    q = np.r_[-1.0, data["q"]]
+    result = decide(cm.LCP(M, q), time_limit=2.0, tree_limit=120.0)
+    assert result.status is Status.NO_SOLUTION_BELOW_BOUND and result.exact and not result.decided
+    block = result.evidence["block"]
+    assert np.array_equal(block, np.arange(1, 155))
+    N = result.evidence["min_solution_norm"]
+    assert 1e11 <= N < np.inf
+    # re-checked here from the tree alone, in exact integers
+    assert tree_min_norm(B, data["q"], result.evidence["tree"])[0] == N
+    payload = result.to_json()
+    assert payload["status"] == "no-solution-below-bound" and payload["decided"] is False
+    assert payload["evidence"]["min_solution_norm"] == N
+    assert "larger solutions not excluded" in result.summary()

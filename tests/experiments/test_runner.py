@@ -158,6 +158,7 @@ def test_experiment_command_writes_summary_and_figures(tmp_path: Path, capsys) -
     # cm.decide per data set: every one decided solved here, none proven unsolvable or undecided
     assert rows[-1]["decide_frac_solved"] == 1.0
     assert rows[-1]["proven_unsolvable"] == 0 and rows[-1]["undecided"] == 0
+    assert rows[-1]["no_solution_below_bound"] == 0
     assert (out / "runs.sqlite").is_file()
     assert (out / "trinkle1997-table1_solved.png").stat().st_size > 0
     assert (out / "trinkle1997-table1_profile.png").stat().st_size > 0
@@ -222,3 +223,27 @@ def test_decide_record_keeps_the_verdict_and_its_evidence() -> None:
     record = _decide_record(cm.formulate(painleve.build(1.0), friction=cm.Pyramid(1.0)), {})
     assert record["status"] == "unique" and record["residual"] <= 1e-8
     assert reports.ok(record)
+
+
+def test_table1_counts_each_decide_verdict_in_its_own_column() -> None:
+    # one size-170 problem at four mu: proven unsolvable, unsolvable below a norm bound only
+    # (existence open, so neither proven unsolvable nor solved), undecided, solved
+    statuses = ["no-solution", "no-solution-below-bound", "undecided", "solved"]
+    rows = [
+        {
+            "instance": {"family": "boxes", "size": 170, "seed": 0, "mu": mu},
+            "friction": "pyramid",
+            "solver": "decide",
+            "label": "decide",
+            "status": status,
+            "iterations": 0,
+            "seconds": 1.0,
+            "extras": {},
+        }
+        for mu, status in zip((1.0, 0.9, 0.8, 0.7), statuses)
+    ]
+    for entry in (reports.table1(rows)[0], reports.table1(rows)[-1]):
+        assert entry["data_sets"] == 4 and entry["decide_frac_solved"] == 0.25
+        assert entry["proven_unsolvable"] == 1
+        assert entry["no_solution_below_bound"] == 1
+        assert entry["undecided"] == 1
