@@ -31,6 +31,14 @@ def declare(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--friction", metavar="LAW", help=f"one law for every contact ({ACCEPTED})")
     sim.add_argument("--solver", default=None, help="solver name (default: the model's, else newton)")
     sim.add_argument(
+        "--step-tol",
+        type=float,
+        default=None,
+        metavar="R",
+        help="accept a solved-inaccurate step whose residual is at most R (default 1e-6, STEP_TOL in "
+        "contactmodel.simulation.stepper; 0 retries every such step in its other statements)",
+    )
+    sim.add_argument(
         "--out", metavar="FILE", help="write the run: .npz or .h5 (trajectory), .csv (table) or .gif/.mp4"
     )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -72,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
         options["friction"] = parse_friction(args.friction)
     if args.solver is not None:
         options["solver"] = args.solver
+    if args.step_tol is not None:
+        options["step_tol"] = args.step_tol
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix.lower() not in (".npz", ".h5", ".hdf5", ".csv", ".gif", ".mp4"):
         raise SimulateCommandError(f"--out must end in .npz, .h5, .csv, .gif or .mp4 (got '{out}')")

@@ -82,5 +82,8 @@ def test_command_line(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "steps: 3" in text and "wrote" in text
     assert load(out).n_steps == 3
+    assert main([*argv, "--solver", "lemke", "--step-tol", "0", "--out", str(out), "--no-progress"]) == 0
+    assert load(out).step_tol == 0.0
+    assert main([*argv, "--step-tol", "-1", "--no-progress"]) == 2
     assert main([*argv, "--out", str(tmp_path / "run.txt")]) == 2
     assert main(["simulate", str(tmp_path / "nothing.py")]) == 2
