@@ -234,7 +234,10 @@ def _lemke_run(tab: _Tableau, dbar: np.ndarray, opts: LemkeOptions, max_pivots: 
         if pivots >= max_pivots:
             return _Run("limit", pivots)
         if pivots % opts.check_every == 0:
-            tab.check()
+            try:
+                tab.check()
+            except np.linalg.LinAlgError:  # the refactored basis is singular: this run is lost
+                return _Run("singular", pivots)
         abar = tab.entering(entering)
         block = np.flatnonzero(abar > opts.pivot_tol * max(1.0, np.abs(abar).max()))
         if block.size == 0:
@@ -304,7 +307,8 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
     """Solve the LCP ``0 <= z _|_ M z + q >= 0`` of ``mcp`` by Lemke's method; ``x`` is z (n,).
 
     ``extras``: ``pivots`` (all runs), ``restarts`` (runs after the first), ``starts`` (runs),
-    ``rays`` (runs that ended on a secondary ray), ``warm_start`` (``"used"``, ``"singular"`` or
+    ``rays`` (runs that ended on a secondary ray), ``singular`` (runs stopped by a basis found
+    singular when refactored), ``warm_start`` (``"used"``, ``"singular"`` or
     absent), ``ray`` (when the result is a ray: what it proves, or that it proves nothing) and
     ``certificate`` (a verified Farkas vector y >= 0, M^T y <= 0, q^T y < 0, sum(y) = 1).
     """
@@ -349,6 +353,9 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
         extras["pivots"] += run.pivots
         extras["starts"] = start + 1
         extras["restarts"] = start
+        if run.status == "singular":
+            extras["singular"] = extras.get("singular", 0) + 1
+            continue
         if run.status != "ray":
             extras.pop("ray", None)
             break
@@ -377,10 +384,10 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
             f"pivot limit {max_pivots} reached in run {extras['starts']}",
             extras,
         )
-    return SolverResult(
-        None,
-        Outcome.FAILED,
-        extras["pivots"],
-        f"secondary ray in all {extras['starts']} runs; {extras['ray']}",
-        extras,
-    )
+    if run.status == "singular":
+        detail = f"the basis became singular at a refactorization in run {extras['starts']}"
+    else:
+        detail = f"secondary ray in run {extras['starts']}; {extras['ray']}"
+    if extras["starts"] > 1:
+        detail += f" ({extras['rays']} runs ended on a ray, {extras.get('singular', 0)} on a singular basis)"
+    return SolverResult(None, Outcome.FAILED, extras["pivots"], detail, extras)

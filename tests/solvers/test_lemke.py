@@ -78,6 +78,23 @@ def test_pivot_limit() -> None:
     assert r.extras["pivots"] == 10
 
 
+def test_singular_basis_ends_the_run_not_the_call(monkeypatch) -> None:
+    """A basis found singular when refactored (np.linalg.inv raising) loses that run, and the
+    next covering vector is tried; when every run is lost the answer is FAILED, never an
+    exception out of the solver."""
+    from contactmodel.solvers import lemke
+
+    def singular(self) -> None:
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(lemke._Tableau, "check", singular)
+    M, q = murty(6)  # no run ends at its first pivot, so every run reaches the check
+    r = solve(MCP.from_lcp(M, q), LemkeOptions(check_every=1, max_restarts=2))
+    assert r.outcome is Outcome.FAILED and r.x is None
+    assert r.extras["singular"] == r.extras["starts"] == 3
+    assert "singular at a refactorization in run 3" in r.message
+
+
 SOLVED_BY_LEMKE = [
     "lcp_CPS_1.dat",
     "lcp_CPS_2.dat",
