@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -77,8 +76,6 @@ _MAX_STEP = 1e8
 _REDUCE_FRACTION = 0.1
 _DENSE_N = 150
 _DENSE_CACHE_N = 2000
-_GETRF = sla.lapack.dgetrf
-_GETRS = sla.lapack.dgetrs
 
 
 def _phi(a: np.ndarray, b: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -231,7 +228,7 @@ class _Assembler:
         if m <= _DENSE_N or data.size > _DENSE_FRACTION * m * m:
             H = np.zeros((m, m), order="F")
             H[rows, cols] = data
-            return _dense_lu(H)
+            return newton_core.dense_lu(H)
         if not nz.all():
             # SuperLU given stored zeros of a numerically singular matrix can call BLAS with
             # invalid sizes (messages on stderr) before failing; without them it reports the
@@ -245,15 +242,6 @@ class _Assembler:
             return None
         lu = spla.splu(Ht)
         return lambda r: lu.solve(r, trans="T")
-
-
-def _dense_lu(H: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
-    """LAPACK LU of the Fortran-ordered square ``H`` (overwritten): a solver of ``H y = r``, or None
-    if ``H`` is exactly singular (a zero pivot)."""
-    lu, piv, info = _GETRF(H, overwrite_a=True)
-    if info != 0:
-        return None
-    return lambda r: _GETRS(lu, piv, r)[0]
 
 
 def _row_inf_norms(J: sp.csr_matrix) -> np.ndarray:
@@ -525,15 +513,13 @@ class _Newton(NewtonMethod):
             if not da_fixed.all():
                 return None
         self.n_factor += 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sla.LinAlgWarning)
-            try:
-                if dense:
-                    block = self._dense_factor(da, db, keep)
-                else:
-                    block = self._sparse_factor(J, da, db, None if keep is None else ~fixed)
-            except (RuntimeError, ValueError, sla.LinAlgError):
-                return None
+        try:
+            if dense:
+                block = self._dense_factor(da, db, keep)
+            else:
+                block = self._sparse_factor(J, da, db, None if keep is None else ~fixed)
+        except (RuntimeError, ValueError, sla.LinAlgError):
+            return None
         if block is None:
             self.singular = True
             return None
@@ -566,7 +552,7 @@ class _Newton(NewtonMethod):
         z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
         if z.size and not (H[z].any(axis=1).all() and H[:, z].any(axis=0).all()):
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
-        return _dense_lu(H)
+        return newton_core.dense_lu(H)
 
     def lm_system(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, phi: np.ndarray
@@ -579,15 +565,16 @@ class _Newton(NewtonMethod):
         g = H.T @ phi
         self.n_factor += 1
         self.n_lm += 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", sla.LinAlgWarning)
-            try:
-                if self._dense(N):
-                    d = sla.lu_solve(sla.lu_factor(N.toarray(), check_finite=False), -g)
-                else:
-                    d = spla.splu(N.tocsc()).solve(-g)
-            except (RuntimeError, ValueError, sla.LinAlgError):
-                return None
+        try:
+            if self._dense(N):
+                solve = newton_core.dense_lu(np.asfortranarray(N.toarray()))
+                if solve is None:
+                    return None
+                d = solve(-g)
+            else:
+                d = spla.splu(N.tocsc()).solve(-g)
+        except (RuntimeError, ValueError, sla.LinAlgError):
+            return None
         return d if np.all(np.isfinite(d)) else None
 
     def chord_step(self, pt: _Point, fac: _Factorization) -> _Point | None:

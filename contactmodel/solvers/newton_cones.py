@@ -27,7 +27,6 @@ marked *box only* (merit, polish, pivoting fallback, refinement, chord steps) do
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,7 +38,7 @@ import scipy.sparse.linalg as spla
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import newton_kernels
-from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
+from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions, dense_lu
 
 _DENSE_N = 150
 _DENSE_FRACTION = 0.15
@@ -338,17 +337,16 @@ class ConeMethod(NewtonMethod):
         m = int(np.count_nonzero(keep))
         if m == 0:
             return d
-        with np.errstate(all="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", sla.LinAlgWarning)
+        with np.errstate(all="ignore"):
             try:
                 if self.dense_J(J) is not None:
                     H = self.matrix(pt, J, eps)
                     Hk = H[np.ix_(keep, keep)]
                     rhs = -pt.phi[keep] - H[np.ix_(keep, fixed)] @ d[fixed]
-                    lu = sla.lu_factor(Hk, check_finite=False)
-                    if np.min(np.abs(np.diag(lu[0]))) <= 1e-14 * max(1.0, float(np.abs(Hk).max())):
+                    solve = dense_lu(np.asfortranarray(Hk), pivot_tol=1e-14)
+                    if solve is None:
                         return None
-                    y = sla.lu_solve(lu, rhs, check_finite=False)
+                    y = solve(rhs)
                 else:
                     y = self._sparse_solve(pt, J, eps, keep, d)
             except (RuntimeError, ValueError, sla.LinAlgError):

@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 
 from contactmodel.errors import SolverError
@@ -314,6 +316,20 @@ class NewtonMethod(ABC):
             return False
         self.regularized = True
         return True
+
+
+def dense_lu(H: np.ndarray, pivot_tol: float = 0.0) -> Callable[[np.ndarray], np.ndarray] | None:
+    """LAPACK's LU of the square ``H`` (overwritten when Fortran-ordered): a solver of ``H y = r``,
+    or None when a pivot is at most ``pivot_tol * max(1, max|H|)`` (0: exactly zero).
+
+    LAPACK is called directly, not through ``scipy.linalg.lu_factor``: that one warns on a zero
+    pivot, and silencing a warning (``warnings.catch_warnings``) is not thread-safe, so solves
+    running in threads (a Dask worker's) let it through."""
+    bound = pivot_tol * max(1.0, float(np.abs(H).max())) if pivot_tol > 0.0 and H.size else 0.0
+    lu, piv, info = sla.lapack.dgetrf(H, overwrite_a=True)
+    if info != 0 or (bound > 0.0 and np.abs(np.diag(lu)).min() <= bound):
+        return None
+    return lambda r: sla.lapack.dgetrs(lu, piv, r)[0]
 
 
 def arc_search(

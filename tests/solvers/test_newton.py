@@ -837,3 +837,21 @@ def test_sparse_factor_ignores_stored_zeros():
     r = rng.standard_normal(n)
     H = np.diag(da) + np.diag(db) @ J.toarray()
     assert np.allclose(H @ solve(r), r, atol=1e-10)
+
+
+def test_dense_lu_reports_singular_without_warning():
+    """``dense_lu`` solves H y = r, returns None on an exact zero pivot or one at most
+    ``pivot_tol`` relative, and never warns: silencing a warning is not thread-safe, so a warning
+    from a solve in a Dask worker's thread would escape."""
+    import warnings
+
+    from contactmodel.solvers.newton_core import dense_lu
+
+    H = np.array([[4.0, 1.0], [2.0, 3.0]])
+    r = np.array([1.0, 2.0])
+    np.testing.assert_allclose(dense_lu(np.asfortranarray(H))(r), np.linalg.solve(H, r), rtol=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert dense_lu(np.asfortranarray([[1.0, 2.0], [2.0, 4.0]])) is None
+        assert dense_lu(np.asfortranarray([[1.0, 0.0], [0.0, 1e-15]]), pivot_tol=1e-14) is None
+    assert dense_lu(np.asfortranarray([[1.0, 0.0], [0.0, 1e-13]]), pivot_tol=1e-14) is not None
