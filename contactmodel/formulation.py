@@ -47,9 +47,25 @@ from contactmodel.assembly import (
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
-from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
+from contactmodel.friction.base import (
+    ContactContext,
+    DirectRows,
+    ForceMap,
+    FrictionLaw,
+    axes_set,
+    declare_pairs,
+)
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import CompiledMCP, MatrixRecord, compile_model, record_matrix, record_pairs
+from contactmodel.mcp.compile import (
+    LAST_X,
+    CompiledMCP,
+    MatrixRecord,
+    compile_model,
+    record_matrix,
+    record_pairs,
+)
+from contactmodel.mcp.direct import compile_direct, direct_rows, reduced_matrix
+from contactmodel.mcp.direct import force_maps as direct_force_maps
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -85,21 +101,67 @@ class Problem:
 
     ``variables`` lists every variable the laws declared (forces and multipliers);
     ``T`` (m x len(variables)) maps their values to the contact force vector c (assembly rows).
+    The model of a problem made from matrices whose laws state their rows without Pyomo
+    (:meth:`~contactmodel.friction.base.FrictionLaw.direct_rows`) is built when first read
+    (``model``, ``variables``, :meth:`block`); until then :meth:`compile` makes its MCP from the
+    arrays (:mod:`contactmodel.mcp.direct`), the same MCP as the built model's.
     """
 
     assembly: ContactAssembly
-    model: pe.ConcreteModel
     form: Form
     laws: dict[str, FrictionLaw]
     contexts: dict[str, ContactContext]
-    variables: list
     T: sp.csr_matrix
+    _model: pe.ConcreteModel | None = field(default=None, repr=False)
+    _variables: list | None = field(default=None, repr=False)
+    #: each contact's rows, while the model is not built (see :mod:`contactmodel.mcp.direct`), and
+    #: the key (contact name, local name) of each force variable (T's columns)
+    _direct: dict[str, DirectRows] | None = field(default=None, repr=False)
+    _keys: list | None = field(default=None, repr=False)
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
     _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
+    _carried: np.ndarray | None = field(default=None, repr=False)  # see _build
+    _lazy_rows: bool = field(default=True, repr=False)  # LAZY_ROWS when formulated: the build's
 
     def __post_init__(self) -> None:
         adopt_param_edits(self)  # the Params as built match the assembly: later edits are noticed
+
+    @property
+    def model(self) -> pe.ConcreteModel:
+        """The Pyomo model (built on first read when the problem was formulated without it)."""
+        if self._model is None:
+            self._build()
+        return self._model
+
+    @property
+    def variables(self) -> list:
+        """The laws' force variables y of the model (c = T y), in T's column order."""
+        if self._model is None:
+            self._build()
+        return self._variables
+
+    @property
+    def built(self) -> bool:
+        """Whether the Pyomo model exists (see the class docstring)."""
+        return self._model is not None
+
+    def _build(self) -> None:
+        """Build the model from the current assembly, laws and contexts (what :func:`formulate`
+        builds at once); a point loaded before is written into it, and the MCP made without it is
+        dropped (the next :meth:`compile` compiles the model, keeping its last accepted answer)."""
+        with building():
+            model, variables, _ = _build_model(
+                self.assembly, self.laws, self.contexts, self.form, self._lazy_rows
+            )
+        self._model, self._variables = model, variables
+        compiled = self._compiled
+        self._direct = self._keys = self._compiled = None
+        adopt_param_edits(self)
+        if compiled is not None:
+            if compiled.point is not None:
+                compiled.load(compiled.point)
+            self._carried = compiled.derived.get(LAST_X)
 
     @property
     def system(self) -> System:
@@ -123,11 +185,26 @@ class Problem:
         """The numeric MCP of the model. Cached: recompiled when ``refresh`` or when components
         were added, removed or (de)activated since (noticed without walking the model, see
         :class:`~contactmodel.mcp.compile.Structure`); otherwise only mutable Params such as
-        ``model.b`` are re-read, and edits of them by hand taken into the assembly the checks use."""
+        ``model.b`` are re-read, and edits of them by hand taken into the assembly the checks use.
+        Before the model is built (see the class docstring), the MCP is made from the arrays and
+        re-reads b and mu from the problem's assembly and laws."""
         compiled = self._compiled
+        if self._model is None:
+            if compiled is None or refresh:
+                direct = compile_direct(self, self._direct, self._keys, self.T)
+                if direct is not None:
+                    self._compiled = direct
+                    return direct
+                self._build()  # a variable matched with no row: the compiler names it
+                compiled = None
+            else:
+                compiled.update()
+                return compiled
         if compiled is None or refresh or compiled.structure.changed():
             with building():  # see formulate
                 self._compiled = compile_model(self.model)
+            if self._carried is not None:
+                self._compiled.derived[LAST_X], self._carried = self._carried, None
         else:
             compiled.update()
         adopt_param_edits(self)
@@ -294,15 +371,34 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
         return _formulate(system, friction, Form.parse(form))
 
 
-def _formulate(system, friction, form: Form) -> Problem:
-    """:func:`formulate` with the garbage collector paused: per contact, the law declares its
-    force variables; the form writes the accelerations; the law adds its conditions."""
+def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
+    """:func:`formulate` with the garbage collector paused. ``lazy``: leave the model to be built
+    when first read if every law states its rows without Pyomo (reduced form only; see
+    :class:`Problem`)."""
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     v, rolling_tol = assembly.v, assembly.system.rolling_tol
     contexts = {
         c.name: ContactContext(c, v[assembly.indices(c.name)], rolling_tol) for c in assembly.system.contacts
     }
+    direct = direct_rows(laws, contexts) if lazy and form is Form.REDUCED else None
+    if direct is not None:
+        keys, T = _force_matrix(assembly, direct_force_maps(direct), key=None)
+        return Problem(assembly, form, laws, contexts, T, _direct=direct, _keys=keys, _lazy_rows=LAZY_ROWS)
+    model, variables, T = _build_model(assembly, laws, contexts, form, LAZY_ROWS)
+    return Problem(assembly, form, laws, contexts, T, _model=model, _variables=variables)
+
+
+def _build_model(
+    assembly: ContactAssembly,
+    laws: dict[str, FrictionLaw],
+    contexts: dict[str, ContactContext],
+    form: Form,
+    lazy_rows: bool,
+) -> tuple[pe.ConcreteModel, list, sp.csr_matrix]:
+    """(model, the laws' force variables, T): per contact, the law declares its force variables;
+    the form writes the accelerations (``lazy_rows``: see :data:`LAZY_ROWS`); the law adds its
+    conditions."""
     model = pe.ConcreteModel(name="contact_problem")
     model.contact = pe.Block(list(laws))
     blocks = dict(zip(laws, model.contact.values()))  # the Block's entries, in the order given
@@ -315,21 +411,13 @@ def _formulate(system, friction, form: Form) -> Problem:
         blk = blocks[name]
         key = "".join(rows)
         index = axes.get(key) or axes.setdefault(key, axes_set(blk, key))
-        if LAZY_ROWS:
+        if lazy_rows:
             add_matrix_rows(blk, "accel", index, accel, rows)
         else:
             add_expression(blk, "accel", {c: accel.expression(r) for c, r in rows.items()}, index)
         law.add_conditions(blk, contexts[name])
         declare_pairs(blk)
-    return Problem(
-        assembly=assembly,
-        model=model,
-        form=form,
-        laws=laws,
-        contexts=contexts,
-        variables=variables,
-        T=T,
-    )
+    return model, variables, T
 
 
 def _assembly_of(system, form: Form) -> ContactAssembly:
@@ -345,21 +433,25 @@ def _assembly_of(system, form: Form) -> ContactAssembly:
     raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
 
 
-def _force_matrix(assembly: ContactAssembly, force_maps: dict[str, ForceMap]) -> tuple[list, sp.csr_matrix]:
+def _force_matrix(
+    assembly: ContactAssembly, force_maps: dict[str, ForceMap], key=id
+) -> tuple[list, sp.csr_matrix]:
     """Every variable the laws' force maps use, once, in order of first use, and T (m, len)
-    with c = T y."""
+    with c = T y. ``key``: what tells variables apart (None: the objects themselves, e.g. the
+    keys of :func:`~contactmodel.mcp.direct.force_maps`)."""
     variables: list = []
-    index: dict[int, int] = {}
+    index: dict = {}
     ti, tj, tv = [], [], []
     for name, force_map in force_maps.items():
         rows = assembly.contact_rows[name]
         for comp, terms in force_map.items():
             for coef, var in terms:
-                if id(var) not in index:
-                    index[id(var)] = len(variables)
+                k = var if key is None else key(var)
+                if k not in index:
+                    index[k] = len(variables)
                     variables.append(var)
                 ti.append(rows[comp])
-                tj.append(index[id(var)])
+                tj.append(index[k])
                 tv.append(coef)
     return variables, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
 
@@ -414,7 +506,8 @@ def formulate_from_matrices(
         if len(friction) != nc:
             raise FormulationError(f"friction list must have one law per contact ({nc})")
         friction = dict(zip(contact_names, friction))
-    return formulate(assembly, friction=friction, form="reduced")
+    with building():  # see formulate; the model is built when first read, where the laws allow
+        return _formulate(assembly, friction, Form.REDUCED, lazy=True)
 
 
 def _sliding_flags(sliding, nc: int, names) -> np.ndarray:
@@ -459,9 +552,7 @@ class ReducedForm(FormModel):
 
     def accelerations(self, model, assembly, T, variables) -> MatrixRecord:
         add_param_vector(model, "b", assembly.b)
-        K = (assembly.A_sparse @ T).tocsr()
-        K.eliminate_zeros()
-        return record_matrix(model, K, variables, model.b)
+        return record_matrix(model, reduced_matrix(assembly, T), variables, model.b)
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""

@@ -24,6 +24,7 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
@@ -77,7 +78,13 @@ class Pair:
     contact: str
     key: str
     index: int  # MCP index (variable and row)
-    var: object = field(repr=False)  # the Pyomo variable
+    variables: Sequence = field(repr=False)  # the MCP's Pyomo variables
+
+    @property
+    def var(self):
+        """The Pyomo variable (read from the MCP's variables when asked: a problem compiled
+        without its model builds it then)."""
+        return self.variables[self.index]
 
     @property
     def variable(self) -> str:
@@ -111,7 +118,7 @@ def _find_pairs(problem: Problem, compiled: CompiledMCP) -> list[Pair]:
                     position = {id(v): i for i, v in enumerate(variables)}
                 var = _split(cdata)[0]
                 row = position[id(var)]
-            out.append(Pair(name, str(key), row, variables[row]))
+            out.append(Pair(name, str(key), row, variables))
     return out
 
 

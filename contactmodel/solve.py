@@ -21,7 +21,7 @@ from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
 from contactmodel.layout import layout_of
-from contactmodel.mcp.compile import CompiledMCP
+from contactmodel.mcp.compile import LAST_X, CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.modes import decide_modes
 from contactmodel.solution import ContactResult, Solution
@@ -136,14 +136,14 @@ def solve(
         x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
         x0 = x0 if problem is asked else carry_point(asked, problem, x0)
         mcp = MCP(**{**mcp.__dict__, "x0": x0})
-    elif warm and compiled is not None and compiled.derived.get(_LAST_X) is not None:
-        mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[_LAST_X]})  # the solved problem's order
+    elif warm and compiled is not None and compiled.derived.get(LAST_X) is not None:
+        mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[LAST_X]})  # the solved problem's order
     result, seconds = _run(solver, module, mcp, opts, blas_threads)
     timings["solve"] = seconds
     target = compiled if compiled is not None else mcp
     solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
     if compiled is not None and solution.ok:
-        compiled.derived[_LAST_X] = solution.x  # in the order of the problem solved
+        compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
     if fallback and problem is asked:
         solution = _fallback(problem, solution, solver, accept_tol, blas_threads, options)
     if problem is not asked and solution.x is not None:
@@ -160,10 +160,6 @@ def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads
         solution,
         lambda twin: solve(twin, solver, accept_tol, None, blas_threads, fallback=False, **options),
     )
-
-
-#: key of a compilation's last accepted answer (the start of ``solve(..., warm_start=True)``)
-_LAST_X = "last_x"
 
 
 def _compile(problem) -> tuple[CompiledMCP | None, MCP]:

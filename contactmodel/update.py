@@ -58,7 +58,10 @@ def adopt_param_edits(problem: Problem) -> None:
     made by hand since the last call into the problem's assembly, so the dispatcher's checks
     and modes judge an answer against the numbers the MCP was built with. Params are taken to
     match the assembly whenever the assembly was replaced (by :func:`update` or the time
-    stepper); reading them costs ~0.1 ms for 1000 contacts."""
+    stepper); reading them costs ~0.1 ms for 1000 contacts. Nothing to take before the model is
+    built (its Params are then made from the assembly)."""
+    if not problem.built:
+        return
     model = problem.model
     now = {name: _read(model.component(name)) for name in _params(problem)}
     seen = problem._params_seen
@@ -114,8 +117,10 @@ def _replace_assembly(problem: Problem, new: ContactAssembly) -> None:
     """Give the problem the assembly ``new`` (same rows, other numbers) and write the model's
     Params to match: ``b`` (reduced); ``f`` and ``bias`` shifted by the change (sparse)."""
     old = problem.assembly
-    model = problem.model
-    if problem.form == "reduced":
+    model = problem.model if problem.built else None  # an unbuilt model takes the new assembly's
+    if model is None:
+        pass
+    elif problem.form == "reduced":
         _write(model.b, new.b)
     else:
         _write(model.bias, _read(model.bias) + (new.gdot_nu - old.gdot_nu))
@@ -172,8 +177,12 @@ def _update_mu(problem: Problem, mu) -> None:
         law = laws[name]
         if getattr(law, "mu", None) == value:
             continue
-        cone = problem.block(name).component("cone")
-        if not isinstance(law, CoulombCone) or cone is None:
+        if problem.built:
+            cone = problem.block(name).component("cone")
+            has_cone = cone is not None
+        else:  # the rows the model would be built with
+            cone, has_cone = None, problem._direct[name].cone is not None
+        if not isinstance(law, CoulombCone) or not has_cone:
             raise FormulationError(
                 f"Problem.update: contact '{name}' has {law!r}, whose mu is a coefficient of the "
                 "model's rows (or a sliding contact's force map), not a number the model re-reads; "
@@ -185,5 +194,6 @@ def _update_mu(problem: Problem, mu) -> None:
             new = made[(id(law), value)] = copy.copy(law)
             new.mu = value
         laws[name] = new
-        cone.mu._value = value
+        if cone is not None:
+            cone.mu._value = value
     problem.laws = laws

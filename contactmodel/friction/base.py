@@ -75,6 +75,28 @@ def check_coefficient(value, field: str, positive: bool = False) -> float:
     return v
 
 
+@dataclass(frozen=True)
+class DirectRows:
+    """What a law contributes to the reduced form's MCP at one contact, stated without Pyomo (the
+    direct route of :meth:`FrictionLaw.direct_rows`): exactly the rows and variables its
+    ``build`` and ``add_conditions`` declare, so that the MCP compiled from these equals, bit for
+    bit, the MCP compiled from the built block (tests/test_direct_route.py).
+
+    ``variables`` (local name, lower bound, upper bound) of each scalar variable in declaration
+    order; ``force`` the force map (component -> (coefficient, variable position)), as ``build``
+    returns it; ``pairs`` (key, variable position, lower bound) of each pair
+    ``var >= lower _|_ accel[axis] >= 0``, its axis the pair's ``axis`` (``"n"``, ...), in the
+    order stated; ``cone`` the positions of the (n, t, o) force variables of the contact's
+    :class:`~contactmodel.mcp.cones.SOCComplementarity` block (its rows ``accel[n|t|o]``) and
+    ``mu`` its coefficient, or None without a cone block."""
+
+    variables: tuple[tuple[str, float, float], ...]
+    force: dict[str, list[tuple[float, int]]]
+    pairs: tuple[tuple[str, int, float, str], ...] = ()
+    cone: tuple[int, int, int] | None = None
+    mu: float = 0.0
+
+
 #: one step of a law's residual plan: a part of its friction set, the mask of the contacts it
 #: decides, its components' positions in (n, t, o, r)
 _PlanStep = tuple[SetPart, np.ndarray, list[int]]
@@ -101,6 +123,12 @@ class FrictionLaw(ABC):
     @abstractmethod
     def add_conditions(self, blk: pe.Block, ctx: ContactContext) -> None:
         """Add this contact's complementarity pairs, using ``blk.accel[comp]``."""
+
+    def direct_rows(self, ctx: ContactContext) -> DirectRows | None:
+        """The rows ``build`` and ``add_conditions`` declare at ``ctx``, stated without Pyomo
+        (:class:`DirectRows`), so a problem of such contacts is compiled without building its
+        model; None (the default) when this law has no such statement here: the model is built."""
+        return None
 
     @abstractmethod
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
@@ -283,12 +311,31 @@ def normal_pair(blk: pe.Block) -> None:
 def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], mu: float) -> ForceMap:
     """Maximum-work friction at a sliding contact, linear in c_n (Trinkle et al. (1997) (10), Trinkle and
     Pang (1997) KKT): c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
-    comps = "".join(weights)
-    v = {c: ctx.velocity["ntor".index(c)] for c in comps}
-    norm = math.sqrt(sum(weights[c] ** 2 * v[c] ** 2 for c in comps))
     fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
-    for c in comps:
-        k = -mu * weights[c] ** 2 * v[c] / norm
+    for c, k in sliding_coefficients(ctx, weights, mu).items():
         add_expression(blk, f"c_{c}", k * blk.c_n)
         fmap[c] = [(k, blk.c_n)]
     return fmap
+
+
+def sliding_coefficients(ctx: ContactContext, weights: dict[str, float], mu: float) -> dict[str, float]:
+    """The coefficients k_alpha of :func:`sliding_map`, c_alpha = k_alpha c_n, in the order of
+    ``weights``."""
+    comps = "".join(weights)
+    v = {c: ctx.velocity["ntor".index(c)] for c in comps}
+    norm = math.sqrt(sum(weights[c] ** 2 * v[c] ** 2 for c in comps))
+    return {c: -mu * weights[c] ** 2 * v[c] / norm for c in comps}
+
+
+def sliding_direct_rows(ctx: ContactContext, weights: dict[str, float], mu: float) -> DirectRows:
+    """:class:`DirectRows` of a sliding contact built by :func:`normal_force`, :func:`sliding_map`
+    and :func:`normal_pair`: c_n >= 0 _|_ a_n >= 0, the friction forces k_alpha c_n."""
+    force = {"n": [(1.0, 0)]}
+    for c, k in sliding_coefficients(ctx, weights, mu).items():
+        force[c] = [(k, 0)]
+    return DirectRows(NORMAL_VARIABLE, force, NORMAL_PAIR)
+
+
+#: the normal force variable and pair of :func:`normal_force` and :func:`normal_pair`
+NORMAL_VARIABLE = (("c_n", 0.0, math.inf),)
+NORMAL_PAIR = (("normal", 0, 0.0, "n"),)

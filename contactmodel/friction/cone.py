@@ -54,6 +54,7 @@ from contactmodel._pyomo import add_block, add_expression, add_var, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
+    DirectRows,
     ForceMap,
     FrictionLaw,
     Lifted,
@@ -62,6 +63,7 @@ from contactmodel.friction.base import (
     nonneg_pair,
     normal_force,
     normal_pair,
+    sliding_direct_rows,
     sliding_map,
 )
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
@@ -160,6 +162,25 @@ class CoulombCone(FrictionLaw):
             c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")
             equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
             equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
+
+    def direct_rows(self, ctx: ContactContext) -> DirectRows | None:
+        """A sliding contact (either form) and a rolling one in the SOC form; None for a rolling
+        MNCP contact (its rows are not accelerations alone: the model is built)."""
+        if ctx.sliding("to"):
+            return sliding_direct_rows(ctx, {"t": 1.0, "o": 1.0}, self.mu)
+        if self.form != "soc":
+            return None
+        rows = self.__dict__.get("_soc_rows")  # one object for every rolling contact of this law
+        if rows is None or rows.mu != self.mu:  # (a copy given another mu makes its own)
+            free = (-math.inf, math.inf)
+            rows = DirectRows(
+                tuple((f"c_{ax}", *free) for ax in "nto"),
+                {"n": [(1.0, 0)], "t": [(1.0, 1)], "o": [(1.0, 2)]},
+                cone=(0, 1, 2),
+                mu=self.mu,
+            )
+            self.__dict__["_soc_rows"] = rows
+        return rows
 
     def friction_set(self) -> FrictionSet:
         from contactmodel.friction.pyramid import Pyramid
@@ -269,6 +290,8 @@ def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:
     if not swap:
         return problem
     twin = problem.reformulate(friction={**problem.laws, **swap})
+    if not problem.built:  # its numbers are the assembly's, which the twin is formulated from
+        return twin
     for param in problem.model.component_objects(pe.Param, descend_into=False):
         if param.mutable:
             target = twin.model.component(param.local_name)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from contactmodel.friction.base import (
+    NORMAL_PAIR,
+    NORMAL_VARIABLE,
     ContactContext,
+    DirectRows,
     ForceMap,
     FrictionLaw,
     Lifted,
@@ -23,6 +26,9 @@ class Frictionless(FrictionLaw):
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
         normal_pair(blk)
+
+    def direct_rows(self, ctx: ContactContext) -> DirectRows:
+        return DirectRows(NORMAL_VARIABLE, {"n": [(1.0, 0)]}, NORMAL_PAIR)
 
     def friction_set(self) -> FrictionSet:
         return FrictionSet([], "frictionless")

@@ -52,6 +52,10 @@ from contactmodel.mcp.types import MCP, CoulombBlocks
 
 _VALUE = attrgetter("_value")  # a ParamData's or VarData's stored number (the public .value costs 7x)
 
+#: key of a compilation's ``derived`` holding its last accepted answer (the start of
+#: ``solve(..., warm_start=True)``)
+LAST_X = "last_x"
+
 
 @dataclass
 class _Row:
@@ -484,13 +488,19 @@ class _Matrices:
         the rows were taken in increasing MCP order)."""
         n = L.shape[0]
         for k, (mine, theirs) in self.taken.items():
-            part = self.records[k].K[np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
-            counts = np.zeros(n + 1, dtype=np.int64)
-            counts[np.asarray(mine, dtype=np.int64) + 1] = np.diff(part.indptr)
-            rows = sp.csr_matrix((part.data, self.columns[k][part.indices], np.cumsum(counts)), shape=(n, n))
-            rows.sum_duplicates()  # canonical, as L is: each row's terms summed in column order
-            L = L + rows
+            L = L + matrix_rows(self.records[k].K, self.columns[k], mine, theirs, n)
         return L
+
+
+def matrix_rows(K: sp.csr_matrix, columns: np.ndarray, mine, theirs, n: int) -> sp.csr_matrix:
+    """(n, n) CSR holding row ``theirs[k]`` of ``K`` in MCP row ``mine[k]`` (increasing), K's
+    column j in MCP column ``columns[j]``: the recorded rows an MCP takes from K."""
+    part = K[np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
+    counts = np.zeros(n + 1, dtype=np.int64)
+    counts[np.asarray(mine, dtype=np.int64) + 1] = np.diff(part.indptr)
+    rows = sp.csr_matrix((part.data, columns[part.indices], np.cumsum(counts)), shape=(n, n))
+    rows.sum_duplicates()  # canonical, as L is: each row's terms summed in column order
+    return rows
 
 
 @dataclass

@@ -1,0 +1,242 @@
+"""The MCP of a reduced-form contact problem compiled from its arrays, without its Pyomo model.
+
+A problem made by :func:`~contactmodel.formulation.formulate_from_matrices` whose laws all state
+their rows without Pyomo (:meth:`~contactmodel.friction.base.FrictionLaw.direct_rows`) does not
+build its model until something reads it (``problem.model``, a block, its variables). Until then
+:meth:`Problem.compile <contactmodel.formulation.Problem.compile>` makes the MCP here, from A, b,
+the contacts' rows and the laws' :class:`~contactmodel.friction.base.DirectRows`: the very MCP the
+compiler makes of the built model (names, variable order, bounds, pair rows, cone blocks, M and q
+bit for bit; tests/test_direct_route.py compares the two for every law with the direct route).
+
+Every row is an acceleration a_r = (K c)_r + b_r with K = A T (T: c = T y over the laws' force
+variables y, see :func:`reduced_matrix`), read from K as the compiler reads the recorded rows of
+the built model (:func:`~contactmodel.mcp.compile.matrix_rows`). MCP order is the compiler's:
+every pair, contact after contact in the order each law states them, then the three rows of each
+cone block. The Pyomo variables behind the columns (:attr:`DirectMCP.variables`) are the built
+model's, found when first read (which builds the model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+from pyomo.core.base.component_namer import index_repr
+
+from contactmodel.mcp.compile import CompiledMCP, _Functions, _Terms, matrix_rows
+from contactmodel.mcp.cones import AXES
+from contactmodel.mcp.types import MCP, CoulombBlocks
+from contactmodel.modes import Pair
+
+if TYPE_CHECKING:  # annotations only: formulation imports this module
+    from contactmodel.assembly import ContactAssembly
+    from contactmodel.formulation import Problem
+    from contactmodel.friction.base import ContactContext, DirectRows, ForceMap, FrictionLaw
+
+
+def direct_rows(
+    laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]
+) -> dict[str, DirectRows] | None:
+    """Each contact's :class:`~contactmodel.friction.base.DirectRows`, or None when some law has
+    no direct statement of its contact (the model is then built)."""
+    out = {}
+    for name, law in laws.items():
+        rows = law.direct_rows(contexts[name])
+        if rows is None:
+            return None
+        out[name] = rows
+    return out
+
+
+def force_maps(direct: dict[str, DirectRows]) -> dict[str, ForceMap]:
+    """The laws' force maps with each variable named by its key (contact name, local name), as
+    :func:`~contactmodel.formulation._force_matrix` reads them."""
+    maps = {}
+    for name, rows in direct.items():
+        local = rows.variables
+        maps[name] = {
+            comp: [(coef, (name, local[pos][0])) for coef, pos in terms] for comp, terms in rows.force.items()
+        }
+    return maps
+
+
+def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix:
+    """K = A T (m, len(y)) CSR without stored zeros: row r gives a_r - b_r over the force
+    variables y (c = T y); the reduced form's acceleration rows."""
+    K = (assembly.A_sparse @ T).tocsr()
+    K.eliminate_zeros()
+    return K
+
+
+class KeyNames(Sequence):
+    """The Pyomo names of variables given by key (contact name, local name):
+    ``contact[NAME].LOCAL`` with NAME written as Pyomo writes an index; made when first read."""
+
+    def __init__(self, keys: list[tuple[str, str]]) -> None:
+        self._keys = keys
+        self._names: list[str] | None = None
+
+    def __getitem__(self, i):
+        if self._names is None:
+            self._names = [f"contact{index_repr(name)}.{local}" for name, local in self._keys]
+        return self._names[i]
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class ModelVariables(Sequence):
+    """The built model's variables of keys (contact name, local name), in order: reading one
+    builds the problem's model (once) and finds them all."""
+
+    def __init__(self, problem: Problem, keys: list[tuple[str, str]]) -> None:
+        self._problem = problem
+        self._keys = keys
+        self._vars: list | None = None
+
+    def _resolve(self) -> list:
+        if self._vars is None:
+            model = self._problem.model
+            self._vars = [model.contact[name].component(local) for name, local in self._keys]
+        return self._vars
+
+    def __getitem__(self, i):
+        return self._resolve()[i]
+
+    def __iter__(self):
+        return iter(self._resolve())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+@dataclass
+class DirectMCP(CompiledMCP):
+    """A :class:`~contactmodel.mcp.compile.CompiledMCP` made without the model (see the module
+    docstring). ``rows_b`` (n,): the row of b each MCP row reads; ``cone_names`` the contact of
+    each cone block (its law's mu re-read when the problem's laws are replaced). While the model
+    is not built, a point loaded (:meth:`load`) is kept in ``point`` and written into the model
+    when it is built; afterwards it reads and writes the model's variables as any compilation."""
+
+    problem: Problem | None = field(default=None, repr=False)
+    rows_b: np.ndarray | None = field(default=None, repr=False)
+    cone_names: list[str] = field(default_factory=list, repr=False)
+    point: np.ndarray | None = field(default=None, repr=False)
+    _seen: tuple = field(default=(None, None), repr=False)  # (assembly, laws) last read
+
+    def __post_init__(self) -> None:
+        """No Pyomo rows: the constants are b's entries (see :meth:`update`)."""
+
+    def update(self) -> None:
+        """Re-read b (of the problem's assembly) and the cone blocks' mu (of its laws) in place,
+        when the problem was given a new assembly or laws since the last read."""
+        problem = self.problem
+        asm, laws = problem.assembly, problem.laws
+        if asm is not self._seen[0]:
+            self._q_linear[:] = np.asarray(asm.b, dtype=float)[self.rows_b]
+        if self.cone_names and laws is not self._seen[1]:
+            ctx = problem.contexts
+            self.mcp.cones.mu[:] = [laws[name].direct_rows(ctx[name]).mu for name in self.cone_names]
+        self._seen = (asm, laws)
+
+    def values(self) -> np.ndarray:
+        """The model's values in MCP order once it is built; before, the point last loaded (0
+        where none was)."""
+        if self.problem.built:
+            return super().values()
+        return np.zeros(self.mcp.n) if self.point is None else self.point.copy()
+
+    def load(self, x: np.ndarray) -> None:
+        """Write x into the model's variables once it is built; before, keep it for the build."""
+        if self.problem.built:
+            super().load(x)
+        else:
+            self.point = np.array(x, dtype=float)
+
+
+def compile_direct(
+    problem: Problem, direct: dict[str, DirectRows], keys: list, T: sp.csr_matrix
+) -> DirectMCP | None:
+    """The MCP of ``problem`` from its arrays (see the module docstring): ``direct`` each contact's
+    rows, ``keys`` the key (contact name, local name) of each of the laws' force variables (T's
+    columns, c = T y). None when a force variable is matched with no row (the compiler of the
+    built model then names it)."""
+    asm = problem.assembly
+    contact_rows = asm.contact_rows
+    names, lb, ub, rows_b = [], [], [], []
+    pairs = []  # (contact, key, MCP row)
+    for name, rows in direct.items():
+        crow = contact_rows[name]
+        local = rows.variables
+        for key, pos, low, axis in rows.pairs:
+            var, vlb, vub = local[pos]
+            pairs.append((name, key, len(names)))
+            names.append((name, var))
+            lb.append(max(low, vlb))
+            ub.append(min(np.inf, vub))
+            rows_b.append(crow[axis])
+    cone_index, cone_mu, cone_names = [], [], []
+    laws, contexts = problem.laws, problem.contexts
+    for name, rows in direct.items():
+        if rows.cone is None:
+            continue
+        crow = contact_rows[name]
+        cone_index.append(range(len(names), len(names) + 3))
+        cone_mu.append(laws[name].direct_rows(contexts[name]).mu)  # the current law's (update(mu=))
+        cone_names.append(name)
+        for pos, axis in zip(rows.cone, AXES):
+            names.append((name, rows.variables[pos][0]))
+            lb.append(-np.inf)
+            ub.append(np.inf)
+            rows_b.append(crow[axis])
+    n = len(names)
+    column = {key: i for i, key in enumerate(names)}
+    if len(column) != n or any(key not in column for key in keys):
+        return None
+    cols = np.fromiter((column[key] for key in keys), dtype=np.int64, count=len(keys))
+    theirs = np.asarray(rows_b, dtype=np.int64)
+    K = reduced_matrix(asm, T)
+    L = sp.csr_matrix(([], ([], [])), shape=(n, n)) + matrix_rows(K, cols, np.arange(n), theirs, n)
+    terms = _Terms(
+        L=L.tocsr(),
+        qi=np.asarray([]).astype(int),
+        qa=np.asarray([]).astype(int),
+        qb=np.asarray([]).astype(int),
+        qv=np.asarray([]).astype(float),
+        nonlinear=[],
+    )
+    lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
+    q = np.asarray(asm.b, dtype=float)[theirs]
+    functions = _Functions(terms, q)
+    variables = ModelVariables(problem, names)
+    compiled = DirectMCP(
+        mcp=None,
+        variables=variables,
+        rows=[],
+        _q_linear=q,
+        problem=problem,
+        rows_b=theirs,
+        cone_names=cone_names,
+    )
+    compiled._seen = (asm, problem.laws)
+    cones = None
+    if cone_mu:
+        cones = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
+    compiled.mcp = MCP(
+        F=functions.F,
+        J=functions.J,
+        lb=lb_arr,
+        ub=ub_arr,
+        x0=np.clip(np.zeros(n), lb_arr, ub_arr),
+        names=KeyNames(names),
+        M=terms.L,
+        q=q,
+        hess=None,
+        cones=cones,
+    )
+    compiled.derived["force_columns"] = cols
+    compiled.derived["pairs"] = [Pair(name, key, row, variables) for name, key, row in pairs]
+    return compiled

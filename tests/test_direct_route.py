@@ -1,0 +1,192 @@
+"""A problem made from matrices is compiled from its arrays, without building its Pyomo model
+(``contactmodel.mcp.direct``), where every law states its rows (``FrictionLaw.direct_rows``): that
+MCP is the one compiling the built model gives (names, order, bounds, pairs, cone blocks, M, q,
+the maps back to the model), the model built afterwards is today's, and once built the model is
+what ``cm.solve`` reads (edits of it are noticed)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import contactmodel as cm
+from contactmodel._pyomo import Complementarity, complements, pe
+from contactmodel.friction.base import FrictionLaw
+from contactmodel.mcp.compile import compile_model
+from contactmodel.mcp.direct import DirectMCP
+from contactmodel.modes import pairs_of
+
+
+def _data(nc: int, torsion: bool, seed: int = 3):
+    """(A, b) of a dense symmetric positive definite reduced problem, d = 3 or 4 rows a contact."""
+    d = 4 if torsion else 3
+    rng = np.random.default_rng(seed)
+    G = rng.standard_normal((d * nc, d * nc + 2))
+    return G @ G.T + 0.1 * np.eye(d * nc), rng.standard_normal(d * nc)
+
+
+#: every law with the direct route (each law class that overrides direct_rows), as used per contact
+LAWS = {
+    "cone": lambda: cm.CoulombCone(0.4),
+    "cone_soc": lambda: cm.CoulombCone(0.3, form="soc"),
+    "cone_mncp_sliding": lambda: cm.CoulombCone(0.4, form="mncp"),  # direct where contacts slide
+    "frictionless": lambda: cm.Frictionless(),
+}
+
+
+def test_every_law_with_a_direct_route_is_covered() -> None:
+    """A law class gaining direct_rows must be added to LAWS (so this file checks it)."""
+    own = {
+        cls.__name__
+        for cls in _subclasses(FrictionLaw)
+        if cls.direct_rows is not FrictionLaw.direct_rows and not cls.__module__.startswith("tests")
+    }
+    assert own <= {type(make()).__name__ for make in LAWS.values()}
+
+
+def _subclasses(cls) -> set:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _subclasses(sub)
+    return out
+
+
+def _problems(law: str, torsion: bool, sliding: str, names=None):
+    """(lazy problem, eagerly built twin) of 6 contacts with the law, some sliding."""
+    nc = 6
+    A, b = _data(nc, torsion)
+    flags = {"none": [False] * nc, "some": [True, False, False, True, False, True], "all": [True] * nc}[
+        sliding
+    ]
+    make = LAWS[law]
+    laws = [make() for _ in range(nc)] if law != "cone" else make()
+    kwargs = dict(friction=laws, sliding=flags, torsion=torsion, names=names)
+    lazy = cm.formulate_from_matrices(A, b, **kwargs)
+    eager = cm.formulate_from_matrices(A, b, **kwargs)
+    eager.model  # noqa: B018  (built now: compiled from the model)
+    return lazy, eager
+
+
+def _same(direct, compiled, problem, eager) -> None:
+    """``direct`` (made from arrays for ``problem``) is ``compiled`` (the model of ``eager``'s)
+    bit for bit."""
+    a, b = direct.mcp, compiled.mcp
+    assert list(a.names) == list(b.names)
+    for f in ("lb", "ub", "x0", "q"):
+        x, y = getattr(a, f), getattr(b, f)
+        assert x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
+    assert (a.M != b.M).nnz == 0 and a.M.dtype == b.M.dtype and a.M.has_canonical_format
+    np.testing.assert_array_equal(a.M.indptr, b.M.indptr)
+    np.testing.assert_array_equal(a.M.indices, b.M.indices)
+    assert a.M.data.tobytes() == b.M.data.tobytes()
+    assert (a.cones is None) == (b.cones is None)
+    if a.cones is not None:
+        np.testing.assert_array_equal(a.cones.index, b.cones.index)
+        assert a.cones.mu.tobytes() == b.cones.mu.tobytes()
+    assert a.hess is None and b.hess is None
+    x = np.random.default_rng(1).uniform(-1, 1, a.n)
+    assert a.F(x).tobytes() == b.F(x).tobytes()
+    assert (a.J(x) != b.J(x)).nnz == 0
+    # the maps back: force columns, pairs
+    assert (problem.T != eager.T).nnz == 0 and problem.T.data.tobytes() == eager.T.data.tobytes()
+    found = [(p.contact, p.key, p.index) for p in pairs_of(problem, direct)]
+    assert found == [(p.contact, p.key, p.index) for p in pairs_of(eager, compiled)]
+
+
+@pytest.mark.parametrize("sliding", ["none", "some", "all"])
+@pytest.mark.parametrize("torsion", [False, True])
+@pytest.mark.parametrize("law", list(LAWS))
+def test_the_mcp_made_from_arrays_is_the_built_models(law, torsion, sliding) -> None:
+    if torsion and law in ("cone", "cone_soc", "cone_mncp_sliding") and sliding != "all":
+        pytest.skip("a rolling CoulombCone contact takes no torsion row")
+    lazy, eager = _problems(law, torsion, sliding)
+    if law == "cone_mncp_sliding" and sliding != "all":
+        lazy.compile()
+        assert lazy.built  # a rolling MNCP contact has no direct rows: the model was built
+        return
+    direct = lazy.compile()
+    assert isinstance(direct, DirectMCP) and not lazy.built
+    _same(direct, eager.compile(), lazy, eager)
+    # the model built afterwards is today's model, and compiles to the same MCP
+    assert _text(lazy) == _text(eager)
+    _same(direct, compile_model(lazy.model), lazy, lazy)
+    assert [v.name for v in direct.variables] == [v.name for v in eager.compile().variables]
+    assert [v.name for v in lazy.variables] == [v.name for v in eager.variables]
+
+
+def _text(problem) -> str:
+    out = io.StringIO()
+    problem.model.pprint(ostream=out)
+    return out.getvalue()
+
+
+def test_names_of_any_contact_are_pyomos() -> None:
+    """Contact names Pyomo quotes in an index are written as Pyomo writes them."""
+    names = ["a b", "x[1]", "q'r", "3", "c,d", "c0"]
+    lazy, eager = _problems("cone_soc", False, "some", names=names)
+    assert list(lazy.compile().mcp.names) == list(eager.compile().mcp.names)
+
+
+def _solve_pair(make):
+    lazy, eager = make()
+    return cm.solve(lazy, solver="newton"), cm.solve(eager, solver="newton"), lazy, eager
+
+
+@pytest.mark.parametrize("sliding", ["none", "some"])
+def test_answers_are_the_built_models(sliding) -> None:
+    """cm.solve gives the same answer, residuals, checks and modes without the model."""
+    a, b, lazy, eager = _solve_pair(lambda: _problems("cone", False, sliding))
+    assert not lazy.built
+    assert a.status == b.status and a.x.tobytes() == b.x.tobytes()
+    assert a.residual == b.residual and a.checks == b.checks
+    assert [(c.name, c.mode, c.label, c.force, c.acceleration) for c in a.contacts] == [
+        (c.name, c.mode, c.label, c.force, c.acceleration) for c in b.contacts
+    ]
+    assert "law_residual" in a.checks
+    # the point is written into the model when it is built
+    values = [v.value for v in lazy.compile().variables]
+    assert values == a.x.tolist()
+
+
+def test_updates_before_and_after_the_build() -> None:
+    """update(b=, mu=) on the unbuilt problem are the numbers of the model built afterwards."""
+    lazy, eager = _problems("cone_soc", False, "some")
+    with pytest.raises(cm.ContactModelError, match="c0"):  # sliding: no cone block
+        lazy.update(mu={"c0": 0.35})
+    assert not lazy.built
+    rng = np.random.default_rng(5)
+    b = rng.standard_normal(lazy.assembly.m)
+    mu = {"c1": 0.7, "c2": 0.2}
+    for p in (lazy, eager):
+        p.update(b=b, mu=mu)
+    direct = lazy.compile()
+    assert not lazy.built
+    _same(direct, eager.compile(), lazy, eager)
+    a = cm.solve(lazy, solver="newton")
+    assert a.x.tobytes() == cm.solve(eager, solver="newton").x.tobytes()
+    assert _text(lazy) == _text(eager)
+
+
+def test_edits_of_the_built_model_are_read() -> None:
+    """Once the model is read, cm.solve compiles it: a hand edit of b, and a pair added, are what
+    the next solves read; the last accepted answer (warm starts) is carried over the build."""
+    lazy, _ = _problems("cone_soc", False, "none")
+    first = cm.solve(lazy, solver="newton")
+    model = lazy.model
+    assert lazy.built and lazy.compile() is not None
+    assert not isinstance(lazy.compile(), DirectMCP)
+    np.testing.assert_array_equal(lazy.compile().derived["last_x"], first.x)
+    for r in range(0, lazy.assembly.m, 3):  # every contact pressed harder
+        model.b[r] = model.b[r].value - 1.0
+    again = cm.solve(lazy, solver="newton")
+    assert lazy.assembly.b[0] == model.b[0].value  # the edit was taken into the assembly
+    assert again.ok and not np.array_equal(again.x, first.x)
+    n = lazy.compile().mcp.n
+    model.extra_x = pe.Var()
+    model.extra = Complementarity(expr=complements(model.extra_x >= 0, model.extra_x + 1 >= 0))
+    assert lazy.compile().mcp.n == n + 1
+    extra = list(lazy.compile().mcp.names).index("extra_x")
+    assert cm.solve(lazy, solver="newton").x[extra] == 0.0
