@@ -65,7 +65,7 @@ from contactmodel.mcp.compile import (
     record_pairs,
 )
 from contactmodel.mcp.direct import compile_direct, direct_rows, reduced_matrix
-from contactmodel.mcp.direct import force_maps as direct_force_maps
+from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import update as _update
@@ -383,7 +383,7 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
     }
     direct = direct_rows(laws, contexts) if lazy and form is Form.REDUCED else None
     if direct is not None:
-        keys, T = _force_matrix(assembly, direct_force_maps(direct), key=None)
+        keys, T = direct_force_matrix(assembly, direct)
         return Problem(assembly, form, laws, contexts, T, _direct=direct, _keys=keys, _lazy_rows=LAZY_ROWS)
     model, variables, T = _build_model(assembly, laws, contexts, form, LAZY_ROWS)
     return Problem(assembly, form, laws, contexts, T, _model=model, _variables=variables)
@@ -433,25 +433,21 @@ def _assembly_of(system, form: Form) -> ContactAssembly:
     raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
 
 
-def _force_matrix(
-    assembly: ContactAssembly, force_maps: dict[str, ForceMap], key=id
-) -> tuple[list, sp.csr_matrix]:
+def _force_matrix(assembly: ContactAssembly, force_maps: dict[str, ForceMap]) -> tuple[list, sp.csr_matrix]:
     """Every variable the laws' force maps use, once, in order of first use, and T (m, len)
-    with c = T y. ``key``: what tells variables apart (None: the objects themselves, e.g. the
-    keys of :func:`~contactmodel.mcp.direct.force_maps`)."""
+    with c = T y."""
     variables: list = []
-    index: dict = {}
+    index: dict[int, int] = {}
     ti, tj, tv = [], [], []
     for name, force_map in force_maps.items():
         rows = assembly.contact_rows[name]
         for comp, terms in force_map.items():
             for coef, var in terms:
-                k = var if key is None else key(var)
-                if k not in index:
-                    index[k] = len(variables)
+                if id(var) not in index:
+                    index[id(var)] = len(variables)
                     variables.append(var)
                 ti.append(rows[comp])
-                tj.append(index[k])
+                tj.append(index[id(var)])
                 tv.append(coef)
     return variables, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
 

@@ -46,6 +46,8 @@ class SetArrays:
     tangential: list[list[int]]
     t_row: np.ndarray
     o_row: np.ndarray
+    #: (nc,) bool: the set names its slides (one LCP part: :meth:`FrictionSet.slide_index`)
+    named: np.ndarray
 
     def tangential_norm(self, a: np.ndarray) -> np.ndarray:
         """(nc,) the norm of each contact's tangential acceleration (over its law's components)."""
@@ -86,24 +88,33 @@ class Layout:
     def of(cls, problem: Problem) -> Layout:
         asm = problem.assembly
         names = problem.contact_names
-        rows = [asm.indices(name) for name in names]
-        sizes = np.array([len(r) for r in rows], dtype=np.int64)
-        order = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(sizes.sum()))
+        contact_rows = asm.contact_rows
+        rows = [list(contact_rows[name].values()) for name in names]  # asm.indices of each
+        sizes = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        even = len(rows) and (sizes == sizes[0]).all()  # one (nc, d) array of the rows
+        table = np.array(rows, dtype=np.int64) if even else None
+        if even:
+            order = table.reshape(-1)
+        else:
+            order = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(sizes.sum()))
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         sliding_names = set(asm.sliding)
         by_key: dict[tuple[int, int], list[int]] = {}
-        laws = [problem.laws[name] for name in names]
+        laws = list(problem.laws.values())  # in the order of the names
         for j, law in enumerate(laws):
             by_key.setdefault((id(law), len(rows[j])), []).append(j)
-        groups = [
-            LawGroup(
-                laws[js[0]],
-                np.array(js, dtype=np.int64),
-                np.array([rows[j] for j in js], dtype=np.int64),
-                [problem.contexts[names[j]] for j in js],
+        contexts = list(problem.contexts.values()) if list(problem.contexts) == names else None
+        groups = []
+        for js in by_key.values():
+            every = len(js) == len(names)  # the one group, contacts in order
+            groups.append(
+                LawGroup(
+                    laws[js[0]],
+                    np.arange(len(js), dtype=np.int64) if every else np.array(js, dtype=np.int64),
+                    table if every and even else np.array([rows[j] for j in js], dtype=np.int64),
+                    contexts if every and contexts is not None else [problem.contexts[names[j]] for j in js],
+                )
             )
-            for js in by_key.values()
-        ]
         return cls(
             assembly=asm,
             laws=laws,
@@ -113,11 +124,13 @@ class Layout:
             normal=order[starts] if len(names) else np.zeros(0, dtype=np.int64),
             order=order,
             starts=starts,
-            sliding=np.array([name in sliding_names for name in names], dtype=bool),
+            sliding=np.array([name in sliding_names for name in names], dtype=bool)
+            if sliding_names
+            else np.zeros(len(names), dtype=bool),
             groups=groups,
             rows_by_name=dict(zip(names, rows)),
             spans=list(zip(starts.tolist(), (starts + sizes).tolist())),
-            width=int(sizes[0]) if len(names) and (sizes == sizes[0]).all() else 0,
+            width=int(sizes[0]) if even else 0,
         )
 
     def current(self, problem: Problem) -> bool:
@@ -140,14 +153,27 @@ class Layout:
     def friction_sets(self) -> SetArrays:
         """Every contact's friction set and what the modes read of it, made on first use."""
         if self._sets is None:
-            fsets = [self.friction_set(j) for j in range(len(self.names))]
-            lcp = {id(f): f.lcp for f in fsets}
-            tangential = [f.tangential for f in fsets]
+            by_law: dict[int, FrictionSet] = {}  # one set per law object (laws recur: made once)
+            for j, law in enumerate(self.laws):
+                if id(law) not in by_law:
+                    by_law[id(law)] = self.friction_set(j)
+            fsets = [by_law[id(law)] for law in self.laws]
+            lcp = {id(f): f.lcp for f in by_law.values()}
+            own = {id(f): f.tangential for f in by_law.values()}
+            tangential = [own[id(f)] for f in fsets]  # shared lists: read, never changed
             t_row = np.array([r[1] for r in self.rows], dtype=np.int64)
             o_row = np.array(
                 [r[2] if len(t) > 1 else -1 for r, t in zip(self.rows, tangential)], dtype=np.int64
             )
-            self._sets = SetArrays(fsets, [lcp[id(f)] for f in fsets], tangential, t_row, o_row)
+            named = {id(f): len(f.parts) == 1 and lcp[id(f)] for f in by_law.values()}
+            self._sets = SetArrays(
+                fsets,
+                [lcp[id(f)] for f in fsets],
+                tangential,
+                t_row,
+                o_row,
+                np.array([named[id(f)] for f in fsets], dtype=bool),
+            )
         return self._sets
 
     def per_contact_max(self, values: np.ndarray) -> np.ndarray:

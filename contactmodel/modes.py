@@ -344,8 +344,13 @@ def decide_modes(
     label[separate] = 0
     physical = list(map(_CONSTANT.__getitem__, label.tolist()))
     labels = dict(_CONSTANT_LABELS)
-    for j in np.flatnonzero(~separate & (layout.sliding | slipping)).tolist():
-        if layout.sliding[j]:
+    moving = np.flatnonzero(~separate & (layout.sliding | slipping))
+    found_at = _slides(layout, a, grazing, moving[slipping[moving] & ~sets.named[moving]])
+    for j in moving.tolist():
+        found = found_at.get(j)
+        if found is not None:
+            pass
+        elif layout.sliding[j]:
             found = _sliding_mode(asm.v[layout.rows[j]], bool(grazing[j]))
         else:
             aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
@@ -435,6 +440,27 @@ def _sliding_mode(velocity: np.ndarray, grazing: bool) -> _Physical:
     return Mode.SLIDE, "slide", grazing, direction, None, notes
 
 
+def _slides(layout: Layout, a: np.ndarray, grazing: np.ndarray, which: np.ndarray) -> dict[int, _Physical]:
+    """:func:`_slide` of the contacts ``which`` at once, each an initially rolling, slipping
+    contact whose friction set names no slide (``slide_index`` None: the label is "slide"):
+    contact -> its physical mode, the direction that of its tangential acceleration."""
+    if not which.size:
+        return {}
+    sets = layout.friction_sets()
+    full = np.zeros((which.size, 2))  # (t, o) of each, o = 0 where the law has no o friction
+    full[:, 0] = a[sets.t_row[which]]
+    o = sets.o_row[which]
+    full[:, 1] = np.where(o >= 0, a[np.maximum(o, 0)], 0.0)
+    norm = np.sqrt(full[:, 0] * full[:, 0] + full[:, 1] * full[:, 1])  # as np.linalg.norm of each
+    return {
+        j: (Mode.SLIDE, "slide", True, d, None, _GRAZING) if g else (Mode.SLIDE, "slide", False, d, None, ())
+        for j, g, d in zip(which.tolist(), grazing[which].tolist(), (full / norm[:, None]).tolist())
+    }
+
+
+_GRAZING = ("zero normal force with zero normal acceleration (grazing)",)
+
+
 def _slide(fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> _Physical:
     """A touching, initially rolling contact whose tangential acceleration ``aT`` (over
     ``fset.tangential``) exceeds ``eps``: it slides, in the direction of ``aT``."""
@@ -450,7 +476,7 @@ def _slide(fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> _Phy
         notes += more
     if grazing:
         degenerate = True
-        notes.append("zero normal force with zero normal acceleration (grazing)")
+        notes += _GRAZING
     return Mode.SLIDE, label, degenerate, direction, index, tuple(notes)
 
 

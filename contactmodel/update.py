@@ -196,4 +196,6 @@ def _update_mu(problem: Problem, mu) -> None:
         laws[name] = new
         if cone is not None:
             cone.mu._value = value
+        else:  # the rows the model will be built with, and the MCP made without it reads
+            problem._direct[name] = new.direct_rows(problem.contexts[name])
     problem.laws = laws

@@ -16,6 +16,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ ForceMap = dict[str, list[tuple[float, object]]]
 Lifted = dict[str, float | dict[object, float]]
 
 
+_AXIS = {c: i for i, c in enumerate("ntor")}  # an axis letter's position in (n, t, o, r)
+
+
 @dataclass
 class ContactContext:
     """What a law may know about its contact: geometry, relative velocity (n, t, o[, r])."""
@@ -58,8 +62,8 @@ class ContactContext:
         the laws ask several times per contact)."""
         speed = self._speeds.get(components)
         if speed is None:
-            speed = math.sqrt(sum(float(self.velocity["ntor".index(c)]) ** 2 for c in components))
-            self._speeds[components] = speed
+            v = self.velocity.tolist()
+            speed = self._speeds[components] = math.sqrt(sum([v[_AXIS[c]] ** 2 for c in components]))
         return speed
 
     def sliding(self, components: str) -> bool:
@@ -95,6 +99,31 @@ class DirectRows:
     pairs: tuple[tuple[str, int, float, str], ...] = ()
     cone: tuple[int, int, int] | None = None
     mu: float = 0.0
+
+    @functools.cached_property
+    def terms(self) -> tuple[list[str], list[int], list[float], list[str]]:
+        """The force map's terms as lists: (component, rank of the variable in order of first use,
+        coefficient) of each term, in order, and the variables' local names in that order."""
+        rank: dict[int, int] = {}
+        comps, ranks, coefs = [], [], []
+        for comp, terms in self.force.items():
+            for coef, pos in terms:
+                comps.append(comp)
+                ranks.append(rank.setdefault(pos, len(rank)))
+                coefs.append(coef)
+        return comps, ranks, coefs, [self.variables[pos][0] for pos in rank]
+
+    @functools.cached_property
+    def rows(self) -> tuple[list[tuple[str, str, float, float, str]], list[tuple[str, str]]]:
+        """The MCP rows this contact gives: (pair key, variable, lower, upper bound, axis) of each
+        pair (the bounds the pair's and the variable's together), and (variable, axis) of each
+        cone row."""
+        pairs = []
+        for key, pos, low, axis in self.pairs:
+            var, vlb, vub = self.variables[pos]
+            pairs.append((key, var, max(low, vlb), min(math.inf, vub), axis))
+        cone = [] if self.cone is None else [(self.variables[p][0], ax) for p, ax in zip(self.cone, "nto")]
+        return pairs, cone
 
 
 #: one step of a law's residual plan: a part of its friction set, the mask of the contacts it

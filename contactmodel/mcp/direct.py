@@ -27,14 +27,13 @@ import scipy.sparse as sp
 from pyomo.core.base.component_namer import index_repr
 
 from contactmodel.mcp.compile import CompiledMCP, _Functions, _Terms, matrix_rows
-from contactmodel.mcp.cones import AXES
 from contactmodel.mcp.types import MCP, CoulombBlocks
 from contactmodel.modes import Pair
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
     from contactmodel.formulation import Problem
-    from contactmodel.friction.base import ContactContext, DirectRows, ForceMap, FrictionLaw
+    from contactmodel.friction.base import ContactContext, DirectRows, FrictionLaw
 
 
 def direct_rows(
@@ -51,16 +50,23 @@ def direct_rows(
     return out
 
 
-def force_maps(direct: dict[str, DirectRows]) -> dict[str, ForceMap]:
-    """The laws' force maps with each variable named by its key (contact name, local name), as
-    :func:`~contactmodel.formulation._force_matrix` reads them."""
-    maps = {}
+def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tuple[list, sp.csr_matrix]:
+    """(keys, T): the key (contact name, local name) of each of the laws' force variables, in
+    order of first use contact after contact, and T (m, len(keys)) with c = T y: what
+    :func:`~contactmodel.formulation._force_matrix` makes of the built blocks' force maps (the
+    same entries in the same order; each contact's variables are its own)."""
+    keys: list = []
+    ti, tj, tv = [], [], []
+    contact_rows = assembly.contact_rows
     for name, rows in direct.items():
-        local = rows.variables
-        maps[name] = {
-            comp: [(coef, (name, local[pos][0])) for coef, pos in terms] for comp, terms in rows.force.items()
-        }
-    return maps
+        crow = contact_rows[name]
+        comps, ranks, coefs, local = rows.terms
+        base = len(keys)
+        keys.extend([(name, var) for var in local])
+        ti.extend([crow[c] for c in comps])
+        tj.extend([base + r for r in ranks])
+        tv.extend(coefs)
+    return keys, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(keys)))
 
 
 def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix:
@@ -137,9 +143,12 @@ class DirectMCP(CompiledMCP):
         asm, laws = problem.assembly, problem.laws
         if asm is not self._seen[0]:
             self._q_linear[:] = np.asarray(asm.b, dtype=float)[self.rows_b]
-        if self.cone_names and laws is not self._seen[1]:
-            ctx = problem.contexts
-            self.mcp.cones.mu[:] = [laws[name].direct_rows(ctx[name]).mu for name in self.cone_names]
+        if self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
+            direct, ctx = problem._direct, problem.contexts
+            self.mcp.cones.mu[:] = [
+                (laws[name].direct_rows(ctx[name]) if direct is None else direct[name]).mu
+                for name in self.cone_names
+            ]
         self._seen = (asm, laws)
 
     def values(self) -> np.ndarray:
@@ -168,30 +177,30 @@ def compile_direct(
     contact_rows = asm.contact_rows
     names, lb, ub, rows_b = [], [], [], []
     pairs = []  # (contact, key, MCP row)
+    cones = []  # (contact, its cone rows)
     for name, rows in direct.items():
-        crow = contact_rows[name]
-        local = rows.variables
-        for key, pos, low, axis in rows.pairs:
-            var, vlb, vub = local[pos]
-            pairs.append((name, key, len(names)))
-            names.append((name, var))
-            lb.append(max(low, vlb))
-            ub.append(min(np.inf, vub))
-            rows_b.append(crow[axis])
-    cone_index, cone_mu, cone_names = [], [], []
-    laws, contexts = problem.laws, problem.contexts
-    for name, rows in direct.items():
-        if rows.cone is None:
+        pair_rows, cone_rows = rows.rows
+        if cone_rows:
+            cones.append((name, cone_rows))
+        if not pair_rows:
             continue
         crow = contact_rows[name]
-        cone_index.append(range(len(names), len(names) + 3))
-        cone_mu.append(laws[name].direct_rows(contexts[name]).mu)  # the current law's (update(mu=))
-        cone_names.append(name)
-        for pos, axis in zip(rows.cone, AXES):
-            names.append((name, rows.variables[pos][0]))
-            lb.append(-np.inf)
-            ub.append(np.inf)
+        for key, var, low, high, axis in pair_rows:
+            pairs.append((name, key, len(names)))
+            names.append((name, var))
+            lb.append(low)
+            ub.append(high)
             rows_b.append(crow[axis])
+    cone_index, cone_mu, cone_names = [], [], []
+    for name, cone_rows in cones:
+        crow = contact_rows[name]
+        cone_index.append(range(len(names), len(names) + 3))
+        cone_mu.append(direct[name].mu)
+        cone_names.append(name)
+        names.extend([(name, var) for var, _ in cone_rows])
+        rows_b.extend([crow[axis] for _, axis in cone_rows])
+    lb.extend([-np.inf] * (len(names) - len(lb)))
+    ub.extend([np.inf] * (len(names) - len(ub)))
     n = len(names)
     column = {key: i for i, key in enumerate(names)}
     if len(column) != n or any(key not in column for key in keys):
@@ -199,9 +208,14 @@ def compile_direct(
     cols = np.fromiter((column[key] for key in keys), dtype=np.int64, count=len(keys))
     theirs = np.asarray(rows_b, dtype=np.int64)
     K = reduced_matrix(asm, T)
-    L = sp.csr_matrix(([], ([], [])), shape=(n, n)) + matrix_rows(K, cols, np.arange(n), theirs, n)
+    order = np.arange(n)
+    if n == K.shape[0] == K.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
+        L = K  # every row of K, in its own order (e.g. contacts that all roll, SOC form)
+        L.sum_duplicates()  # canonical, as the compiler's L is
+    else:
+        L = matrix_rows(K, cols, order, theirs, n)  # canonical: the compiler's L (empty + these)
     terms = _Terms(
-        L=L.tocsr(),
+        L=L,
         qi=np.asarray([]).astype(int),
         qa=np.asarray([]).astype(int),
         qb=np.asarray([]).astype(int),
