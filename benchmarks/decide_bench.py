@@ -6,7 +6,8 @@ Usage:
     python benchmarks/decide_bench.py npz FILE.npz [FILE.npz ...]
     python benchmarks/decide_bench.py agreement [--n 200] [--laws pyramid cone ...] [--enum-max 12]
     (common: [--time-limit S] [--tree-limit S] [--out FILE.jsonl];
-    ``--summary FILE.jsonl`` prints the table only)
+    ``--summary FILE.jsonl`` prints the table only; ``--resume`` with ``--out`` keeps the agreement
+    rows already in the file and runs the missing (law, problem) pairs only)
 
 Instances. ``seed000``: the Trinkle et al. (1997) Table 1 problem of LCP size 170, generator seed 0, under the
 friction pyramid at each mu (``contactmodel experiment trinkle1997-table1``; the four no solver
@@ -56,7 +57,16 @@ import scipy.sparse as sp
 
 import contactmodel as cm
 from contactmodel.analysis.certificate import tree_min_norm
-from contactmodel.analysis.decide import Existence, Status, decide, normal_relaxation, pattern_milp
+from contactmodel.analysis.decide import (
+    Existence,
+    Status,
+    _force_map,
+    away_lcp,
+    decide,
+    mixed_to_lcp,
+    normal_relaxation,
+    pattern_milp,
+)
 from contactmodel.solve import relative_residual
 
 TOOL = str(Path(__file__).resolve().parents[1] / "tests" / "data" / "make_peer_instances.py")
@@ -94,19 +104,58 @@ def remilp(M, q, block, time_limit: float) -> dict:
     }
 
 
+def trees_ok(result: Existence, M, q: np.ndarray, free: np.ndarray, problem=None) -> bool:
+    """UNIQUE by exact trees (``uniqueness_trees``): each tree re-checked by ``tree_min_norm`` on
+    its LCP rebuilt here (the block of (M, q) with the row ``sign L_i z >= bound`` added,
+    ``away_lcp``; L the force map, split like (M, q) when the MCP has free variables), proving
+    at least the stated norm; each bound beyond the solution's own value (by at most 1e-4 of
+    max(1, ||L z||_inf), decide's default delta); both sides of every row with entries in each
+    tree's block covered."""
+    n = q.size
+    L = _force_map(problem) if problem is not None else sp.identity(result.n, format="csr")
+    L = sp.hstack([L, -L[:, free]], format="csr") if free.size else sp.csr_matrix(L)
+    x = np.array(result.solutions[0], dtype=float)
+    z1 = np.concatenate([x, np.maximum(-x[free], 0.0)])
+    z1[free] = np.maximum(x[free], 0.0)
+    v = L @ z1
+    d_max = 1.0001e-4 * max(1.0, float(np.abs(v).max(initial=0.0)))
+    covered: dict[tuple, set] = defaultdict(set)
+    for c in result.evidence["uniqueness_trees"]:
+        b = np.asarray(c.get("block", np.arange(n)))
+        row = c["sign"] * L[c["row"]][:, b]
+        Ma, qa = away_lcp(sp.csr_matrix(M)[b][:, b], q[b], row, c["bound"])
+        N, _ = tree_min_norm(Ma, qa, c["tree"])
+        gap = c["bound"] - c["sign"] * v[c["row"]]
+        if N is None or N < c["min_norm"] or not 0 < gap <= d_max:
+            return False
+        covered[tuple(b)].add((c["row"], c["sign"]))
+    for b, sides in covered.items():
+        rows = np.flatnonzero(np.diff(L[:, list(b)].tocsr().indptr) > 0)
+        if sides != {(int(i), s) for i in rows for s in (1.0, -1.0)}:
+            return False
+    return True
+
+
 def recheck(result: Existence, mcp, problem=None) -> bool:
     """The evidence re-checked with plain numpy (see the module docstring); True for UNDECIDED.
-    A round-law verdict's Farkas ray is checked on its relaxation, rebuilt here from ``problem``."""
-    if not mcp.is_lcp:  # round laws: the MCP's own natural residual, relative as in cm.solve
+    A round-law verdict's Farkas ray is checked on its relaxation, rebuilt here from ``problem``;
+    a linear MCP with free variables through its LCP (``mixed_to_lcp``, its entries the MCP's)."""
+    lcp = mixed_to_lcp(mcp)
+    if lcp is None:  # round laws: the MCP's own natural residual, relative as in cm.solve
         if "farkas_y" in result.evidence and problem is not None:
             MR, qR, _ = normal_relaxation(problem, result.evidence["relaxation_k"])
             return farkas_ok(MR, qR, np.asarray(result.evidence["farkas_y"]))
-        return all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
-    M = sp.csr_matrix(mcp.M)
-    q = np.asarray(mcp.q, dtype=float)
+        ok = all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
+        if result.status is Status.MULTIPLE and problem is not None:  # distinct forces
+            C = _force_map(problem)
+            ok = ok and float(np.abs(C @ (result.solutions[0] - result.solutions[1])).max()) > 0
+        return ok
+    M, q, free = lcp
     scale = max(1.0, float(np.abs(q).max(initial=0.0)))
     if "farkas_y" in result.evidence:
         return farkas_ok(M, q, np.asarray(result.evidence["farkas_y"]))
+    if "uniqueness_trees" in result.evidence and not trees_ok(result, M, q, free, problem):
+        return False
     if "tree" in result.evidence:  # the block's tree, re-checked exactly
         block = result.evidence.get("block")
         if block is not None:
@@ -114,6 +163,8 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
         N, _ = tree_min_norm(M, q, result.evidence["tree"])
         bounded = result.status is Status.NO_SOLUTION_BELOW_BOUND
         return N is not None and N >= result.evidence["min_solution_norm"] and bounded == (N < np.inf)
+    if free.size:  # solutions are the MCP's points
+        return all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
     ok = all(
         float(np.abs(np.minimum(z, M @ z + q)).max(initial=0.0)) <= 1e-8 * scale for z in result.solutions
     )
@@ -121,6 +172,12 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
         z1, z2 = result.solutions[:2]
         ok = ok and float(np.abs(z1 - z2).max()) > 0
     return ok
+
+
+def form(mcp) -> str:
+    """ "LCP", "MLCP" (linear with free variables: decided through ``mixed_to_lcp``) or "MCP"
+    (nonlinear: round friction laws)."""
+    return "LCP" if mcp.is_lcp else ("MLCP" if mixed_to_lcp(mcp) is not None else "MCP")
 
 
 def row_of(result: Existence, mcp, problem=None, remilp_limit: float = 0.0, **info) -> dict:
@@ -131,6 +188,7 @@ def row_of(result: Existence, mcp, problem=None, remilp_limit: float = 0.0, **in
         **info,
         "n": result.n,
         "lcp": bool(mcp.is_lcp),
+        "form": form(mcp),
         "verdict": result.status.value,
         "exact": result.exact,
         "seconds": round(result.seconds, 3),
@@ -181,8 +239,11 @@ def run_agreement(args, emit) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import agreement  # noqa: PLC0415
 
+    done = getattr(args, "done", set())
     for i in range(args.n):  # problem by problem over the laws: a partial run covers every law
         for law in args.laws:
+            if (f"agreement {law}", i) in done:  # --resume: in the --out file already
+                continue
             inst = agreement.make_instance(law, i, args.seed, tuple(args.sizes))
             t0 = time.perf_counter()
             verdict = agreement.certify(inst.problem, args.enum_max, seed=inst.index)
@@ -195,6 +256,7 @@ def run_agreement(args, emit) -> None:
                         "mu": inst.mu,
                         "n": mcp.n,
                         "lcp": bool(mcp.is_lcp),
+                        "form": "LCP",
                         "by": "enumeration",
                         "verdict": ENUMERATED[verdict.kind],
                         "enumeration": verdict.kind,
@@ -217,31 +279,49 @@ def bucket(n: int) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    """Per instance kind (an agreement law), problem form (LCP, MLCP: linear with free variables,
+    MCP: nonlinear) and size bucket of the MCP's n: the count, the verdicts, how many rest on an
+    exactly checked certificate, how many the cone enumeration decided (agreement), median and
+    max seconds per decision; a total per kind; then the rows not decided (solved: uniqueness
+    open; undecided) per form."""
+    groups: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for r in rows:
         kind = r["kind"].split(" ")[0] + (
             " " + r["kind"].split(" ")[1] if r["kind"].startswith("agreement") else ""
         )
-        groups[(kind, bucket(r["n"]))].append(r)
+        shape = r.get("form", "LCP" if r.get("lcp", True) else "MCP")
+        groups[(kind, shape, bucket(r["n"]))].append(r)
+        groups[(kind, "all", "all")].append(r)
     verdicts = [s.value for s in Status]
     width = [max(13, len(v) + 2) for v in verdicts]
     head = (
-        f"{'kind':<26}{'n':>10}{'count':>7}"
+        f"{'kind':<26}{'form':>5}{'n':>8}{'count':>6}"
         + "".join(f"{v:>{w}}" for v, w in zip(verdicts, width))
-        + f"{'exact':>7}{'med s':>9}{'max s':>9}"
+        + f"{'exact':>6}{'enum':>5}{'med s':>8}{'max s':>8}"
     )
     lines = [head]
-    for (kind, b), rs in sorted(
-        groups.items(), key=lambda kv: (kv[0][0], int(kv[0][1].lstrip(">").split("-")[0]))
-    ):
+
+    def order(kv):
+        (kind, shape, b), _ = kv
+        return kind, shape == "all", shape, int(b.lstrip(">").split("-")[0]) if b != "all" else 0
+
+    for (kind, shape, b), rs in sorted(groups.items(), key=order):
         counts = [sum(r["verdict"] == v for r in rs) for v in verdicts]
         secs = [r["seconds"] for r in rs]
         lines.append(
-            f"{kind:<26}{b:>10}{len(rs):>7}"
+            f"{kind:<26}{shape:>5}{b:>8}{len(rs):>6}"
             + "".join(f"{c:>{w}}" for c, w in zip(counts, width))
-            + f"{sum(bool(r.get('exact')) for r in rs):>7}"
-            + f"{statistics.median(secs):>9.2f}{max(secs):>9.2f}"
+            + f"{sum(bool(r.get('exact')) for r in rs):>6}{sum(r.get('by') == 'enumeration' for r in rs):>5}"
+            + f"{statistics.median(secs):>8.2f}{max(secs):>8.2f}"
         )
+    open_rows: dict[str, int] = defaultdict(int)
+    for r in rows:
+        if r["verdict"] in ("solved", "undecided", "no-solution-below-bound"):
+            open_rows[r.get("form", "LCP" if r.get("lcp", True) else "MCP")] += 1
+    lines.append(
+        f"not decided (solved: uniqueness open; no solution below a bound; undecided) of {len(rows)}: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(open_rows.items())) or "none")
+    )
     failed = [r for r in rows if not r["check"]]
     lines.append(f"re-check failed: {len(failed)} of {len(rows)}")
     return "\n".join(lines)
@@ -266,14 +346,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--enum-max", type=int, default=12)
     ap.add_argument("--out", default=None)
     ap.add_argument("--summary", default=None, metavar="FILE.jsonl")
+    ap.add_argument(
+        "--resume", action="store_true", help="agreement: keep the rows of --out, run only the missing ones"
+    )
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.summary:
         rows = [json.loads(line) for line in Path(args.summary).read_text().splitlines() if line.strip()]
         print(table(rows))
         return
-    out = open(args.out, "w") if args.out else None  # noqa: SIM115
     rows: list[dict] = []
+    if args.resume and args.out and Path(args.out).exists():  # keep the rows already computed
+        rows = [json.loads(line) for line in Path(args.out).read_text().splitlines() if line.strip()]
+        args.done = {(r["kind"], r.get("index")) for r in rows}
+    out = open(args.out, "a" if args.resume else "w") if args.out else None  # noqa: SIM115
 
     def emit(row: dict) -> None:
         rows.append(row)

@@ -48,6 +48,18 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   bound in ``min_solution_norm``; larger solutions are not excluded, and ``decided`` is False).
   ``NO_SOLUTION`` is kept for certificates that exclude every solution (a Farkas ray, a tree
   whose every leaf is one); ``exact`` says only that the certificate was checked exactly.
+* **exact uniqueness trees**: the second-solution MILP's verdict (t = 0, or a candidate that
+  does not verify: HiGHS's tolerances admit points with t ~ 1e-6 near homogeneous rays) is
+  re-decided exactly within ``tree_limit``: for each row i of L and side, the complementarity
+  branch-and-bound on the LCP with the condition ``(L z)_i >= (L z1)_i + delta`` (or
+  ``<= ... - delta``) added as one more LCP row (:func:`away_lcp`: a variable with a zero column,
+  so its solutions are exactly those z), each tree checked by ``tree_min_norm``. All proven:
+  ``UNIQUE`` with ``exact=True`` (evidence ``uniqueness_trees``: row, sign, bound, tree,
+  min_norm; no other solution at distance >= delta with ``||z||_1`` below the smallest
+  min_norm); a verified solution from a tree is a second solution.
+* **free variables**: a linear MCP whose variables are nonnegative or free (the polyhedral limit
+  surface at sliding contacts) is decided as the LCP of :func:`mixed_to_lcp` (x_F = u - v), whose
+  entries are the MCP's own, so every certificate carries over exactly.
 * ``UNDECIDED`` with what was tried and the best bound (a MILP time limit, an unverifiable
   certificate), never silently.
 
@@ -64,7 +76,12 @@ relaxation** (:func:`normal_relaxation`: outer polygons, exact sliding direction
 complementarity only, maximum dissipation dropped), an LCP every solution of the problem
 solves, so that a relaxation without solution proves the problem has none. A solvable
 relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
-with its own maximum dissipation would not be sound: its solutions are not the cone's.)
+with its own maximum dissipation would not be sound: its solutions are not the cone's.) With a
+verified solution, uniqueness goes through the same relaxation (outer hexagons,
+``SEARCH_K``): unique forces there prove them unique (``UNIQUE``); otherwise newton is started
+from each of the relaxation's solutions, and two verified solutions of the problem itself with
+forces at least delta apart decide ``MULTIPLE``; else ``SOLVED`` with the relaxation's spread of
+forces (``relaxation_force_spread``) as the reason uniqueness stays open.
 """
 
 from __future__ import annotations
@@ -96,6 +113,10 @@ TOL = 1e-8
 #: alike: below it a MILP point is no candidate solution (HiGHS's feasibility tolerance is 1e-7
 #: on rows of norm <= 1, so a t this small is within its rounding of t = 0)
 T_ZERO = 1e-9
+#: polygon size of the outer relaxation whose solutions start the search for a round-law
+#: problem's second solution (any outer polygon is sound; small ones keep its MILPs small: with
+#: torsion, 16-gons gave the ellipsoid's relaxation 640 variables and 10 s MILPs)
+SEARCH_K = 6
 #: a tree leaf may prove, instead of a Farkas ray, that its solutions have ||z||_1 at least this
 #: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
 TREE_NORM_FACTOR = 1e6
@@ -145,6 +166,10 @@ class Existence:
         def plain(v):
             if hasattr(v, "to_json"):
                 return v.to_json()
+            if isinstance(v, dict):
+                return {k: plain(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [plain(x) for x in v]
             return v.tolist() if isinstance(v, np.ndarray) else v
 
         return {
@@ -177,12 +202,47 @@ class Existence:
 
 @dataclass
 class _Target:
-    """What is decided: the MCP, the problem behind it (or None) and, for an LCP, (M, q)."""
+    """What is decided: the MCP, the problem behind it (or None) and, for an LCP or a linear
+    MCP with free variables, the LCP (M, q) decided (:func:`mixed_to_lcp`; ``free`` its free
+    variables, empty for an LCP)."""
 
     mcp: MCP
     problem: Problem | None
     M: sp.csr_matrix | None
     q: np.ndarray | None
+    free: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    def point(self, z: np.ndarray) -> np.ndarray:
+        """The MCP's point x (n,) of the decided LCP's point z: x = z[:n], x_F -= z[n:]."""
+        n = self.mcp.n
+        x = np.array(z[:n], dtype=float)
+        x[self.free] -= z[n:]
+        return x
+
+
+def mixed_to_lcp(mcp: MCP) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray] | None:
+    """A linear MCP whose variables are nonnegative (lb 0) or free (lb -inf), ub +inf, as an
+    LCP of size n + f: ``(M', q', free)``, free the f free indices, or None for any other MCP.
+
+    A free x_i (``F_i(x) = 0``) is written ``x_i = u_i - v_i`` with ``0 <= u_i _|_ F_i >= 0`` and
+    ``0 <= v_i _|_ -F_i >= 0`` (both rows force F_i = 0): z = (x with x_F replaced by u_F, v_F),
+    ``M' = [[M, -M_:F], [-M_F:, M_FF]]``, ``q' = (q, -q_F)``. The entries are the MCP's floats
+    or their negatives, so a certificate checked exactly on (M', q') is one for the MCP; its
+    solutions map to the MCP's by x_F = u_F - v_F (:meth:`_Target.point`), the other way by
+    u = max(x, 0), v = max(-x, 0) on F."""
+    if mcp.M is None or mcp.cones is not None or not np.all(np.isinf(mcp.ub)):
+        return None
+    lb = np.asarray(mcp.lb, dtype=float)
+    if not np.all((lb == 0.0) | (lb == -np.inf)):
+        return None
+    M = sp.csr_matrix(mcp.M, dtype=float)
+    q = np.asarray(mcp.q, dtype=float)
+    free = np.flatnonzero(lb == -np.inf)
+    if free.size == 0:
+        return M, q.copy(), free
+    MF = M[:, free]
+    big = sp.bmat([[M, -MF], [-M[free], MF[free]]], format="csr")
+    return big, np.concatenate([q, -q[free]]), free
 
 
 def _target(problem) -> _Target:
@@ -195,8 +255,9 @@ def _target(problem) -> _Target:
         raise SolverError(
             f"decide needs a contactmodel Problem or MCP such as cm.LCP(M, q) (got {type(problem).__name__})"
         )
-    if mcp.is_lcp:
-        return _Target(mcp, owner, sp.csr_matrix(mcp.M, dtype=float), np.asarray(mcp.q, dtype=float).copy())
+    lcp = mixed_to_lcp(mcp)
+    if lcp is not None:
+        return _Target(mcp, owner, *lcp)
     return _Target(mcp, owner, None, None)
 
 
@@ -461,8 +522,10 @@ def pattern_milp(
 
 
 def _forces_and_motion(target: _Target, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(forces, motion) at x: contact forces and contact accelerations for a problem, (z, w) for
-    a bare LCP/MCP."""
+    """(forces, motion) at x (the decided LCP's point when the target has one): contact forces
+    and contact accelerations for a problem, (x, F(x)) for a bare LCP/MCP."""
+    if target.M is not None:
+        x = target.point(x)
     if target.problem is None:
         return x.copy(), target.mcp.F(x)
     problem = target.problem
@@ -594,7 +657,8 @@ def decide(
     (:func:`normal_relaxation`) that decides "no solution" for a nonlinear problem;
     ``tree_limit`` (s, default ``time_limit``, 0 to skip) bounds the complementarity
     branch-and-bound run after the existence MILP found no solution, whose tree, checked
-    exactly, turns its verdict into an exact one.
+    exactly, turns its verdict into an exact one, and (per block) the exact uniqueness trees
+    run after the first second-solution MILP found no verified second solution.
     """
     t0 = time.perf_counter()
     target = _target(problem)
@@ -602,13 +666,20 @@ def decide(
     tried: list[str] = []
 
     def done(status: Status, solutions=(), exact: bool = False, **evidence) -> Existence:
-        return Existence(
-            status, n, [np.asarray(s) for s in solutions], evidence, exact, tried, time.perf_counter() - t0
-        )
+        points = [target.point(s) if target.M is not None else np.asarray(s) for s in solutions]
+        return Existence(status, n, points, evidence, exact, tried, time.perf_counter() - t0)
 
     if target.M is None:
         z = _try_solvers(target.problem if target.problem is not None else target.mcp, False, tol, tried)
         reason = "round friction laws (or free variables) make the MCP nonlinear: no exact decision"
+        if z is not None and target.problem is not None and uniqueness:
+            opts = _Options(
+                time_limit, delta, tol, True, p_matrix_max, max_solutions, tighten, tree_limit or 0.0
+            )
+            v = _second_solutions_nonlinear(target, z, relaxation_k, opts, tried)
+            if v.status is Status.MULTIPLE:
+                v.evidence.update(_compare(target, v.solutions[0], v.solutions[1]))
+            return done(v.status, v.solutions, v.exact, **v.evidence)
         if z is not None:
             return done(Status.SOLVED, [z], reason_uniqueness_undecided=reason)
         if target.problem is None:
@@ -616,14 +687,22 @@ def decide(
         v = _decide_relaxation(target.problem, relaxation_k, time_limit, tol, tried)
         return done(v.status, v.solutions, v.exact, **v.evidence)
 
-    M, q = target.M, target.q
+    M, q, free = target.M, target.q, target.free
     L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
+    if free.size:  # the split LCP of a linear MCP with free variables (mixed_to_lcp)
+        L = sp.hstack([L, -L[:, free]], format="csr")
+        tried.append(
+            f"{free.size} free variables written as differences of two nonnegative ones: "
+            f"an LCP of size {q.size} (mixed_to_lcp)"
+        )
     what = "forces c" if target.problem is not None else "z"
     tree = time_limit if tree_limit is None else tree_limit
     opts = _Options(time_limit, delta, tol, uniqueness, p_matrix_max, max_solutions, tighten, tree)
-    blocks = lcp_blocks(M) if n else [np.arange(0)]
+    blocks = lcp_blocks(M) if q.size else [np.arange(0)]
     if len(blocks) == 1:
-        subject = target.problem if target.problem is not None else target.mcp
+        subject = target.mcp if target.problem is None else target.problem
+        if free.size:
+            subject = MCP.from_lcp(M, q)
         v = _decide_block(M, q, L, what, subject, opts, tried)
     else:
         tried.append(
@@ -670,8 +749,7 @@ def _decide_blocks(
     bounded: _Verdict | None = None  # the block bound with the largest norm
     for k, b in enumerate(blocks):
         Mb, qb = M[b][:, b], q[b]
-        Lb = L[:, b]
-        Lb = Lb[np.flatnonzero(np.diff(Lb.indptr) > 0)]
+        Lb = L[:, b].tocsr()  # every row kept (empty ones are skipped where used): row ids stay L's
         sub: list[str] = []
         # once a block is undecided or bounded, the others can only still decide "no solution"
         o = opts if undecided is None and bounded is None else replace(opts, uniqueness=False)
@@ -706,7 +784,13 @@ def _decide_blocks(
     first = whole({})
     if all(v.status is Status.UNIQUE for v in parts):
         proofs = "; ".join(f"block {k}: {v.evidence.get('proof', '')}" for k, v in enumerate(parts))
-        return _Verdict(Status.UNIQUE, [first], {"proof": proofs}, all(v.exact for v in parts))
+        ev: dict = {"proof": proofs}
+        trees = [
+            {**c, "block": b} for b, v in zip(blocks, parts) for c in v.evidence.get("uniqueness_trees", [])
+        ]
+        if trees:
+            ev.update(uniqueness_trees=trees, min_other_solution_norm=min(c["min_norm"] for c in trees))
+        return _Verdict(Status.UNIQUE, [first], ev, all(v.exact for v in parts))
     many = [k for k, v in enumerate(parts) if v.status is Status.MULTIPLE]
     if many:
         k = many[0]
@@ -948,6 +1032,27 @@ def _decide_block(
                     break
             if z2 is None:
                 tried.append("the MILP's point did not verify")
+        if z2 is None and len(found) == 1:  # the exact trees (module docstring), if time is given
+            kind, out = _uniqueness_trees(M, q, L, z1, d, opts, tried)
+            if kind == "unique":
+                norm = min((c["min_norm"] for c in out), default=float("inf"))
+                return _Verdict(
+                    Status.UNIQUE,
+                    found,
+                    {
+                        "proof": (
+                            f"unique up to {d:.3g}: for each force row i and side, a complementarity "
+                            f"tree of the LCP with the row (L z)_i >= (L z1)_i + {d:.3g} (or <= ... - d) "
+                            f"added, checked exactly: no such solution with ||z||_1 < {norm:.4g}"
+                        ),
+                        "delta": d,
+                        "min_other_solution_norm": norm,
+                        "uniqueness_trees": out,
+                    },
+                    True,
+                )
+            if kind == "solution":
+                z2 = out
         if z2 is not None:
             found.append(z2)
             if len(found) < opts.max_solutions:
@@ -989,6 +1094,66 @@ def _decide_block(
             )
         break
     return _Verdict(Status.MULTIPLE, found, {"complete": False, "count": len(found)})
+
+
+def away_lcp(M, q: np.ndarray, row, bound: float) -> tuple[sp.csr_matrix, np.ndarray]:
+    """LCP(q, M) with the condition ``row . z >= bound`` added as an LCP row: a variable s
+    with a zero column and the row ``w_s = row . z - bound``, so ``(M', q')`` of size n + 1
+    (``row``: (n,) or a (1, n) sparse row). Its solutions are exactly (z, s) with z a solution
+    of LCP(q, M) with ``row . z >= bound`` and s >= 0 (s = 0 always allowed: no solution of
+    (M', q') with ``||(z, s)||_1 < N`` means no such z with ``||z||_1 < N``)."""
+    M = sp.csr_matrix(M, dtype=float)
+    n = q.size
+    r = sp.csr_matrix(sp.csr_matrix(row, dtype=float).reshape(1, n))
+    big = sp.bmat([[M, sp.csr_matrix((n, 1))], [r, sp.csr_matrix((1, 1))]], format="csr")
+    return big, np.append(np.asarray(q, dtype=float), -float(bound))
+
+
+def _uniqueness_trees(
+    M: sp.csr_matrix, q: np.ndarray, L: sp.csr_matrix, z1: np.ndarray, d: float, opts: _Options, tried
+) -> tuple[str, object]:
+    """Exact trees for "no second solution": for each row i of L with entries and each side,
+    the complementarity branch-and-bound on :func:`away_lcp` with ``sign (L z)_i >= sign (L
+    z1)_i + d``; every tree checked by :func:`tree_min_norm` (norm-bound leaves accepted from
+    ``TREE_NORM_FACTOR ||z1||_1``). ("unique", [{"row", "sign", "bound", "tree", "min_norm"}, ...])
+    when all prove it, ("solution", z) for a verified solution at distance >= d / 2 in L z,
+    else ("open", None). All trees share ``opts.tree_limit`` seconds."""
+    if opts.tree_limit <= 0:
+        return "open", None
+    t0 = time.perf_counter()
+    L = sp.csr_matrix(L)
+    v = L @ z1
+    n = q.size
+    floor = TREE_NORM_FACTOR * max(1.0, float(np.abs(z1).sum()))
+    out: list[dict] = []
+    nodes = 0
+    for i in np.flatnonzero(np.diff(L.indptr) > 0):
+        for sign in (1.0, -1.0):
+            left = opts.tree_limit - (time.perf_counter() - t0)
+            bound = float(sign * v[i] + d)
+            Ma, qa = away_lcp(M, q, sign * L[i], bound)
+            res = branch_and_bound(Ma, qa, time_limit=max(left, 0.0), tol=opts.tol, norm_floor=floor)
+            nodes += res.nodes
+            if res.status == "solution":
+                z = res.z[:n]
+                if lcp_residual(M, q, z) <= opts.tol and np.abs(L @ z - v).max(initial=0.0) >= 0.5 * d:
+                    tried.append(f"uniqueness trees: a second solution in row {i} ({nodes} nodes)")
+                    return "solution", z
+            N = None
+            if res.status == "no-solution" and not res.unverified:
+                N, _ = tree_min_norm(Ma, qa, res.certificate)
+            if N is None or N < floor:
+                tried.append(
+                    f"uniqueness trees: row {i} side {sign:+.0f} {res.status}, not proven "
+                    f"({nodes} nodes, {time.perf_counter() - t0:.1f} s)"
+                )
+                return "open", None
+            out.append({"row": int(i), "sign": sign, "bound": bound, "tree": res.certificate, "min_norm": N})
+    tried.append(
+        f"uniqueness trees: {len(out)} trees ({nodes} nodes, {time.perf_counter() - t0:.1f} s), each "
+        "checked exactly: no second solution at distance >= d"
+    )
+    return "unique", out
 
 
 # -- round laws: a relaxation that is an LCP --------------------------------------------------------
@@ -1064,6 +1229,91 @@ def normal_relaxation(problem: Problem, k: int = 16) -> tuple[sp.csr_matrix, np.
     G = sp.csr_matrix(np.array(cols).T) if cols else sp.csr_matrix((m, 0))
     rows = np.array(normals)[owner]
     return sp.csr_matrix(A[rows] @ G), b[rows], G
+
+
+def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _Options, tried) -> _Verdict:
+    """Uniqueness of a nonlinear problem (round laws) with a verified solution x1, through its
+    normal relaxation (:func:`normal_relaxation` with outer ``min(k, SEARCH_K)``-gons, an outer
+    approximation: every solution's forces c are some relaxation solution's ``G beta``). The
+    relaxation decided with uniqueness in c:
+    ``UNIQUE`` in forces when its forces are unique (they are then x1's); otherwise newton is
+    started from each relaxation solution's forces (``x0`` the least-squares point with C x0 =
+    G beta, C the force map) and every verified solution whose forces differ from those found by
+    at least ``delta max(1, ||c1||_inf)`` counts: ``MULTIPLE`` from two; else ``SOLVED`` with the
+    relaxation's spread of forces in the reason (it drops maximum dissipation: its other
+    solutions need not be the problem's)."""
+    from contactmodel.solve import solve
+
+    problem = target.problem
+    C = _force_map(problem)
+    c1 = C @ x1
+    d = opts.delta * max(1.0, float(np.abs(c1).max(initial=0.0)))
+    found, forces = [x1], [c1]
+    k = min(k, SEARCH_K)
+    try:
+        MR, qR, G = normal_relaxation(problem, k)
+    except ContactModelError as exc:
+        tried.append(f"normal relaxation: {type(exc).__name__}: {exc}")
+        return _Verdict(Status.SOLVED, found, {"reason_uniqueness_undecided": f"no normal relaxation: {exc}"})
+    sub: list[str] = []
+    blocks = lcp_blocks(MR) if qR.size else [np.arange(0)]
+    o = replace(opts, max_solutions=opts.max_solutions + 1)
+    if len(blocks) == 1:
+        rel = _decide_block(MR, qR, sp.csr_matrix(G), "forces c", MCP.from_lcp(MR, qR), o, sub)
+    else:
+        rel = _decide_blocks(MR, qR, sp.csr_matrix(G), "forces c", blocks, o, sub)
+    what = f"relaxation (outer {k}-gons, normal complementarity only, LCP size {qR.size})"
+    tried.extend(f"{what}: {step}" for step in sub)
+    if rel.status is Status.UNIQUE:
+        return _Verdict(
+            Status.UNIQUE,
+            found,
+            {"proof": f"the {what} has unique forces: {rel.evidence.get('proof', '')}", "relaxation_k": k},
+            rel.exact,
+        )
+    Cd = C.toarray()
+    spread = 0.0
+    for beta in rel.solutions:
+        spread = max(spread, float(np.abs(G @ beta - c1).max(initial=0.0)))
+        x0 = np.linalg.lstsq(Cd, G @ beta, rcond=None)[0] if Cd.size else np.zeros(x1.size)
+        try:
+            sol = solve(problem, solver="newton", accept_tol=opts.tol, x0=x0)
+        except Exception as exc:  # a failed start is a step tried, not a verdict
+            tried.append(f"newton from a relaxation solution: {type(exc).__name__}: {exc}")
+            continue
+        if not (sol.ok and sol.residual <= opts.tol and sol.x is not None):
+            continue
+        x = np.asarray(sol.x, dtype=float)
+        c = C @ x
+        if all(np.abs(c - f).max(initial=0.0) >= d for f in forces):
+            found.append(x)
+            forces.append(c)
+    tried.append(
+        f"newton from the {len(rel.solutions)} relaxation solutions (forces up to {spread:.3g} from c1): "
+        f"{len(found)} verified solutions with forces >= {d:.3g} apart"
+    )
+    if len(found) >= 2:
+        return _Verdict(
+            Status.MULTIPLE,
+            found,
+            {
+                "complete": False,
+                "count": len(found),
+                "by": "newton started from the normal relaxation's solutions",
+            },
+        )
+    return _Verdict(
+        Status.SOLVED,
+        found,
+        {
+            "reason_uniqueness_undecided": (
+                f"round friction laws make the MCP nonlinear; the {what} is {rel.status.value} "
+                f"(its solutions' forces up to {spread:.3g} from this one's: maximum dissipation dropped) "
+                "and newton started from them found no other solution"
+            ),
+            "relaxation_force_spread": spread,
+        },
+    )
 
 
 def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, tried: list[str]) -> _Verdict:

@@ -345,7 +345,7 @@ def test_a_tiny_second_solution_t_is_no_candidate_under_the_existence_threshold(
     from contactmodel.analysis.decide import T_ZERO
 
     data = np.load(DATA / "trinkle1997_size170_mu0.9_block5.npz")
-    result = decide(cm.LCP(data["M"], data["q"]))
+    result = decide(cm.LCP(data["M"], data["q"]), tree_limit=0)  # the MILP's verdict, no exact trees
     assert result.status is Status.UNIQUE
     assert not any("did not verify" in step for step in result.tried)
     milp = next(step for step in result.tried if step.startswith("MILP for a solution"))
@@ -380,7 +380,7 @@ def test_a_second_solution_candidate_that_fails_verification_leaves_uniqueness_o
     # M skew (not P, symmetric part 0), q = (1, 1): z = 0 is the only solution
     _fake_candidate(monkeypatch)
     M, q = np.array([[0.0, 1.0], [-1.0, 0.0]]), np.array([1.0, 1.0])
-    result = decide(cm.LCP(M, q))
+    result = decide(cm.LCP(M, q), tree_limit=0)  # without the exact uniqueness trees
     assert result.status is Status.SOLVED
     assert np.array_equal(result.solutions[0], np.zeros(2))
     assert "did not verify" in result.evidence["reason_uniqueness_undecided"]
