@@ -115,9 +115,9 @@ class Problem:
     _model: pe.ConcreteModel | None = field(default=None, repr=False)
     _variables: list | None = field(default=None, repr=False)
     #: each contact's rows, while the model is not built (see :mod:`contactmodel.mcp.direct`), and
-    #: the key (contact name, local name) of each force variable (T's columns)
+    #: the first of each contact's force variables among T's columns
     _direct: dict[str, DirectRows] | None = field(default=None, repr=False)
-    _keys: list | None = field(default=None, repr=False)
+    _starts: list[int] | None = field(default=None, repr=False)
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
     _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
@@ -156,7 +156,7 @@ class Problem:
             )
         self._model, self._variables = model, variables
         compiled = self._compiled
-        self._direct = self._keys = self._compiled = None
+        self._direct = self._starts = self._compiled = None
         adopt_param_edits(self)
         if compiled is not None:
             if compiled.point is not None:
@@ -191,7 +191,7 @@ class Problem:
         compiled = self._compiled
         if self._model is None:
             if compiled is None or refresh:
-                direct = compile_direct(self, self._direct, self._keys, self.T)
+                direct = compile_direct(self, self._direct, self._starts, self.T)
                 if direct is not None:
                     self._compiled = direct
                     return direct
@@ -383,8 +383,10 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
     }
     direct = direct_rows(laws, contexts) if lazy and form is Form.REDUCED else None
     if direct is not None:
-        keys, T = direct_force_matrix(assembly, direct)
-        return Problem(assembly, form, laws, contexts, T, _direct=direct, _keys=keys, _lazy_rows=LAZY_ROWS)
+        starts, T = direct_force_matrix(assembly, direct)
+        return Problem(
+            assembly, form, laws, contexts, T, _direct=direct, _starts=starts, _lazy_rows=LAZY_ROWS
+        )
     model, variables, T = _build_model(assembly, laws, contexts, form, LAZY_ROWS)
     return Problem(assembly, form, laws, contexts, T, _model=model, _variables=variables)
 

@@ -114,16 +114,31 @@ class DirectRows:
         return comps, ranks, coefs, [self.variables[pos][0] for pos in rank]
 
     @functools.cached_property
-    def rows(self) -> tuple[list[tuple[str, str, float, float, str]], list[tuple[str, str]]]:
-        """The MCP rows this contact gives: (pair key, variable, lower, upper bound, axis) of each
-        pair (the bounds the pair's and the variable's together), and (variable, axis) of each
-        cone row."""
-        pairs = []
+    def rows(self) -> tuple[tuple[list, ...], tuple[list, ...]]:
+        """The MCP rows this contact gives, as lists: for its pairs (keys, variables, lower and
+        upper bounds (the pair's and the variable's together), axes, ranks) and for its cone rows
+        (variables, axes, ranks), a variable's rank its position in :attr:`terms` order (-1: no
+        force variable); checked to name each variable once."""
+        keys, pvars, lows, highs, paxes = [], [], [], [], []
         for key, pos, low, axis in self.pairs:
             var, vlb, vub = self.variables[pos]
-            pairs.append((key, var, max(low, vlb), min(math.inf, vub), axis))
-        cone = [] if self.cone is None else [(self.variables[p][0], ax) for p, ax in zip(self.cone, "nto")]
-        return pairs, cone
+            keys.append(key)
+            pvars.append(var)
+            lows.append(max(low, vlb))
+            highs.append(min(math.inf, vub))
+            paxes.append(axis)
+        cvars = [] if self.cone is None else [self.variables[p][0] for p in self.cone]
+        caxes = [] if self.cone is None else list("nto")
+        if len(set(pvars + cvars)) != len(pvars + cvars):
+            raise FrictionLawError(
+                f"DirectRows: a variable is matched with more than one row ({pvars + cvars}); give "
+                "each pair and cone row its own variable"
+            )
+        rank = {var: r for r, var in enumerate(self.terms[3])}
+        return (
+            (keys, pvars, lows, highs, paxes, [rank.get(v, -1) for v in pvars]),
+            (cvars, caxes, [rank.get(v, -1) for v in cvars]),
+        )
 
 
 #: one step of a law's residual plan: a part of its friction set, the mask of the contacts it

@@ -50,23 +50,24 @@ def direct_rows(
     return out
 
 
-def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tuple[list, sp.csr_matrix]:
-    """(keys, T): the key (contact name, local name) of each of the laws' force variables, in
-    order of first use contact after contact, and T (m, len(keys)) with c = T y: what
-    :func:`~contactmodel.formulation._force_matrix` makes of the built blocks' force maps (the
-    same entries in the same order; each contact's variables are its own)."""
-    keys: list = []
+def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tuple[list[int], sp.csr_matrix]:
+    """(starts, T): the first of each contact's force variables among T's columns (each
+    contact's own, in order of first use: :attr:`DirectRows.terms`) and T (m, columns) with
+    c = T y: what :func:`~contactmodel.formulation._force_matrix` makes of the built blocks' force
+    maps (the same entries in the same order)."""
+    starts: list[int] = []
     ti, tj, tv = [], [], []
     contact_rows = assembly.contact_rows
+    base = 0
     for name, rows in direct.items():
         crow = contact_rows[name]
         comps, ranks, coefs, local = rows.terms
-        base = len(keys)
-        keys.extend([(name, var) for var in local])
+        starts.append(base)
         ti.extend([crow[c] for c in comps])
         tj.extend([base + r for r in ranks])
         tv.extend(coefs)
-    return keys, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(keys)))
+        base += len(local)
+    return starts, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, base))
 
 
 def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix:
@@ -167,45 +168,48 @@ class DirectMCP(CompiledMCP):
 
 
 def compile_direct(
-    problem: Problem, direct: dict[str, DirectRows], keys: list, T: sp.csr_matrix
+    problem: Problem, direct: dict[str, DirectRows], starts: list[int], T: sp.csr_matrix
 ) -> DirectMCP | None:
     """The MCP of ``problem`` from its arrays (see the module docstring): ``direct`` each contact's
-    rows, ``keys`` the key (contact name, local name) of each of the laws' force variables (T's
-    columns, c = T y). None when a force variable is matched with no row (the compiler of the
+    rows, ``starts`` the first of each contact's force variables among T's columns (c = T y, see
+    :func:`force_matrix`). None when a force variable is matched with no row (the compiler of the
     built model then names it)."""
     asm = problem.assembly
     contact_rows = asm.contact_rows
-    names, lb, ub, rows_b = [], [], [], []
+    names, lb, ub, rows_b, tcols = [], [], [], [], []  # per MCP row; tcols: its T column or -1
     pairs = []  # (contact, key, MCP row)
-    cones = []  # (contact, its cone rows)
-    for name, rows in direct.items():
-        pair_rows, cone_rows = rows.rows
-        if cone_rows:
-            cones.append((name, cone_rows))
-        if not pair_rows:
+    cones = []  # (contact, its cone rows, its first T column)
+    for (name, rows), start in zip(direct.items(), starts):
+        (keys, pvars, lows, highs, paxes, pranks), cone_rows = rows.rows
+        if cone_rows[0]:
+            cones.append((name, cone_rows, start))
+        if not keys:
             continue
         crow = contact_rows[name]
-        for key, var, low, high, axis in pair_rows:
-            pairs.append((name, key, len(names)))
-            names.append((name, var))
-            lb.append(low)
-            ub.append(high)
-            rows_b.append(crow[axis])
+        pairs.extend([(name, key, len(names) + k) for k, key in enumerate(keys)])
+        names.extend([(name, var) for var in pvars])
+        lb.extend(lows)
+        ub.extend(highs)
+        rows_b.extend([crow[axis] for axis in paxes])
+        tcols.extend([start + r if r >= 0 else -1 for r in pranks])
     cone_index, cone_mu, cone_names = [], [], []
-    for name, cone_rows in cones:
+    for name, (cvars, caxes, cranks), start in cones:
         crow = contact_rows[name]
         cone_index.append(range(len(names), len(names) + 3))
         cone_mu.append(direct[name].mu)
         cone_names.append(name)
-        names.extend([(name, var) for var, _ in cone_rows])
-        rows_b.extend([crow[axis] for _, axis in cone_rows])
-    lb.extend([-np.inf] * (len(names) - len(lb)))
-    ub.extend([np.inf] * (len(names) - len(ub)))
+        names.extend([(name, var) for var in cvars])
+        rows_b.extend([crow[axis] for axis in caxes])
+        tcols.extend([start + r if r >= 0 else -1 for r in cranks])
     n = len(names)
-    column = {key: i for i, key in enumerate(names)}
-    if len(column) != n or any(key not in column for key in keys):
+    lb.extend([-np.inf] * (n - len(lb)))
+    ub.extend([np.inf] * (n - len(ub)))
+    to_t = np.asarray(tcols, dtype=np.int64)
+    matched = to_t >= 0
+    cols = np.full(T.shape[1], -1, dtype=np.int64)  # the MCP column of each T column
+    cols[to_t[matched]] = np.flatnonzero(matched)
+    if (cols < 0).any():
         return None
-    cols = np.fromiter((column[key] for key in keys), dtype=np.int64, count=len(keys))
     theirs = np.asarray(rows_b, dtype=np.int64)
     K = reduced_matrix(asm, T)
     order = np.arange(n)
