@@ -189,7 +189,12 @@ def solve_blocks(
     ``residual`` and a block's ``certificate`` (Farkas vector) in the full variable order."""
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
     joint_opt = replace(
-        opt, decouple=False, max_iter=min(opt.max_iter, JOINT_ITER), restarts=False, pivot_fallback=False
+        opt,
+        decouple=False,
+        max_iter=min(opt.max_iter, JOINT_ITER),
+        restarts=False,
+        pivot_fallback=False,
+        liftoff_rounds=0,
     )
     joint = solve_one(mcp, joint_opt)
     if joint.outcome is Outcome.CONVERGED:
@@ -254,15 +259,19 @@ def _solve_block(
 ) -> SolverResult:
     """One block on its own: from the starting point, then (if that fails and time is left)
     from the joint run's point, the better result kept (each start suits some blocks the other
-    does not: on the fuzz scenes, MNCP cone blocks the joint run had nearly solved)."""
+    does not: on the fuzz scenes, MNCP cone blocks the joint run had nearly solved). The cone
+    method's lift-off rounds (``liftoff_rounds``) run only in the last start's run: a block the
+    second start solves by its attempts is not first searched by them from the first."""
     best: SolverResult | None = None
-    for start in starts:
+    for k, start in enumerate(starts):
         left = deadline - time.perf_counter()
         if best is not None and left <= 0.0:
             break
         sub_opt = replace(
             opt, decouple=False, x0=start, time_limit=None if math.isinf(left) else max(left, 1e-3)
         )
+        if k < len(starts) - 1:  # lift-off rounds only after the last start's attempts
+            sub_opt = replace(sub_opt, liftoff_rounds=0)
         res = solve_one(sub, sub_opt)
         if best is None or float(res.extras.get("residual", math.inf)) < float(
             best.extras.get("residual", math.inf)

@@ -37,7 +37,8 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_kernels
+from contactmodel.solvers import newton_core, newton_kernels
+from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions, dense_lu
 
 _DENSE_N = 150
@@ -178,6 +179,9 @@ class ConeMethod(NewtonMethod):
         )
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
+        self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
+        self.n_liftoff = 0
+        self.lifted: list[int] = []
 
     def begin_attempt(self, x: np.ndarray) -> _Point | None:
         """Row scales and regularization of the attempt's options; the point at ``x``."""
@@ -202,7 +206,69 @@ class ConeMethod(NewtonMethod):
         self.boost *= 10.0
 
     def extras(self) -> dict[str, Any]:
-        return {"cone_blocks": int(self.idx.shape[0]), "kernels": "numba" if self.numba else "numpy"}
+        out: dict[str, Any] = {"cone_blocks": int(self.idx.shape[0])}
+        out["kernels"] = "numba" if self.numba else "numpy"
+        if self.n_liftoff:
+            out.update(liftoff_rounds=self.n_liftoff, liftoff_blocks=list(self.lifted))
+        return out
+
+    def _hold(
+        self, c: np.ndarray, a: np.ndarray, R: np.ndarray, Da: np.ndarray, Db: np.ndarray, sep: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+        """The natural map of the problem with the blocks ``self.held`` held separated: their rows
+        ``Phi_b = c_b`` (``Da = I``, ``Db = 0``: unit rows of H, c_b = 0 after a whole step), the
+        others as given; ``(R, Da, Db, res, sep)`` with ``res`` the unscaled residual of that
+        problem (inf-norm)."""
+        h = self.held
+        R, Da, Db, sep = R.copy(), Da.copy(), Db.copy(), sep.copy()
+        R[h], Da[h], Db[h], sep[h] = c[h], np.eye(3), 0.0, True
+        free = cones.residual(c[~h], a[~h], self.mu[~h])
+        res = max(float(np.max(np.abs(free), initial=0.0)), float(np.max(np.abs(c[h]), initial=0.0)))
+        return R, Da, Db, res, sep
+
+    def rescue(self, best: _Point, deadline: float, history: list[float]) -> tuple[_Point, int, str] | None:
+        """Lift-off rounds (``liftoff_rounds``, see
+        :class:`~contactmodel.solvers.newton_core.NewtonOptions`) from ``best``; None when off or
+        without cone blocks. Each round releases the held blocks whose normal acceleration
+        ``a_N`` is negative at the last point, holds separated the block (not held) with the
+        largest ``min(c_N, rho a_N) > 0``, and runs one attempt (:func:`newton_core.iterate`)
+        on the problem with the held blocks' rows ``Phi_b = c_b``; its end point is measured on
+        the problem as given, and the rounds stop once that is below ``tol``, at the deadline,
+        or when nothing is left to hold or release."""
+        k, rounds = self.idx.shape[0], self.opt.liftoff_rounds
+        if rounds == 0 or k == 0:
+            return None
+        self.set_scaling(self._J0, self.opt.scale_rows)  # rho of the first attempt, not the last
+        held = np.zeros(k, dtype=bool)
+        pt, top, its = best, best, 0
+        for _ in range(rounds):
+            cn, an = pt.x[self.idx[:, 0]], pt.F[self.idx[:, 0]]
+            release = held & (an < 0.0)  # pushed into contact: no longer separating
+            score = np.where(held, 0.0, np.minimum(cn, self.rho * an))
+            if not (release.any() or score.max(initial=0.0) > 0.0):
+                break
+            held &= ~release
+            if score.max(initial=0.0) > 0.0:
+                held[int(np.argmax(score))] = True
+            self.held, self.n_liftoff = held.copy(), self.n_liftoff + 1
+            try:
+                start = self.begin_attempt(pt.x)
+                if start is None:
+                    break
+                end, outcome, _, n_it = newton_core.iterate(self, start, deadline, self.opt.max_iter, [])
+            finally:
+                self.held = None
+            its += n_it
+            pt = self.point(end.x)
+            if pt is None:
+                break
+            history.append(pt.res)
+            if pt.res < top.res:
+                top, self.lifted = pt, [int(b) for b in np.flatnonzero(held)]
+            if top.res <= self.opt.tol or outcome is Outcome.TIME_LIMIT:
+                break
+        note = f"{self.n_liftoff} lift-off rounds, cone blocks {self.lifted} held separated at the best point"
+        return top, its, note
 
     def eps(self, pt: _Point) -> float:
         """Proximal weight of the regularized Newton matrix at ``pt`` (0 while not regularized):
@@ -273,6 +339,8 @@ class ConeMethod(NewtonMethod):
             R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
             res_cone = float(np.max(np.abs(cones.residual(c, a, self.mu)), initial=0.0))
             sep = np.all(Dbc == 0.0, axis=(1, 2)) & np.all(Dac == np.eye(3), axis=(1, 2))
+        if self.held is not None:
+            R, Dac, Dbc, res_cone, sep = self._hold(c, a, R, Dac, Dbc, sep)
         phi[self.idx] = R
         res_box = np.abs(xb - np.clip(xb - Fb, self.lb_box, self.ub_box))
         res = max(float(np.max(res_box, initial=0.0)), res_cone)

@@ -131,6 +131,17 @@ class NewtonOptions(Options):
         for at most 50 iterations, then solve each block not yet solved on its own, with its own
         ``max_iter``, restarts and fallbacks, so one hard block cannot stall the others; see
         :mod:`contactmodel.solvers.newton_blocks`.
+    liftoff_rounds: *cones only* after every attempt has failed (the restarts included), at most
+        this many lift-off rounds from the best point: each holds one more cone block separated
+        (reaction 0, its rows dropped) - the one with both its normal reaction and its normal
+        acceleration positive by most, ``min(c_N, rho a_N)`` - releases the held blocks whose
+        normal acceleration has turned negative, and runs one attempt from the last round's point
+        (at most ``max_iter`` iterations); the answer is accepted only on the natural residual of
+        the problem as given. Two nearly coincident contacts (normal rows of the Delassus matrix
+        equal to 1e-5) that slide together leave Newton at a point where both carry load while one
+        separates and the other penetrates by ~1e-6: a local minimum of the merit whose
+        linearization is nearly singular; holding one separated removes the near-dependence (FCLIB
+        RockPile_tob1). 0 turns them off; see :mod:`contactmodel.solvers.newton_cones`.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -164,6 +175,7 @@ class NewtonOptions(Options):
     chord_decrease: float = 0.5
     kernels: str = "auto"
     decouple: bool = True
+    liftoff_rounds: int = 30
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -212,6 +224,8 @@ class NewtonOptions(Options):
             raise SolverError(
                 "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
             )
+        if self.liftoff_rounds < 0:
+            raise SolverError(f"NewtonOptions.liftoff_rounds must be >= 0, got {self.liftoff_rounds!r}")
         if self.pivot_after < 0:
             raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
@@ -304,6 +318,12 @@ class NewtonMethod(ABC):
     def fallback(self) -> tuple[Point | None, Outcome, str] | None:
         """After a first attempt that did not converge: ``(point, outcome, message)`` of another
         algorithm, or None when there is none."""
+        return None
+
+    def rescue(self, best: Point, deadline: float, history: list[float]) -> tuple[Point, int, str] | None:
+        """After every attempt failed (not at the time limit): another search from the best point
+        ``best``; ``(its best point, iterations, note for the message)``, or None when the method
+        has none. The point's ``res`` must be the natural residual of the problem as given."""
         return None
 
     def extras(self) -> dict[str, Any]:
@@ -458,11 +478,13 @@ def iterate(
 @dataclass
 class _Tally:
     """What the attempts of :func:`run` leave: the best point (None if ``F(x0)`` is not finite),
-    the fallback's point when it was the best, iterations, the last outcome and message, and the
-    note of the fallback that did not solve."""
+    the fallback's and the rescue's point when it was the best, iterations, the last outcome and
+    message, the note of the fallback that did not solve and the rescue's note."""
 
     best: Point | None = None
     fallback_point: Point | None = None
+    rescue_point: Point | None = None
+    rescue_note: str = ""
     iterations: int = 0
     outcome: Outcome = Outcome.FAILED
     message: str = ""
@@ -516,6 +538,17 @@ def _attempts(method: NewtonMethod, x: np.ndarray, t0: float, history: list[floa
         if tally.iterations >= opt.max_iter:
             tally.outcome = Outcome.ITERATION_LIMIT
             break
+    failed = tally.outcome in (Outcome.FAILED, Outcome.ITERATION_LIMIT)
+    if tally.best is not None and tally.best.res > opt.tol and failed:
+        method.opt = opt
+        found = method.rescue(tally.best, deadline, history)
+        if found is not None:
+            pt, its, tally.rescue_note = found
+            tally.iterations += its
+            if pt.res < tally.best.res:
+                tally.best = tally.rescue_point = pt
+            if time.perf_counter() > deadline and pt.res > opt.tol:
+                tally.outcome, tally.message = Outcome.TIME_LIMIT, f"time limit {opt.time_limit} s reached"
     return tally
 
 
@@ -545,7 +578,12 @@ def _verdict(method: NewtonMethod, tally: _Tally) -> tuple[Outcome, str]:
         outcome, message = Outcome.CONVERGED, "natural residual below tolerance"
         if tally.best is tally.fallback_point:
             message += " (Lemke's method, after the Newton attempt stalled)"
-    elif method.n_restarts and outcome is not Outcome.INFEASIBLE:
+        elif tally.best is tally.rescue_point:
+            message += f" ({tally.rescue_note})"
+        return outcome, message
+    if tally.rescue_note:
+        message += f"; {tally.rescue_note}"
+    if method.n_restarts and outcome is not Outcome.INFEASIBLE:
         message = f"{message} (after {method.n_restarts} restarts)"
     return outcome, message
 
