@@ -29,9 +29,10 @@ def scene(i: int):
 def test_solved_in_another_statement(index: int, route: str, cone_form: str) -> None:
     sc = scene(index)
     problem = sc.problem()
-    first = cm.solve(problem, fallback=False)
+    # newton's lift-off rounds (NewtonOptions.liftoff_rounds) solve scene 1506 as stated: off here
+    first = cm.solve(problem, fallback=False, liftoff_rounds=0)
     assert first.status is not cm.Status.SOLVED  # the premise: newton does not solve it as stated
-    sol = cm.solve(problem)
+    sol = cm.solve(problem, liftoff_rounds=0)
     assert sol.status is cm.Status.SOLVED, sol.message
     assert sol.extras["fallback"]["solved_by"] == route
     assert route in sol.message and first.status.value in sol.message
@@ -43,6 +44,17 @@ def test_solved_in_another_statement(index: int, route: str, cone_form: str) -> 
     mcp = problem.compile().mcp
     assert sol.x.shape == (mcp.n,)
     assert relative_residual(mcp, sol.x) < 1e-6
+
+
+def test_liftoff_rounds_solve_scene_1506_as_stated() -> None:
+    """The cone scene the sparse form solved above is solved as stated once newton's lift-off
+    rounds run (the default), with no other statement tried."""
+    sc = scene(1506)
+    sol = cm.solve(sc.problem())
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert "lift-off" in sol.message and "fallback" not in sol.extras
+    verdict = check_answer(sc, sol, 1e-6)
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
 
 
 def test_unsolvable_problem_reports_every_statement_tried() -> None:
