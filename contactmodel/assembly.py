@@ -489,9 +489,10 @@ def assemble_from_matrices(
             f"A must be square with as many rows as b, a multiple of {d} (rows n, t, o"
             f"{', r' if torsion else ''} per contact); got A {A.shape}, b ({m},)"
         )
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+    A_sparse = validate.dense_csr(A)  # A's nonzeros: NaN and infinity among them, zeros finite
+    if not (np.all(np.isfinite(A_sparse.data)) and np.all(np.isfinite(b))):
         raise DeclarationError("A and b must be finite: remove NaN or infinity")
-    if check_symmetric and not _symmetric(A):
+    if check_symmetric and not _symmetric(A, A_sparse):
         raise DeclarationError(
             "A must be symmetric (A = G M^-1 G^T); check its source, or pass check_symmetric=False "
             "to solve with a non-symmetric A as given"
@@ -515,7 +516,7 @@ def assemble_from_matrices(
         Contact(name=name, body_a=None, body_b=None, point=origin, frame=world, torsion=torsion)
         for name in names
     )
-    assembly = MatrixAssembly(system, validate.dense_csr(A), b, v.reshape(-1), rows, contact_rows)
+    assembly = MatrixAssembly(system, A_sparse, b, v.reshape(-1), rows, contact_rows)
     sliding = (np.linalg.norm(vel, axis=1) > rolling_tol).tolist()
     assembly.sliding.extend(name for name, s in zip(names, sliding) if s)
     assembly.rolling.extend(name for name, s in zip(names, sliding) if not s)
@@ -527,8 +528,16 @@ _WORLD = np.eye(3)
 _ORIGIN.flags.writeable = _WORLD.flags.writeable = False
 
 
-def _symmetric(A: np.ndarray) -> bool:
-    """Whether A (m, m) is symmetric to 1e-9 relative to its largest entry (exactly, at once)."""
-    if np.array_equal(A, A.T):
+def _symmetric(A: np.ndarray, A_sparse: sp.csr_matrix) -> bool:
+    """Whether A (m, m) is symmetric to 1e-9 relative to its largest entry; exactly, at once, on
+    its nonzeros ``A_sparse`` (canonical CSR): A = A^T exactly iff A_sparse and its transpose
+    hold the same arrays."""
+    At = A_sparse.T.tocsr()  # canonical: the conversion sorts each row's columns
+    exact = (
+        np.array_equal(A_sparse.indptr, At.indptr)
+        and np.array_equal(A_sparse.indices, At.indices)
+        and np.array_equal(A_sparse.data, At.data)
+    )
+    if exact:
         return True
     return bool(np.abs(A - A.T).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(A).max(initial=0.0)))
