@@ -167,6 +167,17 @@ class DirectMCP(CompiledMCP):
             self.point = np.array(x, dtype=float)
 
 
+def _identity(T: sp.csr_matrix) -> bool:
+    """Whether T (n, n) is the identity matrix, stored as such (one 1.0 a row, on the diagonal)."""
+    n = T.shape[0]
+    return (
+        T.nnz == n
+        and np.array_equal(T.indptr, np.arange(n + 1))
+        and np.array_equal(T.indices, np.arange(n))
+        and bool((T.data == 1.0).all())
+    )
+
+
 def compile_direct(
     problem: Problem, direct: dict[str, DirectRows], starts: list[int], T: sp.csr_matrix
 ) -> DirectMCP | None:
@@ -211,13 +222,17 @@ def compile_direct(
     if (cols < 0).any():
         return None
     theirs = np.asarray(rows_b, dtype=np.int64)
-    K = reduced_matrix(asm, T)
     order = np.arange(n)
-    if n == K.shape[0] == K.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
-        L = K  # every row of K, in its own order (e.g. contacts that all roll, SOC form)
-        L.sum_duplicates()  # canonical, as the compiler's L is
-    else:
-        L = matrix_rows(K, cols, order, theirs, n)  # canonical: the compiler's L (empty + these)
+    if n == T.shape[0] == T.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
+        # every row of K = A T in its own order (e.g. contacts that all roll, SOC form), canonical
+        # as the compiler's L is; K = A itself when T is the identity (A T sums a_ij * 1.0 = a_ij)
+        if _identity(T):
+            L = asm.A_sparse.copy()
+        else:
+            L = reduced_matrix(asm, T)
+        L.sum_duplicates()
+    else:  # canonical: the compiler's L (empty + these rows)
+        L = matrix_rows(reduced_matrix(asm, T), cols, order, theirs, n)
     terms = _Terms(
         L=L,
         qi=np.asarray([]).astype(int),
