@@ -153,26 +153,34 @@ class Layout:
     def friction_sets(self) -> SetArrays:
         """Every contact's friction set and what the modes read of it, made on first use."""
         if self._sets is None:
-            by_law: dict[int, FrictionSet] = {}  # one set per law object (laws recur: made once)
+            by_law: dict[int, int] = {}  # law object -> its set's position in ``own`` (made once)
+            own: list[FrictionSet] = []
             for j, law in enumerate(self.laws):
                 if id(law) not in by_law:
-                    by_law[id(law)] = self.friction_set(j)
-            fsets = [by_law[id(law)] for law in self.laws]
-            lcp = {id(f): f.lcp for f in by_law.values()}
-            own = {id(f): f.tangential for f in by_law.values()}
-            tangential = [own[id(f)] for f in fsets]  # shared lists: read, never changed
-            t_row = np.array([r[1] for r in self.rows], dtype=np.int64)
-            o_row = np.array(
-                [r[2] if len(t) > 1 else -1 for r, t in zip(self.rows, tangential)], dtype=np.int64
+                    by_law[id(law)] = len(own)
+                    own.append(self.friction_set(j))
+            which = np.fromiter(
+                map(by_law.__getitem__, map(id, self.laws)), dtype=np.int64, count=len(self.laws)
             )
-            named = {id(f): len(f.parts) == 1 and lcp[id(f)] for f in by_law.values()}
+            k = which.tolist()
+            fsets = list(map(own.__getitem__, k))
+            lcp = [f.lcp for f in own]
+            tangential = [f.tangential for f in own]  # shared lists: read, never changed
+            two = np.array([len(t) > 1 for t in tangential], dtype=bool)[which]
+            named = np.array([len(f.parts) == 1 and f.lcp for f in own], dtype=bool)[which]
+            if self.width >= 3:  # every contact's rows at once
+                table = self.order.reshape(-1, self.width)
+                t_row, o_row = table[:, 1].copy(), np.where(two, table[:, 2], -1)
+            else:
+                t_row = np.array([r[1] for r in self.rows], dtype=np.int64)
+                o_row = np.array([r[2] if t else -1 for r, t in zip(self.rows, two.tolist())], dtype=np.int64)
             self._sets = SetArrays(
                 fsets,
-                [lcp[id(f)] for f in fsets],
-                tangential,
+                list(map(lcp.__getitem__, k)),
+                list(map(tangential.__getitem__, k)),
                 t_row,
                 o_row,
-                np.array([named[id(f)] for f in fsets], dtype=bool),
+                named,
             )
         return self._sets
 

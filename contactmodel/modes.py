@@ -182,12 +182,17 @@ def _pair_arrays(problem: Problem, compiled: CompiledMCP, names: list[str]) -> _
         pairs = pairs_of(problem, compiled)
         mcp = compiled.mcp
         index = np.array([p.index for p in pairs], dtype=np.int64)
-        where = {name: j for j, name in enumerate(names)}
-        contact = np.array([where[p.contact] for p in pairs], dtype=np.int64)
+        if pairs:
+            where = {name: j for j, name in enumerate(names)}
+            contact = np.array([where[p.contact] for p in pairs], dtype=np.int64)
+        else:  # e.g. contacts that all roll in the SOC form: cone blocks, no pairs
+            contact = np.zeros(0, dtype=np.int64)
         bounds = np.searchsorted(contact, np.arange(len(names) + 1)).tolist()
         every = [p.key for p in pairs]
         shared: dict[tuple, tuple] = {}  # equal key tuples shared (cheaper memo keys)
-        keys = [tuple(every[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        keys = (
+            [tuple(every[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])] if pairs else [()] * len(names)
+        )
         found = _PairArrays(
             index=index,
             lb=mcp.lb[index],

@@ -67,7 +67,21 @@ def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tu
         tj.extend([base + r for r in ranks])
         tv.extend(coefs)
         base += len(local)
-    return starts, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, base))
+    return starts, _csr(
+        np.array(ti, dtype=np.int64), np.array(tj, dtype=np.int64), np.array(tv), (assembly.m, base)
+    )
+
+
+def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """``sp.csr_matrix((values, (rows, cols)), shape)`` (canonical, int32 indices when they fit),
+    built without SciPy's COO matrix: entries sorted by row (stably, as SciPy's conversion keeps
+    them), then each row's columns sorted and duplicates summed as SciPy does."""
+    order = np.argsort(rows, kind="stable")
+    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
+    out = sp.csr_matrix((values[order], cols[order], indptr), shape=shape)
+    out.sum_duplicates()
+    return out
 
 
 def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix:
