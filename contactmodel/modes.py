@@ -350,16 +350,20 @@ def decide_modes(
     physical = list(map(_CONSTANT.__getitem__, label.tolist()))
     labels = dict(_CONSTANT_LABELS)
     moving = np.flatnonzero(~separate & (layout.sliding | slipping))
+    # sliding contacts, and slipping ones whose set names no slide: all "slide", decided at once
     found_at = _slides(layout, a, grazing, moving[slipping[moving] & ~sets.named[moving]])
+    found_at.update(_sliding_modes(layout, asm.v, grazing, moving[layout.sliding[moving]]))
+    if found_at:
+        label[np.fromiter(found_at, dtype=np.int64, count=len(found_at))] = labels.setdefault(
+            (Mode.SLIDE, "slide"), len(labels)
+        )
+        for j, found in found_at.items():
+            physical[j] = found
     for j in moving.tolist():
-        found = found_at.get(j)
-        if found is not None:
-            pass
-        elif layout.sliding[j]:
-            found = _sliding_mode(asm.v[layout.rows[j]], bool(grazing[j]))
-        else:
-            aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
-            found = _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))
+        if j in found_at:
+            continue
+        aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
+        found = _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))
         physical[j] = found
         label[j] = labels.setdefault(found[:2], len(labels))
     groups, first = _groups(layout, pa, codes, label, len(labels))
@@ -441,8 +445,7 @@ def _sliding_mode(velocity: np.ndarray, grazing: bool) -> _Physical:
     v = velocity[1:3]
     n = np.linalg.norm(v)
     direction = (v / n).tolist() if n > 0 else None
-    notes = ("zero normal force and zero normal acceleration (grazing)",) if grazing else ()
-    return Mode.SLIDE, "slide", grazing, direction, None, notes
+    return Mode.SLIDE, "slide", grazing, direction, None, _SLIDING_GRAZING if grazing else ()
 
 
 def _slides(layout: Layout, a: np.ndarray, grazing: np.ndarray, which: np.ndarray) -> dict[int, _Physical]:
@@ -464,6 +467,28 @@ def _slides(layout: Layout, a: np.ndarray, grazing: np.ndarray, which: np.ndarra
 
 
 _GRAZING = ("zero normal force with zero normal acceleration (grazing)",)
+
+
+def _sliding_modes(
+    layout: Layout, v: np.ndarray, grazing: np.ndarray, which: np.ndarray
+) -> dict[int, _Physical]:
+    """:func:`_sliding_mode` of the initially sliding contacts ``which`` at once (``v`` the
+    assembly's relative velocities (m,)): contact -> its physical mode."""
+    if not which.size:
+        return {}
+    start = layout.starts[which]
+    vt, vo = v[layout.order[start + 1]], v[layout.order[start + 2]]
+    norm = np.sqrt(vt * vt + vo * vo)  # as np.linalg.norm of each (t, o)
+    moves = norm > 0
+    safe = np.where(moves, norm, 1.0)
+    directions = np.stack([vt / safe, vo / safe], axis=1).tolist()
+    out = {}
+    for j, g, m, d in zip(which.tolist(), grazing[which].tolist(), moves.tolist(), directions):
+        out[j] = (Mode.SLIDE, "slide", g, d if m else None, None, _SLIDING_GRAZING if g else ())
+    return out
+
+
+_SLIDING_GRAZING = ("zero normal force and zero normal acceleration (grazing)",)
 
 
 def _slide(fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> _Physical:
