@@ -377,10 +377,7 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
     :class:`Problem`)."""
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
-    v, rolling_tol = assembly.v, assembly.system.rolling_tol
-    contexts = {
-        c.name: ContactContext(c, v[assembly.indices(c.name)], rolling_tol) for c in assembly.system.contacts
-    }
+    contexts = _contexts(assembly)
     direct = direct_rows(laws, contexts) if lazy and form is Form.REDUCED else None
     if direct is not None:
         starts, T = direct_force_matrix(assembly, direct)
@@ -389,6 +386,19 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
         )
     model, variables, T = _build_model(assembly, laws, contexts, form, LAZY_ROWS)
     return Problem(assembly, form, laws, contexts, T, _model=model, _variables=variables)
+
+
+def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
+    """Each contact's :class:`ContactContext`: its relative velocity (its rows of ``assembly.v``;
+    rows of one (nc, d) array when every contact has d rows)."""
+    v, rolling_tol = assembly.v, assembly.system.rolling_tol
+    contacts = assembly.system.contacts
+    rows = [list(assembly.contact_rows[c.name].values()) for c in contacts]  # assembly.indices
+    if rows and all(len(r) == len(rows[0]) for r in rows):
+        velocities = list(v[np.array(rows, dtype=np.int64)])  # v[rows[j]] of each, as views
+    else:
+        velocities = [v[r] for r in rows]
+    return {c.name: ContactContext(c, vel, rolling_tol) for c, vel in zip(contacts, velocities)}
 
 
 def _build_model(
@@ -499,7 +509,8 @@ def formulate_from_matrices(
         # one law object per distinct coefficient: the law residual and the modes work per law
         # object (one vectorized call for 400 contacts with one mu instead of 400 calls)
         cones = {float(m): CoulombCone(float(m)) for m in np.unique(mus)}
-        friction = {name: cones[float(m)] for name, m in zip(contact_names, np.broadcast_to(mus, (nc,)))}
+        each = np.broadcast_to(mus, (nc,)).tolist()  # Python floats, as float(m) of each entry
+        friction = dict(zip(contact_names, map(cones.__getitem__, each)))
     elif isinstance(friction, (list, tuple)):
         if len(friction) != nc:
             raise FormulationError(f"friction list must have one law per contact ({nc})")
