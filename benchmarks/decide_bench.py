@@ -5,6 +5,7 @@ Usage:
     python benchmarks/decide_bench.py peer [--peer-seed 49] [--families slide] [--sizes 1000]
     python benchmarks/decide_bench.py npz FILE.npz [FILE.npz ...]
     python benchmarks/decide_bench.py agreement [--n 200] [--laws pyramid cone ...] [--enum-max 12]
+                                                [--decide-all] [--resume]
     (common: [--time-limit S] [--tree-limit S] [--out FILE.jsonl];
     ``--summary FILE.jsonl`` prints the table only; ``--resume`` with ``--out`` keeps the agreement
     rows already in the file and runs the missing (law, problem) pairs only)
@@ -15,7 +16,9 @@ solves are mu = 0.7 .. 1.0). ``peer``: the friction-pyramid LCPs of
 ``tests/data/make_peer_instances.py OUTDIR --seed S`` (``lcp_{family}_n{size}.npz``; slide
 n = 1000 seed 49 is the one no solver solves). ``agreement``: the problems of
 ``benchmarks/agreement.py`` (same seed, sizes and laws) its cone enumeration leaves
-``undecided`` (LCPs above ``--enum-max``, round laws at rolling contacts).
+``undecided`` (LCPs above ``--enum-max``, round laws at rolling contacts); with ``--decide-all``
+every problem, each enumerated one's verdict compared with decide's (``agrees``: unique for c
+unique, multiple for c not unique, no-solution for infeasible).
 
 Each verdict's evidence is re-checked here independently of :mod:`contactmodel.analysis.decide`:
 a Farkas ray in floats with numpy (``M^T y <= 0`` up to 1e-12 relative, ``q . y < 0``) besides
@@ -248,7 +251,15 @@ def run_agreement(args, emit) -> None:
             t0 = time.perf_counter()
             verdict = agreement.certify(inst.problem, args.enum_max, seed=inst.index)
             mcp = inst.problem.compile().mcp
-            if verdict.kind != "undecided":  # decided by the cone enumeration: counted, not re-run
+            enumerated = verdict.kind != "undecided"
+            if enumerated and args.decide_all:  # decide's verdict beside the enumeration's
+                result = decide(inst.problem, time_limit=args.time_limit, tree_limit=args.tree_limit)
+                row = row_of(result, mcp, inst.problem, kind=f"agreement {law}", index=i, mu=inst.mu)
+                agrees = row["verdict"] == ENUMERATED[verdict.kind]
+                row.update(by="decide", enumeration=verdict.kind, agrees=agrees)
+                emit(row)
+                continue
+            if enumerated:  # decided by the cone enumeration: counted, not re-run
                 emit(
                     {
                         "kind": f"agreement {law}",
@@ -322,6 +333,17 @@ def table(rows: list[dict]) -> str:
         f"not decided (solved: uniqueness open; no solution below a bound; undecided) of {len(rows)}: "
         + (", ".join(f"{k} {v}" for k, v in sorted(open_rows.items())) or "none")
     )
+    compared = [r for r in rows if "agrees" in r]
+    if compared:
+        lines.append(
+            f"decide vs the cone enumeration (--decide-all): {sum(r['agrees'] for r in compared)} of "
+            f"{len(compared)} agree"
+            + "".join(
+                f"; {r['kind']} {r['index']}: enumeration {r['enumeration']}, decide {r['verdict']}"
+                for r in compared
+                if not r["agrees"]
+            )
+        )
     failed = [r for r in rows if not r["check"]]
     lines.append(f"re-check failed: {len(failed)} of {len(rows)}")
     return "\n".join(lines)
@@ -346,6 +368,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--enum-max", type=int, default=12)
     ap.add_argument("--out", default=None)
     ap.add_argument("--summary", default=None, metavar="FILE.jsonl")
+    ap.add_argument(
+        "--decide-all",
+        action="store_true",
+        help="agreement: run decide on the problems the cone enumeration decides too, and compare",
+    )
     ap.add_argument(
         "--resume", action="store_true", help="agreement: keep the rows of --out, run only the missing ones"
     )

@@ -77,7 +77,9 @@ complementarity only, maximum dissipation dropped), an LCP every solution of the
 solves, so that a relaxation without solution proves the problem has none. A solvable
 relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
 with its own maximum dissipation would not be sound: its solutions are not the cone's.) With a
-verified solution, uniqueness goes through the same relaxation (outer hexagons,
+verified solution, uniqueness is first proven for Coulomb cones by strong monotonicity of De
+Saxcé's form (:func:`monotone_uniqueness`: a Cholesky factor, as for a positive definite M), else
+goes through the same relaxation (outer hexagons,
 ``SEARCH_K``): unique forces there prove them unique (``UNIQUE``); otherwise newton is started
 from each of the relaxation's solutions, and two verified solutions of the problem itself with
 forces at least delta apart decide ``MULTIPLE``; else ``SOLVED`` with the relaxation's spread of
@@ -1231,6 +1233,71 @@ def normal_relaxation(problem: Problem, k: int = 16) -> tuple[sp.csr_matrix, np.
     return sp.csr_matrix(A[rows] @ G), b[rows], G
 
 
+def monotone_uniqueness(problem: Problem) -> dict | None:
+    """A proof that the problem's contact forces are unique when every contact has a
+    :class:`~contactmodel.friction.cone.CoulombCone` law: ``{"eps", "min_eig"}``, or None.
+
+    Unknowns y: a rolling contact's force (n, t[, o]) in its cone K_mu, a sliding contact's normal
+    force c_n >= 0 (its force c_n g, g the exact sliding direction); c = E y, a = A c + b. At a
+    rolling contact the Coulomb law with maximum dissipation is ``K_mu ∋ r ⊥ u + mu ||u_T|| e_n
+    ∈ K_mu*`` (De Saxcé and Feng, "New inequality and functional for contact with friction",
+    1991), at a sliding one ``0 <= c_n ⊥ a_n >= 0``: the solutions are those of the variational
+    inequality of ``Phi(y) = P (A E y + b) + sum_r mu_r ||u_T,r|| e_n,r`` on that product of cones
+    (P picks a rolling contact's rows, a sliding contact's normal row). With d = y1 - y2,
+    ``(Phi(y1) - Phi(y2)) . d >= d^T K d - sum_r mu_r ||B_r d|| |d_n,r| >= d^T Q d`` (K = P A E,
+    B_r = the rows T_r of A E; ``ab <= (eps a^2 + b^2 / eps) / 2``) with ``Q = sym(K) - sum_r
+    mu_r / 2 (eps B_r^T B_r + e_n,r e_n,r^T / eps)``. Q positive definite for one eps > 0 makes Phi
+    strongly monotone, so two solutions have d = 0: the forces c = E y are unique. Checked by a
+    Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I`` over eps in 10^-3 .. 10^3 (25 values)."""
+    from contactmodel.friction.cone import CoulombCone
+
+    asm = problem.assembly
+    A = sp.csr_matrix(asm.A_sparse).toarray()
+    m = A.shape[0]
+    T = sp.csc_matrix(problem.T)
+    cols: list[np.ndarray] = []
+    prow: list[int] = []
+    rolling: list[tuple[float, list[int], int]] = []  # (mu, tangent rows of a, y index of c_n)
+    for name in problem.contact_names:
+        law = problem.laws[name]
+        idx = list(asm.indices(name))
+        if not isinstance(law, CoulombCone) or len(idx) > 3:
+            return None
+        normal = asm.row(name, "n")
+        if name in asm.sliding:
+            sub = T[idx]
+            used = np.flatnonzero(np.diff(sub.tocsc().indptr) > 0)
+            if used.size != 1 or sub[0, used[0]] <= 0:
+                return None
+            g = np.zeros(m)
+            g[idx] = sub[:, used[0]].toarray().ravel() / sub[0, used[0]]
+            cols.append(g)
+            prow.append(normal)
+            continue
+        rolling.append((float(law.mu), [r for r in idx if r != normal], len(prow) + idx.index(normal)))
+        for r in idx:
+            cols.append(np.eye(m)[r])
+            prow.append(r)
+    if not cols:
+        return None
+    E = np.array(cols).T
+    AE = A @ E
+    K = AE[prow]
+    S = 0.5 * (K + K.T)
+    for eps in np.logspace(-3, 3, 25):
+        Q = S.copy()
+        for mu, rows, j in rolling:
+            B = AE[rows]
+            Q -= 0.5 * mu * eps * (B.T @ B)
+            Q[j, j] -= 0.5 * mu / eps
+        try:
+            np.linalg.cholesky(Q - 1e-10 * max(1.0, float(np.abs(Q).max())) * np.eye(len(Q)))
+        except np.linalg.LinAlgError:
+            continue
+        return {"eps": float(eps), "min_eig": float(np.linalg.eigvalsh(Q).min())}
+    return None
+
+
 def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _Options, tried) -> _Verdict:
     """Uniqueness of a nonlinear problem (round laws) with a verified solution x1, through its
     normal relaxation (:func:`normal_relaxation` with outer ``min(k, SEARCH_K)``-gons, an outer
@@ -1245,6 +1312,23 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     from contactmodel.solve import solve
 
     problem = target.problem
+    mono = monotone_uniqueness(problem)
+    if mono is not None:
+        tried.append(f"strong monotonicity (Coulomb cones, De Saxcé's form): eps = {mono['eps']:.3g}")
+        return _Verdict(
+            Status.UNIQUE,
+            [x1],
+            {
+                "proof": (
+                    "the forces are unique: the Coulomb-cone problem in De Saxcé's form is a strongly "
+                    f"monotone variational inequality (Q positive definite at eps = {mono['eps']:.3g}, "
+                    f"smallest eigenvalue {mono['min_eig']:.3g}; monotone_uniqueness)"
+                ),
+                "monotone_eps": mono["eps"],
+                "monotone_min_eig": mono["min_eig"],
+            },
+            True,
+        )
     C = _force_map(problem)
     c1 = C @ x1
     d = opts.delta * max(1.0, float(np.abs(c1).max(initial=0.0)))
@@ -1299,7 +1383,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             {
                 "complete": False,
                 "count": len(found),
-                "by": "newton started from the normal relaxation's solutions",
+                "found_by": "newton started from the normal relaxation's solutions",
             },
         )
     return _Verdict(

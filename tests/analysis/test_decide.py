@@ -235,7 +235,9 @@ def test_milp_bounds_are_derived_from_the_simplex() -> None:
 
 def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
     painleve = _example("painleve")
-    system = painleve.build(0.5, speed=0.0)  # rolling: the cone's MCP is nonlinear
+    # rolling: the cone's MCP is nonlinear; mu = 2 is past what strong monotonicity proves (at
+    # mu = 0.5 the forces are proven unique: test_decide_exact_uniqueness.py)
+    system = painleve.build(2.0, speed=0.0)
     problem = cm.formulate(system)
     assert not problem.compile().mcp.is_lcp
     result = decide(problem)
@@ -331,8 +333,10 @@ def test_round_law_without_solution_is_decided_by_its_normal_relaxation() -> Non
     assert len(foot) == 1 and np.allclose(foot[0][rows], [1.0, -2.0 * np.sign(v_t), 0.0])
     box = np.array([g[problem.assembly.indices("box")] for g in G.T.toarray() if not np.any(g[rows])])
     assert len(box) == 16 and np.all(np.hypot(box[:, 1], box[:, 2]) >= 2.0 - 1e-12)
-    # below the critical mu the same scene has a solution
-    assert decide(_painleve_with_a_resting_box(1.0, cm.CoulombCone(1.0))).status is Status.SOLVED
+    # below the critical mu the same scene has a solution (unique: the rod's sliding row and the
+    # box's cone at mu = 1 < sqrt(4 W_n / W_t) = sqrt(4 / 2.5) pass the strong-monotonicity test)
+    below = decide(_painleve_with_a_resting_box(1.0, cm.CoulombCone(1.0)))
+    assert below.status is Status.UNIQUE and len(below.solutions) == 1
 
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "decide"

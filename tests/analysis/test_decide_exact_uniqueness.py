@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 import contactmodel as cm
@@ -160,3 +161,50 @@ def test_round_law_second_solution_from_the_relaxation_starts() -> None:
         forces.append(problem.force_vector().copy())
     assert np.abs(forces[0] - forces[1]).max() > 1e-3 * max(1.0, np.abs(forces[0]).max())
     assert result.evidence["force_distance"] == np.abs(forces[0] - forces[1]).max()
+
+
+def _ball(mu: float) -> cm.Problem:
+    """A ball (m = 1, R = 1, I = 2/5) at rest on the ground, pushed sideways: one rolling
+    contact, W = diag(1, 7/2, 7/2) in (n, t, o)."""
+    system = cm.System(gravity=(0.0, 0.0, -9.81))
+    ball = system.add_body(
+        "ball", mass=1.0, inertia=cm.inertia.sphere(1.0, 1.0), position=(0, 0, 1), wrench=(3.0, 0, 0, 0, 0, 0)
+    )
+    system.add_contact(ball, system.ground, point=(0, 0, 0), normal=(0, 0, 1), friction=cm.CoulombCone(mu))
+    return cm.formulate(system)
+
+
+def test_coulomb_cone_uniqueness_by_strong_monotonicity() -> None:
+    # Q = W - mu/2 (eps B^T B + e_n e_n^T / eps), B = rows t, o of W: Q_nn = 1 - mu / (2 eps),
+    # Q_tt = 7/2 - mu eps 49/8: positive definite for some eps iff mu/2 < eps < 4 / (7 mu), i.e.
+    # mu < sqrt(8/7) = 1.069
+    from contactmodel.analysis.decide import monotone_uniqueness
+
+    problem = _ball(0.5)
+    np.testing.assert_allclose(problem.assembly.A_sparse.toarray(), np.diag([1.0, 3.5, 3.5]), atol=1e-12)
+    proof = monotone_uniqueness(problem)
+    assert proof is not None and 0.25 < proof["eps"] < 4 / 3.5
+    eps = proof["eps"]
+    assert proof["min_eig"] == pytest.approx(min(1 - 0.25 / eps, 3.5 - 0.5 * eps * 49 / 8))
+    result = decide(problem)
+    assert result.status is Status.UNIQUE and "strongly monotone" in result.evidence["proof"]
+    assert monotone_uniqueness(_ball(1.2)) is None  # past sqrt(8/7): no eps
+
+
+def test_painleve_rod_at_rest_is_unique_by_strong_monotonicity() -> None:
+    # the rod's W ~ [[1.6, -1.2, 0], [-1.2, 3.4, 0], [0, 0, 4]] (n, t, o); at mu = 0.5 and
+    # eps = 10^-0.5, by hand: Q = [[0.696, -0.878, 0], [-0.878, 2.486, 0], [0, 0, 2.735]], det of
+    # the (n, t) block 0.960 > 0, smallest eigenvalue 0.337
+    from contactmodel.analysis.decide import monotone_uniqueness
+
+    path = BENCH.parents[1] / "examples" / "painleve.py"
+    spec = importlib.util.spec_from_file_location("_decide_painleve", path)
+    painleve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(painleve)
+    problem = cm.formulate(painleve.build(0.5, speed=0.0))
+    W = problem.assembly.A_sparse.toarray()
+    np.testing.assert_allclose(W, [[1.6, -1.2, 0], [-1.2, 3.4, 0], [0, 0, 4]], atol=1e-3)
+    proof = monotone_uniqueness(problem)
+    assert proof["eps"] == pytest.approx(10**-0.5)
+    assert proof["min_eig"] == pytest.approx(0.3373, abs=1e-3)
+    assert decide(problem).status is Status.UNIQUE
