@@ -218,6 +218,43 @@ def _tree_proves_no_solution(M: np.ndarray, q: np.ndarray, tree) -> bool:
     return reached == set(range(len(tree.nodes)))
 
 
+def _tree_leaf_bound(M: np.ndarray, q: np.ndarray, tree) -> Fraction | None:
+    """Independent exact check of a tree whose leaves may bound the norm (dense, Fractions): the
+    largest leaf bound U (every solution has ||z||_1 >= (1 - U) / U; U = 0: no solution), or
+    None when the tree proves nothing. On a leaf (z_I = 0, w_J = 0) with y_i >= 0 off J,
+    q . y < 0 and g = M^T y, a solution z has 0 <= y . w = g . z + q . y <= g_max ||z||_1 + q . y
+    (g_max the largest g_j off I): none when g_max <= 0, else ||z||_1 >= -q.y / g_max = (1 - U) / U
+    with U = g_max / (g_max - q . y)."""
+    n = q.size
+    Mf = [[Fraction(float(v)) for v in row] for row in M]
+    qf = [Fraction(float(v)) for v in q]
+    reached, worst = set(), Fraction(0)
+    stack = [(0, set(), set())]
+    while stack:
+        k, zero_z, zero_w = stack.pop()
+        if k in reached:
+            return None
+        reached.add(k)
+        node = tree.nodes[k]
+        if node[0] == "branch":
+            i = node[1]
+            if i in zero_z or i in zero_w:
+                return None
+            stack += [(node[2], zero_z | {i}, zero_w), (node[3], zero_z, zero_w | {i})]
+            continue
+        y = [Fraction(v) for v in node[1]]
+        support = [i for i in range(n) if y[i] != 0]
+        if any(y[i] < 0 for i in support if i not in zero_w):
+            return None
+        qy = sum(y[i] * qf[i] for i in support)
+        if qy >= 0:
+            return None
+        g_max = max((sum(y[i] * Mf[i][j] for i in support) for j in range(n) if j not in zero_z), default=0)
+        if g_max > 0:
+            worst = max(worst, g_max / (g_max - qy))
+    return worst if reached == set(range(len(tree.nodes))) else None
+
+
 def test_verify_farkas_rejects_a_wrong_ray() -> None:
     M, q = np.array([[1.0]]), np.array([-1.0])
     ok, worst, qy = verify_farkas(M, q, np.array([1.0]))
@@ -461,8 +498,10 @@ def test_a_norm_bound_tree_is_no_solution_below_the_bound_not_no_solution() -> N
     assert np.array_equal(block, np.arange(1, 155))
     N = result.evidence["min_solution_norm"]
     assert 1e11 <= N < np.inf
-    # re-checked here from the tree alone, in exact integers
+    # re-checked here from the tree alone, in exact integers, and by this file's own walk
     assert tree_min_norm(B, data["q"], result.evidence["tree"])[0] == N
+    U = _tree_leaf_bound(B.toarray(), data["q"], result.evidence["tree"])
+    assert U is not None and 0 < U and Fraction(N) <= (1 - U) / U
     payload = result.to_json()
     assert payload["status"] == "no-solution-below-bound" and payload["decided"] is False
     assert payload["evidence"]["min_solution_norm"] == N
