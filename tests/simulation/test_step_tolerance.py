@@ -53,3 +53,17 @@ def test_step_tol_round_trips_and_is_checked(tmp_path):
     for bad in (-1e-9, 1e-3, float("nan")):
         with pytest.raises(SimulationError, match="step_tol"):
             _run(bad)
+
+
+def test_newton_steps_run_without_liftoff_rounds_unless_asked():
+    """newton's lift-off rounds (a last resort for hard static problems) are off in the steps,
+    where step_tol accepts what they would polish; an explicit value is kept, and solvers
+    without the option get none."""
+    from contactmodel.simulation.stepper import Simulator
+
+    system, planes = sliding_box(v0=(0.4, 0.3, 0.0))
+    law = cm.CoulombCone(0.5, form="soc")
+    assert Simulator(system, 1e-2, law, "newton", planes).solver_options == {"liftoff_rounds": 0}
+    asked = Simulator(system, 1e-2, law, "newton", planes, solver_options={"liftoff_rounds": 5})
+    assert asked.solver_options == {"liftoff_rounds": 5}
+    assert Simulator(system, 1e-2, cm.Pyramid(0.5), "lemke", planes).solver_options == {}
