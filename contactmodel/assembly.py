@@ -480,7 +480,7 @@ def assemble_from_matrices(
     body system is symmetric, so a non-symmetric A (relative 1e-9) is refused unless
     ``check_symmetric=False``, for problems whose A is not such a product (e.g. FCLIB W).
     """
-    A = validate.real_array(A, "A", ndim=2, finite=False)
+    A = validate.real_array(A, "A", ndim=2, finite=False, copy=False)  # read only: A_sparse is a copy
     b = validate.real_array(b, "b", ndim=1, finite=False)
     d = 4 if torsion else 3
     m = b.shape[0]
