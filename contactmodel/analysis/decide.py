@@ -77,9 +77,15 @@ complementarity only, maximum dissipation dropped), an LCP every solution of the
 solves, so that a relaxation without solution proves the problem has none. A solvable
 relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
 with its own maximum dissipation would not be sound: its solutions are not the cone's.) With a
-verified solution, uniqueness is first proven for Coulomb cones by strong monotonicity of De
-Saxcé's form (:func:`monotone_uniqueness`: a Cholesky factor, as for a positive definite M), else
-goes through the same relaxation (outer hexagons,
+verified solution, uniqueness is first proven by strong monotonicity of De Saxcé's form
+(:func:`monotone_uniqueness`: Coulomb cones, maximum-work ellipsoids, the ellipse with a
+torsional interval; a Cholesky factor, as for a positive definite M); else the **continuum
+test** (:func:`continuum_solution`) looks for internal forces d with A d = 0 that keep every
+contact's law (d = 0 where c_n = 0, along c1's ray where the contact slips or sits on its set's
+boundary, any direction inside a set where it sticks): a second verified solution with the same
+accelerations decides ``MULTIPLE`` with ``continuum`` in the evidence (every convex combination
+solves: the accelerations are equal and each contact's solutions at fixed accelerations form a
+convex set; the midpoint is verified too); else it goes through the same relaxation (outer hexagons,
 ``SEARCH_K``): unique forces there prove them unique (``UNIQUE``); otherwise newton is started
 from each of the relaxation's solutions, and two verified solutions of the problem itself with
 forces at least delta apart decide ``MULTIPLE``; else ``SOLVED`` with the relaxation's spread of
@@ -122,6 +128,9 @@ SEARCH_K = 6
 #: a tree leaf may prove, instead of a Farkas ray, that its solutions have ||z||_1 at least this
 #: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
 TREE_NORM_FACTOR = 1e6
+#: a singular value of A W (W: unit columns) at most this times max(1, max|A|) counts as zero in
+#: the continuum test (:func:`continuum_solution`: internal forces d with A d = 0)
+NULL_TOL = 1e-10
 
 
 class Status(enum.Enum):
@@ -1233,69 +1242,307 @@ def normal_relaxation(problem: Problem, k: int = 16) -> tuple[sp.csr_matrix, np.
     return sp.csr_matrix(A[rows] @ G), b[rows], G
 
 
-def monotone_uniqueness(problem: Problem) -> dict | None:
-    """A proof that the problem's contact forces are unique when every contact has a
-    :class:`~contactmodel.friction.cone.CoulombCone` law: ``{"eps", "min_eig"}``, or None.
+@dataclass
+class _ContactForces:
+    """One contact's forces as the law leaves them free: ``c = y_n normal + sum_j y_j e_j`` over
+    the contact's rows (n, t, o[, r]) ``rows``, y_n >= 0 the normal force, ``normal`` (len(rows),)
+    the force of a unit y_n (e_n plus the friction of the parts that slide, c_alpha = k_alpha c_n),
+    ``rolling`` the local indices (1.. in (n, t, o, r)) of the components the law leaves free (the
+    parts that roll, ``parts``: ``law.friction_sets(ctx)``)."""
 
-    Unknowns y: a rolling contact's force (n, t[, o]) in its cone K_mu, a sliding contact's normal
-    force c_n >= 0 (its force c_n g, g the exact sliding direction); c = E y, a = A c + b. At a
-    rolling contact the Coulomb law with maximum dissipation is ``K_mu ∋ r ⊥ u + mu ||u_T|| e_n
-    ∈ K_mu*`` (De Saxcé and Feng, "New inequality and functional for contact with friction",
-    1991), at a sliding one ``0 <= c_n ⊥ a_n >= 0``: the solutions are those of the variational
-    inequality of ``Phi(y) = P (A E y + b) + sum_r mu_r ||u_T,r|| e_n,r`` on that product of cones
-    (P picks a rolling contact's rows, a sliding contact's normal row). With d = y1 - y2,
-    ``(Phi(y1) - Phi(y2)) . d >= d^T K d - sum_r mu_r ||B_r d|| |d_n,r| >= d^T Q d`` (K = P A E,
-    B_r = the rows T_r of A E; ``ab <= (eps a^2 + b^2 / eps) / 2``) with ``Q = sym(K) - sum_r
-    mu_r / 2 (eps B_r^T B_r + e_n,r e_n,r^T / eps)``. Q positive definite for one eps > 0 makes Phi
-    strongly monotone, so two solutions have d = 0: the forces c = E y are unique. Checked by a
-    Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I`` over eps in 10^-3 .. 10^3 (25 values)."""
-    from contactmodel.friction.cone import CoulombCone
+    name: str
+    rows: list[int]
+    normal: np.ndarray
+    rolling: list[int]
+    parts: list
+
+
+def _contact_forces(problem: Problem) -> list[_ContactForces] | None:
+    """:class:`_ContactForces` of every contact from the problem's force map T, or None when one
+    contact's force variables are not of that form: one variable with a positive normal entry
+    (the normal force c_n) and variables each acting on one rolling component (c_t, or a shifted
+    torsion ``c_r = s - w c_n``: the span is the same), the rolling components exactly those of
+    the rolling parts of the law's friction set."""
+    from contactmodel.friction.sets import AXES
 
     asm = problem.assembly
-    A = sp.csr_matrix(asm.A_sparse).toarray()
-    m = A.shape[0]
     T = sp.csc_matrix(problem.T)
-    cols: list[np.ndarray] = []
-    prow: list[int] = []
-    rolling: list[tuple[float, list[int], int]] = []  # (mu, tangent rows of a, y index of c_n)
+    out: list[_ContactForces] = []
     for name in problem.contact_names:
         law = problem.laws[name]
         idx = list(asm.indices(name))
-        if not isinstance(law, CoulombCone) or len(idx) > 3:
+        sub = sp.csc_matrix(T[idx])
+        used = np.flatnonzero(np.diff(sub.indptr) > 0)
+        dense = sub[:, used].toarray()
+        normal_cols = [k for k in range(used.size) if dense[0, k] != 0.0]
+        if len(normal_cols) != 1 or dense[0, normal_cols[0]] <= 0.0:
             return None
-        normal = asm.row(name, "n")
-        if name in asm.sliding:
-            sub = T[idx]
-            used = np.flatnonzero(np.diff(sub.tocsc().indptr) > 0)
-            if used.size != 1 or sub[0, used[0]] <= 0:
-                return None
-            g = np.zeros(m)
-            g[idx] = sub[:, used[0]].toarray().ravel() / sub[0, used[0]]
-            cols.append(g)
-            prow.append(normal)
-            continue
-        rolling.append((float(law.mu), [r for r in idx if r != normal], len(prow) + idx.index(normal)))
-        for r in idx:
-            cols.append(np.eye(m)[r])
-            prow.append(r)
-    if not cols:
-        return None
-    E = np.array(cols).T
-    AE = A @ E
-    K = AE[prow]
-    S = 0.5 * (K + K.T)
-    for eps in np.logspace(-3, 3, 25):
-        Q = S.copy()
-        for mu, rows, j in rolling:
-            B = AE[rows]
-            Q -= 0.5 * mu * eps * (B.T @ B)
-            Q[j, j] -= 0.5 * mu / eps
+        g = dense[:, normal_cols[0]] / dense[0, normal_cols[0]]
+        rolling: set[int] = set()
+        for k in range(used.size):
+            if k != normal_cols[0]:
+                comps = np.flatnonzero(dense[:, k])
+                if comps.size != 1:
+                    return None
+                rolling.add(int(comps[0]))
         try:
-            np.linalg.cholesky(Q - 1e-10 * max(1.0, float(np.abs(Q).max())) * np.eye(len(Q)))
+            parts = law.friction_sets(problem.contexts[name]) if law.describes_set else []
+        except ContactModelError:
+            return None
+        covered = sorted(AXES.index(a) for p in parts for a in p.components if AXES.index(a) < len(idx))
+        if covered != sorted(rolling) or 0 in rolling:
+            return None
+        g[sorted(rolling)] = 0.0  # the same span: the rolling components' unit vectors are in it
+        out.append(_ContactForces(name, idx, g, sorted(rolling), parts))
+    return out
+
+
+def _monotone_terms(problem: Problem) -> tuple[np.ndarray, list[tuple[float, np.ndarray, int]]] | None:
+    """(sym(K), terms) of :func:`monotone_uniqueness`: ``K = P A E`` (y-space, see there) and one
+    term ``(omega, D B, j)`` per norm of the support function ``h = omega ||D v||`` of a rolling
+    part (B the rows of A E on its components, j the y index of the contact's normal force);
+    None for a law or a contact the proof does not cover."""
+    from contactmodel.friction.cone import CoulombCone
+    from contactmodel.friction.ellipsoid import Ellipsoid
+    from contactmodel.friction.elliptic_torsion import EllipticTorsion
+    from contactmodel.friction.sets import AXES, BoxPart, EllipsoidPart
+
+    layout = _contact_forces(problem)
+    if layout is None or not layout:
+        return None
+    m = problem.assembly.m
+    cols: list[np.ndarray] = []
+    prow: list[int] = []
+    norms: list[tuple[float, np.ndarray, list[int], int]] = []  # (omega, D, assembly rows, j)
+    for cf in layout:
+        if not isinstance(problem.laws[cf.name], (CoulombCone, Ellipsoid, EllipticTorsion)):
+            return None
+        j = len(prow)
+        col = np.zeros(m)
+        col[cf.rows] = cf.normal
+        cols.append(col)
+        prow.append(cf.rows[0])
+        for r in cf.rolling:
+            cols.append(np.zeros(m))
+            cols[-1][cf.rows[r]] = 1.0
+            prow.append(cf.rows[r])
+        for part in cf.parts:
+            rows = [cf.rows[AXES.index(a)] for a in part.components]
+            if isinstance(part, EllipsoidPart) and np.all(np.asarray(part.accel_weights) == 1.0):
+                norms.append((part.mu, part.e, rows, j))  # h(v) = mu ||e * v||_2
+            elif isinstance(part, BoxPart):  # h(v) = sum_i w_i |v_i|: one norm per axis
+                norms += [(float(w), np.ones(1), [r], j) for w, r in zip(part.w, rows)]
+            else:  # not maximum work over the set (Ellipsoid(direction="opposite")): no VI of this form
+                return None
+    E = np.array(cols).T
+    AE = sp.csr_matrix(problem.assembly.A_sparse) @ E
+    K = AE[prow]
+    terms = [(omega, D[:, None] * AE[rows], j) for omega, D, rows, j in norms]
+    return 0.5 * (K + K.T), terms
+
+
+def monotone_matrix(problem: Problem, eps: float) -> np.ndarray | None:
+    """Q(eps) of :func:`monotone_uniqueness` (None where the proof does not apply)."""
+    parts = _monotone_terms(problem)
+    return None if parts is None else _monotone_q(*parts, eps)
+
+
+def _monotone_q(S: np.ndarray, terms: list[tuple[float, np.ndarray, int]], eps: float) -> np.ndarray:
+    Q = S.copy()
+    for omega, DB, j in terms:
+        Q -= 0.5 * omega * eps * (DB.T @ DB)
+        Q[j, j] -= 0.5 * omega / eps
+    return Q
+
+
+def monotone_uniqueness(problem: Problem) -> dict | None:
+    """A proof that the problem's contact forces are unique when every contact has a
+    :class:`~contactmodel.friction.cone.CoulombCone`, an :class:`~contactmodel.friction.ellipsoid.Ellipsoid`
+    (maximum work: ``direction="max-work"``, or equal semi-axes) or an
+    :class:`~contactmodel.friction.elliptic_torsion.EllipticTorsion` law: ``{"eps", "min_eig"}``, or None.
+
+    Unknowns y: per contact the normal force y_n >= 0 (its force ``y_n g``: g = e_n plus the
+    friction c_alpha = k_alpha c_n of the parts that slide) and the components of the parts that
+    roll; c = E y, a = A c + b, P picks each contact's normal row and rolling rows. A rolling
+    part's set is ``c_p in c_n S_p`` with maximum work, S_p symmetric with support function
+    ``h_p(v) = max_{s in S_p} s . v``; the contact's cone is ``K = {y: y_p in y_n S_p for every p}``,
+    ``K* = {z: z_n >= sum_p h_p(-z_p)}``. De Saxcé's form (De Saxcé and Feng, "New inequality and
+    functional for contact with friction", 1991), for any such S: ``K ∋ y ⊥ Phi(y) = P a +
+    sum_p h_p(-a_p) e_n ∈ K*``. Indeed ``Phi ∈ K*`` iff a_n >= 0, and ``y . Phi = c_n a_n +
+    sum_p (c_n h_p(-a_p) + c_p . a_p)`` is a sum of terms >= 0 (c_p in c_n S_p), zero iff
+    ``c_n a_n = 0`` and ``-c_p . a_p = c_n h_p(-a_p)``: maximum work. The sets, in the unit
+    normal force:
+
+    * CoulombCone: the disc ``|s| <= mu`` in (t, o): ``h = mu ||v||``;
+    * Ellipsoid (max-work): ``sum (s_i / e_i)^2 <= mu^2`` in (t, o, r): ``h = mu ||e * v||``, the
+      round cone K_mu of dimension 4 in the variables ``(c_n, c_i / e_i)`` (velocities ``e_i a_i``,
+      the transpose of the scaling, so that c . a is kept);
+    * EllipticTorsion: the product of the ellipse ``(s_t/e_t)^2 + (s_o/e_o)^2 <= mu^2`` and the
+      interval ``|s_r| <= e_r mu``: ``h = mu ||(e_t v_t, e_o v_o)|| + e_r mu |v_r|``, a sum of two
+      norms (the set is no round 4-D cone: that would be the inscribed ellipsoid, another law).
+
+    With d = y1 - y2, h_p sublinear and symmetric gives ``|h_p(u) - h_p(v)| <= h_p(u - v)``, so
+    ``(Phi(y1) - Phi(y2)) . d >= d^T K d - sum_p h_p(B_p d) |d_n| >= d^T Q d`` (K = P A E, B_p
+    the rows of A E on part p's components; for each norm ``omega ||D B d|| |d_n| <= omega / 2
+    (eps ||D B d||^2 + d_n^2 / eps)``) with ``Q = sym(K) - sum omega / 2 (eps B^T D^2 B + e_n
+    e_n^T / eps)`` (:func:`monotone_matrix`). Two solutions have ``(Phi(y1) - Phi(y2)) . d =
+    -Phi(y1) . y2 - Phi(y2) . y1 <= 0``, so Q positive definite for one eps > 0 gives d = 0: the
+    forces c = E y are unique. Checked by a Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I``
+    over eps in 10^-3 .. 10^3 (25 values)."""
+    parts = _monotone_terms(problem)
+    if parts is None:
+        return None
+    S, terms = parts
+    n = len(S)
+    for eps in np.logspace(-3, 3, 25):
+        Q = _monotone_q(S, terms, eps)
+        try:
+            np.linalg.cholesky(Q - 1e-10 * max(1.0, float(np.abs(Q).max())) * np.eye(n))
         except np.linalg.LinAlgError:
             continue
         return {"eps": float(eps), "min_eig": float(np.linalg.eigvalsh(Q).min())}
     return None
+
+
+def _verified(problem: Problem, x: np.ndarray, tol: float) -> tuple[bool, float]:
+    """(verified, residual) of the point x of the problem's MCP, as the dispatcher verifies a
+    solver's answer (:func:`contactmodel.solve.assess`): the relative natural residual of the
+    MCP and the laws' residual at its forces and accelerations, both <= tol."""
+    from contactmodel.solve import Status as SolveStatus
+    from contactmodel.solve import assess
+    from contactmodel.solvers.base import Outcome, SolverResult
+
+    sol = assess(
+        problem.compile(),
+        SolverResult(np.asarray(x, dtype=float), Outcome.CONVERGED),
+        "decide",
+        tol,
+        problem=problem,
+    )
+    residual = max(sol.residual, sol.checks.get("law_residual", 0.0))
+    return sol.status is SolveStatus.SOLVED and residual <= tol, residual
+
+
+def continuum_solution(
+    problem: Problem, x1: np.ndarray, tol: float = TOL, delta: float = 1e-4
+) -> dict | None:
+    """A second verified solution x2 on a segment of solutions through the verified x1, or None.
+
+    Internal forces that produce no motion: with c1 = C x1 and a1 = A c1 + b, a direction d of
+    forces with ``A d = 0`` changes no acceleration (A = G M^-1 G^T is PSD, so A d = 0 iff
+    G^T d = 0: the generalized accelerations do not change either). At fixed accelerations each
+    contact's solutions in c form a convex set (the face ``{c in K: c . a_hat = 0}`` of its
+    friction cone in De Saxcé's form, see :func:`monotone_uniqueness`; c_n > 0 needs a_n = 0),
+    so d is restricted per contact (:func:`_contact_forces`) to moves that stay in that set:
+    d = 0 where c_n = 0 (up to ``10 tol max(1, ||c1||)``); d in the contact's whole force space
+    (the normal force with the sliding parts' fixed friction, any rolling component) where the
+    rolling components' accelerations vanish (up to ``10 tol`` times the residual scale) and c1
+    lies inside every rolling part by a margin (``excess <= -1e-6 c_n``); else d along c1's own
+    ray (the law is positively homogeneous in c at fixed a). Such d with ``A d = 0`` is a null
+    vector of ``A W`` (W the unit columns spanning those moves): the right singular vector of its
+    smallest singular value, when that is at most ``NULL_TOL max(1, max|A|)``. The step t is the
+    largest the friction sets allow up to ``||t d||_inf = max(1, ||c1||_inf)`` (bisection), halved
+    when a set stops it; the point x2 is the problem's own lift of c2 = c1 + t d
+    (``Problem.load_forces``: every law's auxiliary variables from (c2, a1)), its forces checked
+    to be c2, and x2 and the midpoint's lift verified as every solution is (:func:`_verified`).
+    Returns ``{"x2", "step", "null_singular_value", "continuum_dimension", "midpoint_residual",
+    "moves"}`` (None when there is no such d, the step is below ``delta max(1, ||c1||_inf)``, or a
+    point fails verification)."""
+    from contactmodel.friction.sets import AXES
+    from contactmodel.solve import residual_scale
+
+    layout = _contact_forces(problem)
+    asm = problem.assembly
+    if layout is None or not layout or asm.m > 3000:
+        return None
+    C = _force_map(problem)
+    c1 = C @ x1
+    a1 = asm.contact_accelerations(c1)
+    fscale = max(1.0, float(np.abs(c1).max(initial=0.0)))
+    ascale = residual_scale(problem.compile().mcp)
+    m = asm.m
+    cols: list[np.ndarray] = []
+    free: list[_ContactForces] = []
+    moves: dict[str, str] = {}
+    for cf in layout:
+        ck, ak = c1[cf.rows], a1[cf.rows]
+        cn = float(ck[0])
+        if cn <= 10 * tol * fscale:
+            continue
+        stuck = all(abs(ak[r]) <= 10 * tol * ascale for r in cf.rolling)
+        inside = all(p.excess(cn, ck[[AXES.index(a) for a in p.components]]) <= -1e-6 * cn for p in cf.parts)
+        if stuck and inside:
+            moves[cf.name] = "free"
+            free.append(cf)
+            col = np.zeros(m)
+            col[cf.rows] = cf.normal / np.linalg.norm(cf.normal)
+            cols.append(col)
+            for r in cf.rolling:
+                cols.append(np.zeros(m))
+                cols[-1][cf.rows[r]] = 1.0
+        else:
+            moves[cf.name] = "ray"
+            col = np.zeros(m)
+            col[cf.rows] = ck / np.linalg.norm(ck)
+            cols.append(col)
+    if not cols:
+        return None
+    W = np.array(cols).T
+    _, s, Vt = np.linalg.svd(sp.csr_matrix(asm.A_sparse) @ W, full_matrices=True)
+    s = np.concatenate([s, np.zeros(W.shape[1] - s.size)])
+    A_max = max(1.0, float(np.abs(asm.A_sparse).max()))
+    null = np.flatnonzero(s <= NULL_TOL * A_max)
+    if null.size == 0:
+        return None
+    d = W @ Vt[null[-1]]
+    d /= np.abs(d).max()
+
+    def feasible(t: float) -> bool:
+        c = c1 + t * d
+        if any(c[cf.rows[0]] < 0.0 for cf in layout if moves.get(cf.name)):
+            return False
+        return all(
+            p.excess(float(c[cf.rows[0]]), c[[cf.rows[AXES.index(a)] for a in p.components]]) <= 0.0
+            for cf in free
+            for p in cf.parts
+        )
+
+    best = 0.0
+    for sign in (1.0, -1.0):
+        if feasible(sign * fscale):
+            room = fscale
+        else:
+            lo, hi = 0.0, fscale
+            for _ in range(60):
+                mid = 0.5 * (lo + hi)
+                lo, hi = (mid, hi) if feasible(sign * mid) else (lo, mid)
+            room = 0.5 * lo
+        if room > abs(best):
+            best = sign * room
+    if abs(best) < delta * fscale:
+        return None
+    c2 = c1 + best * d
+
+    def lift(c: np.ndarray) -> np.ndarray:
+        problem.load_forces(c)
+        return problem.compile().values()
+
+    x2 = lift(c2)
+    if np.abs(C @ x2 - c2).max() > 1e-12 * fscale:
+        return None
+    ok2, res2 = _verified(problem, x2, tol)
+    okm, resm = _verified(problem, lift(0.5 * (c1 + c2)), tol)
+    if not (ok2 and okm):
+        return None
+    return {
+        "x2": x2,
+        "step": float(abs(best)),
+        "null_singular_value": float(s[null[-1]]),
+        "continuum_dimension": int(null.size),
+        "residual": res2,
+        "midpoint_residual": resm,
+        "moves": moves,
+    }
 
 
 def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _Options, tried) -> _Verdict:
@@ -1329,6 +1576,33 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             },
             True,
         )
+    cont = continuum_solution(problem, x1, opts.tol, opts.delta)
+    if cont is not None:
+        tried.append(
+            f"continuum test: internal forces with A d = 0 (smallest singular value of A W "
+            f"{cont['null_singular_value']:.2e}, {cont['continuum_dimension']} null directions), step "
+            f"{cont['step']:.3g}: a second verified solution and its midpoint"
+        )
+        return _Verdict(
+            Status.MULTIPLE,
+            [x1, cont["x2"]],
+            {
+                "complete": False,
+                "count": 2,
+                "found_by": "continuum test (continuum_solution): internal forces that produce no motion",
+                "continuum": True,
+                "continuum_evidence": (
+                    "every convex combination of the two solutions solves: their contact accelerations "
+                    "are equal (A d = 0) and at fixed accelerations each contact's solutions form a "
+                    "convex set (a face of its friction cone); the midpoint verified too (residual "
+                    f"{cont['midpoint_residual']:.1e}); null directions of A W: {cont['continuum_dimension']}"
+                ),
+                "continuum_dimension": cont["continuum_dimension"],
+                "null_singular_value": cont["null_singular_value"],
+                "midpoint_residual": cont["midpoint_residual"],
+            },
+        )
+    tried.append("continuum test: no internal force without motion that keeps the laws")
     C = _force_map(problem)
     c1 = C @ x1
     d = opts.delta * max(1.0, float(np.abs(c1).max(initial=0.0)))
