@@ -6,6 +6,7 @@ import importlib
 import importlib.util
 import itertools
 import json
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -249,13 +250,27 @@ def test_milp_bounds_are_derived_from_the_simplex() -> None:
 def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
     painleve = _example("painleve")
     # rolling: the cone's MCP is nonlinear; mu = 2 is past what strong monotonicity proves (at
-    # mu = 0.5 the forces are proven unique: test_decide_exact_uniqueness.py)
+    # mu = 0.5 the forces are proven unique: test_decide_exact_uniqueness.py); one contact: its
+    # modes are enumerated exactly (test_decide_round_laws.py), so it is decided
     system = painleve.build(2.0, speed=0.0)
     problem = cm.formulate(system)
     assert not problem.compile().mcp.is_lcp
     result = decide(problem)
+    assert result.status is Status.UNIQUE and result.tried
+    # agreement problem 2 under the cone: two rolling contacts that slip, A singular (no strong
+    # monotonicity), no internal force along the slipping contacts' rays: uniqueness stays open,
+    # and the verdict says so
+    spec = importlib.util.spec_from_file_location(
+        "_agreement_decide", EXAMPLES.parent / "benchmarks" / "agreement.py"
+    )
+    agreement = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = agreement  # its dataclasses look their module up
+    spec.loader.exec_module(agreement)
+    problem = agreement.make_instance("cone", 2, 0, (1, 12)).problem
+    assert not problem.compile().mcp.is_lcp
+    result = decide(problem, time_limit=10)
     assert result.status in (Status.SOLVED, Status.UNDECIDED)
-    assert result.tried
+    assert result.tried and "reason_uniqueness_undecided" in result.evidence
 
 
 def test_cli_decide_prints_the_verdict(capsys) -> None:

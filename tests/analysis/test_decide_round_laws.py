@@ -19,6 +19,7 @@ from contactmodel.analysis.decide import (
     decide,
     monotone_matrix,
     monotone_uniqueness,
+    single_contact_modes,
 )
 from contactmodel.solve import relative_residual, residual_scale, solve
 
@@ -222,3 +223,99 @@ def test_two_verified_solutions_are_never_called_unique(law: str, index: int) ->
     for x in result.solutions:
         assert relative_residual(mcp, x) <= 1e-8
     assert np.abs(C @ (result.solutions[0] - result.solutions[1])).max() > 1e-3
+
+
+def _cone_contact(A, b, mu: float) -> cm.Problem:
+    return cm.formulate_from_matrices(
+        np.array(A, dtype=float), np.array(b, dtype=float), friction=cm.CoulombCone(mu)
+    )
+
+
+def test_one_rolling_contact_with_three_solutions() -> None:
+    # W = [[1, 2, 0], [2, 5, 0], [0, 0, 5]], b = (1, 4, 0), mu = 1, by hand: separate (b_n = 1 >= 0);
+    # stick c = -W^-1 b = (3, -2, 0), |c_T| = 2 <= 3; slide along +t: c = c_n (1, -1, 0),
+    # a_n = -c_n + 1 = 0 -> c_n = 1, a_t = 2 - 5 + 4 = 1 > 0
+    problem = _cone_contact([[1, 2, 0], [2, 5, 0], [0, 0, 5]], [1, 4, 0], 1.0)
+    modes = single_contact_modes(problem)
+    assert modes["count"] == 3 == _brute_force_count(problem)
+    forces = {kind: c for kind, c in modes["forces"]}
+    np.testing.assert_allclose(forces["separate"], 0.0)
+    np.testing.assert_allclose(forces["stick"], [3.0, -2.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(forces["slide"], [1.0, -1.0, 0.0], atol=1e-12)
+    result = decide(problem)
+    assert result.status is Status.MULTIPLE and result.evidence["complete"] and result.evidence["count"] == 3
+    mcp = problem.compile().mcp
+    assert len(result.solutions) == 3 and all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
+
+
+def test_one_rolling_contact_past_the_monotonicity_test_is_unique_by_its_modes() -> None:
+    # W = I, mu = 2.5 (Q = diag(1 - mu / (2 eps), 1 - mu eps / 2, ...) is never positive definite
+    # for mu >= 2), b = (-1, 6, 0): stick c = (1, -6, 0) is outside the cone, c = 0 needs b_n >= 0;
+    # slide: c_n = 1, a_T = 6 e_t - 2.5 u = s u -> u = e_t, s = 3.5, the only direction
+    problem = _cone_contact(np.eye(3), [-1, 6, 0], 2.5)
+    assert monotone_uniqueness(problem) is None
+    modes = single_contact_modes(problem)
+    assert modes["count"] == 1 == _brute_force_count(problem)
+    np.testing.assert_allclose(modes["forces"][0][1], [1.0, -2.5, 0.0], atol=1e-12)
+    result = decide(problem)
+    assert (
+        result.status is Status.UNIQUE and result.exact and "enumerated exactly" in result.evidence["proof"]
+    )
+
+
+def _brute_force_count(problem: cm.Problem) -> int:
+    """The solutions of one rolling Coulomb contact counted in floats, independently: separate,
+    stick by a linear solve, slide by the sign changes of the slip condition over 20,000 angles
+    (each refined by brentq, then c_n > 0 and s > 0 checked)."""
+    from scipy.optimize import brentq
+
+    A, b = problem.assembly.A, problem.assembly.b
+    mu = problem.laws[problem.contact_names[0]].mu
+    count = int(b[0] >= 0)
+    c = -np.linalg.solve(A, b)
+    count += int(c[0] > 0 and np.hypot(c[1], c[2]) <= mu * c[0])
+
+    def parts(th: float) -> tuple[float, float, float]:
+        u = np.array([np.cos(th), np.sin(th)])
+        g = np.array([1.0, -mu * u[0], -mu * u[1]])
+        Ag = A @ g
+        cn = -b[0] / Ag[0]
+        w = cn * Ag[1:] + b[1:]
+        return w[0] * u[1] - w[1] * u[0], cn, w @ u  # cross (0 at a slide), c_n, s
+
+    th = np.linspace(-np.pi, np.pi, 20_001) + 1e-4 * np.sqrt(2)  # the full circle, no grid point at 0
+    f = np.array([parts(t)[0] for t in th])
+    for i in np.flatnonzero(np.sign(f[:-1]) != np.sign(f[1:])):
+        root = brentq(lambda t: parts(t)[0], th[i], th[i + 1])
+        _, cn, s = parts(root)
+        count += int(cn > 0 and s > 0)
+    return count
+
+
+def test_one_rolling_contact_modes_agree_with_a_brute_force_count() -> None:
+    # W = G G^T with a strong normal-tangential coupling (Painlevé-like: several modes may solve)
+    rng = np.random.default_rng(7)
+    seen = set()
+    for _ in range(40):
+        G = rng.normal(size=(3, 3)) * [[0.3], [1.0], [1.0]] + [
+            [0.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0],
+        ]
+        A = G @ G.T + 0.01 * np.eye(3)
+        b = rng.normal(size=3) * 3
+        mu = float(rng.uniform(0.3, 2.5))
+        problem = _cone_contact(A, b, mu)
+        modes = single_contact_modes(problem)
+        assert modes is not None
+        assert modes["count"] == _brute_force_count(problem)
+        seen.add(modes["count"])
+    assert len(seen) >= 2, seen  # the draw covers more than one count
+
+
+def test_agreement_single_cone_contact_is_unique_by_its_modes() -> None:
+    # agreement problem 32 (cone, mu = 1.0): one rolling contact, past the monotonicity test
+    problem = _agreement("cone", 32)
+    assert monotone_uniqueness(problem) is None
+    result = decide(problem, time_limit=10)
+    assert result.status is Status.UNIQUE and "enumerated exactly" in result.evidence["proof"]
