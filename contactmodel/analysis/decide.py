@@ -1950,6 +1950,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             {"proof": f"the {what} has unique forces: {rel.evidence.get('proof', '')}", "relaxation_k": k},
             rel.exact,
         )
+    why, facts = _why_open(problem)
     Cd = C.toarray()
     spread = 0.0
     for beta in rel.solutions:
@@ -1986,13 +1987,47 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
         found,
         {
             "reason_uniqueness_undecided": (
-                f"round friction laws make the MCP nonlinear; the {what} is {rel.status.value} "
+                f"round friction laws make the MCP nonlinear; {why}; the {what} is {rel.status.value} "
                 f"(its solutions' forces up to {spread:.3g} from this one's: maximum dissipation dropped) "
                 "and newton started from them found no other solution"
             ),
             "relaxation_force_spread": spread,
+            **facts,
         },
     )
+
+
+def _why_open(problem: Problem) -> tuple[str, dict]:
+    """Why strong monotonicity, the mode enumeration and the continuum test left uniqueness open:
+    (text, facts). With ``S = sym(P A E)`` (:func:`monotone_uniqueness`), ``Q(eps) = S - (positive
+    semidefinite terms)``, so ``lambda_min(Q) <= lambda_min(S)`` for every eps: S singular (A has
+    null directions: more contact rows than the bodies' freedoms) excludes the proof outright."""
+    from contactmodel.friction.cone import CoulombCone
+
+    parts = _monotone_terms(problem)
+    if parts is None:
+        return "strong monotonicity does not cover these laws (or contacts)", {}
+    S = parts[0]
+    lam = float(np.linalg.eigvalsh(S).min())
+    A = sp.csr_matrix(problem.assembly.A_sparse).toarray()
+    ev = np.linalg.eigvalsh(0.5 * (A + A.T))
+    null = int(np.sum(ev <= 1e-10 * max(1.0, float(np.abs(ev).max(initial=0.0)))))
+    facts = {"sym_pae_min_eig": lam, "a_null_directions": null}
+    if lam <= 1e-10 * max(1.0, float(np.abs(S).max())):
+        return (
+            f"sym(P A E) is singular (smallest eigenvalue {lam:.2g}; A has {null} null directions: "
+            "statically indeterminate), so Q(eps) is positive definite for no eps, and the continuum test "
+            "found no internal force without motion that keeps the laws (a contact that slips or sits on its "
+            "set's boundary keeps its force's ray)"
+        ), facts
+    one = len(problem.contact_names) == 1 and not isinstance(
+        problem.laws[problem.contact_names[0]], CoulombCone
+    )
+    return (
+        f"sym(P A E) is positive definite (smallest eigenvalue {lam:.3g}) but the friction coupling is "
+        "larger: Q(eps) has no Cholesky factor for eps in 10^-3 .. 10^3"
+        + ("; one contact, but the exact mode enumeration covers Coulomb cones only" if one else "")
+    ), facts
 
 
 def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, tried: list[str]) -> _Verdict:
