@@ -1808,59 +1808,67 @@ def continuum_solution(
 
 
 def _enumerated_verdict(
-    problem: Problem, x1: np.ndarray, opts: _Options, tried: list[str]
+    problem: Problem, x1: np.ndarray | None, opts: _Options, tried: list[str]
 ) -> _Verdict | None:
-    """UNIQUE or MULTIPLE from :func:`single_contact_modes` (one rolling Coulomb contact), or None
-    (not that form, a degenerate mode, or an enumeration the verified x1 does not match)."""
+    """The verdict of :func:`single_contact_modes` (one rolling Coulomb contact), or None (not that
+    form, a degenerate mode, an enumeration the verified x1 does not match, or solutions whose
+    lifts do not verify). With x1 (verified): UNIQUE or MULTIPLE; without (no solver solved the
+    problem): NO_SOLUTION when no mode solves, else the enumerated solutions, each verified."""
     modes = single_contact_modes(problem)
     if modes is None:
         return None
     C = _force_map(problem)
-    c1 = C @ x1
+    m = problem.assembly.m
     rows = modes["rows"]
-    d = opts.delta * max(1.0, float(np.abs(c1).max(initial=0.0)))
     listed = ", ".join(f"{kind} c = {np.array2string(c, precision=4)}" for kind, c in modes["forces"])
-    if not any(np.abs(c - c1[rows]).max() < d for _, c in modes["forces"]):
-        tried.append(
-            f"one rolling contact, modes enumerated: {listed or 'none'}; the verified solution not among them"
-        )
-        return None
     what = (
         "one rolling Coulomb contact, every mode enumerated exactly (separate; stick; slide at angle th: "
         "the slip condition a polynomial of degree <= 4 in tan(th/2), its real roots isolated by Sturm "
         "sequences and the signs of c_n and of the slip speed decided at each, in rational arithmetic; "
         "single_contact_modes)"
     )
+    if x1 is None and modes["count"] == 0:
+        tried.append(f"{what}: no mode solves")
+        return _Verdict(Status.NO_SOLUTION, [], {"certificate": f"{what}: no mode solves"}, True)
+    found: list[np.ndarray] = [] if x1 is None else [x1]
+    forces: list[np.ndarray] = [] if x1 is None else [C @ x1]
+    scale = max([1.0] + [float(np.abs(c).max(initial=0.0)) for _, c in modes["forces"]])
+    d = opts.delta * scale
+    if forces and not any(np.abs(c - forces[0][rows]).max() < d for _, c in modes["forces"]):
+        tried.append(f"{what}: {listed or 'none'}; the verified solution not among them")
+        return None
     tried.append(f"{what}: {modes['count']} solution(s): {listed}")
-    if modes["count"] == 1:
-        return _Verdict(
-            Status.UNIQUE,
-            [x1],
-            {"proof": f"{what}: exactly one solution ({modes['forces'][0][0]})", "modes": listed},
-            True,
-        )
-    found, forces = [x1], [c1]
     for _, c in modes["forces"]:
-        full = np.zeros_like(c1)
+        full = np.zeros(m)
         full[rows] = c
         if all(np.abs(full - f).max() >= d for f in forces):
             x = _lift(problem, full)
             if _verified(problem, x, opts.tol)[0]:
                 found.append(x)
                 forces.append(full)
-    if len(found) < 2:
+    if not found:
         return None
-    return _Verdict(
-        Status.MULTIPLE,
-        found,
-        {
-            "complete": len(found) == modes["count"],
-            "count": modes["count"],
-            "found_by": what,
-            "modes": listed,
-        },
-        True,
-    )
+    if modes["count"] == 1:
+        proof = f"{what}: exactly one solution ({modes['forces'][0][0]})"
+        return _Verdict(Status.UNIQUE, found[:1], {"proof": proof, "modes": listed}, True)
+    if len(found) < 2 and x1 is not None:  # the other searches may still find a second
+        return None
+    if len(found) < 2:
+        return _Verdict(
+            Status.SOLVED,
+            found,
+            {
+                "reason_uniqueness_undecided": f"{what}: {modes['count']} solutions, one verified",
+                "modes": listed,
+            },
+        )
+    evidence = {
+        "complete": len(found) == modes["count"],
+        "count": modes["count"],
+        "found_by": what,
+        "modes": listed,
+    }
+    return _Verdict(Status.MULTIPLE, found, evidence, True)
 
 
 def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _Options, tried) -> _Verdict:
@@ -2033,7 +2041,11 @@ def _why_open(problem: Problem) -> tuple[str, dict]:
 def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, tried: list[str]) -> _Verdict:
     """A nonlinear problem no solver solved: NO_SOLUTION when its normal-complementarity
     relaxation (:func:`normal_relaxation`) has none, else UNDECIDED (the relaxation's solution
-    need not meet the maximum-dissipation conditions)."""
+    need not meet the maximum-dissipation conditions). One rolling Coulomb contact is decided by
+    enumerating its modes first (:func:`single_contact_modes`)."""
+    enumerated = _enumerated_verdict(problem, None, _Options(time_limit, 1e-4, tol, True, 0, 3, True), tried)
+    if enumerated is not None:
+        return enumerated
     try:
         MR, qR, _ = normal_relaxation(problem, k)
     except ContactModelError as exc:  # e.g. a law without a friction set

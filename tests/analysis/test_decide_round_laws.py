@@ -319,3 +319,14 @@ def test_agreement_single_cone_contact_is_unique_by_its_modes() -> None:
     assert monotone_uniqueness(problem) is None
     result = decide(problem, time_limit=10)
     assert result.status is Status.UNIQUE and "enumerated exactly" in result.evidence["proof"]
+
+
+def test_one_rolling_contact_without_solution_is_decided_by_its_modes() -> None:
+    # W = -diag(1, 2, 3) (symmetric, not positive semidefinite), b = (-1, 0.5, 0.3): c = 0 needs
+    # b_n >= 0; stick c = -W^-1 b = (-1, 0.25, 0.1) has c_n < 0; slide c = c_n g, g_n = 1: a_n =
+    # -c_n - 1 = 0 needs c_n = -1 < 0 at every angle
+    problem = _cone_contact(-np.diag([1.0, 2.0, 3.0]), [-1, 0.5, 0.3], 0.5)
+    assert single_contact_modes(problem)["count"] == 0 == _brute_force_count(problem)
+    result = decide(problem)
+    assert result.status is Status.NO_SOLUTION and result.exact and not result.solutions
+    assert "no mode solves" in result.evidence["certificate"]
