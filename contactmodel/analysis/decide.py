@@ -79,7 +79,9 @@ relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the o
 with its own maximum dissipation would not be sound: its solutions are not the cone's.) With a
 verified solution, uniqueness is first proven by strong monotonicity of De Saxcé's form
 (:func:`monotone_uniqueness`: Coulomb cones, maximum-work ellipsoids, the ellipse with a
-torsional interval; a Cholesky factor, as for a positive definite M); a problem of one rolling
+torsional interval; a Cholesky factor, as for a positive definite M), or by monotonicity up to
+internal forces (:func:`internal_uniqueness`: Q positive semidefinite, its null directions
+internal forces A E d = 0 that the faces of the verified solution's cones exclude); a problem of one rolling
 Coulomb contact has its modes enumerated exactly (:func:`single_contact_modes`: separate, stick,
 slide at angle th, the slip condition a polynomial of degree <= 4 in tan(th/2) whose real roots
 are isolated by Sturm sequences in rational arithmetic): ``UNIQUE`` (exact) for one solution,
@@ -1301,8 +1303,19 @@ def _contact_forces(problem: Problem) -> list[_ContactForces] | None:
     return out
 
 
-def _monotone_terms(problem: Problem) -> tuple[np.ndarray, list[tuple[float, np.ndarray, int]]] | None:
-    """(sym(K), terms) of :func:`monotone_uniqueness`: ``K = P A E`` (y-space, see there) and one
+@dataclass
+class _Mono:
+    """The y-space of :func:`monotone_uniqueness`: ``S = sym(P A E)``, the ``terms`` (omega, D B,
+    j), ``AE`` (m, p) and per contact ``(layout, j, y indices of its rolling components)``."""
+
+    S: np.ndarray
+    terms: list[tuple[float, np.ndarray, int]]
+    AE: np.ndarray
+    slots: list[tuple[_ContactForces, int, list[int]]]
+
+
+def _monotone_terms(problem: Problem) -> _Mono | None:
+    """The :class:`_Mono` of :func:`monotone_uniqueness`: ``K = P A E`` (y-space, see there) and one
     term ``(omega, D B, j)`` per norm of the support function ``h = omega ||D v||`` of a rolling
     part (B the rows of A E on its components, j the y index of the contact's normal force);
     None for a law or a contact the proof does not cover."""
@@ -1318,10 +1331,12 @@ def _monotone_terms(problem: Problem) -> tuple[np.ndarray, list[tuple[float, np.
     cols: list[np.ndarray] = []
     prow: list[int] = []
     norms: list[tuple[float, np.ndarray, list[int], int]] = []  # (omega, D, assembly rows, j)
+    slots: list[tuple[_ContactForces, int, list[int]]] = []
     for cf in layout:
         if not isinstance(problem.laws[cf.name], (CoulombCone, Ellipsoid, EllipticTorsion)):
             return None
         j = len(prow)
+        slots.append((cf, j, list(range(j + 1, j + 1 + len(cf.rolling)))))
         col = np.zeros(m)
         col[cf.rows] = cf.normal
         cols.append(col)
@@ -1342,13 +1357,13 @@ def _monotone_terms(problem: Problem) -> tuple[np.ndarray, list[tuple[float, np.
     AE = sp.csr_matrix(problem.assembly.A_sparse) @ E
     K = AE[prow]
     terms = [(omega, D[:, None] * AE[rows], j) for omega, D, rows, j in norms]
-    return 0.5 * (K + K.T), terms
+    return _Mono(0.5 * (K + K.T), terms, AE, slots)
 
 
 def monotone_matrix(problem: Problem, eps: float) -> np.ndarray | None:
     """Q(eps) of :func:`monotone_uniqueness` (None where the proof does not apply)."""
-    parts = _monotone_terms(problem)
-    return None if parts is None else _monotone_q(*parts, eps)
+    mono = _monotone_terms(problem)
+    return None if mono is None else _monotone_q(mono.S, mono.terms, eps)
 
 
 def _monotone_q(S: np.ndarray, terms: list[tuple[float, np.ndarray, int]], eps: float) -> np.ndarray:
@@ -1393,10 +1408,10 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     -Phi(y1) . y2 - Phi(y2) . y1 <= 0``, so Q positive definite for one eps > 0 gives d = 0: the
     forces c = E y are unique. Checked by a Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I``
     over eps in 10^-3 .. 10^3 (25 values)."""
-    parts = _monotone_terms(problem)
-    if parts is None:
+    mono = _monotone_terms(problem)
+    if mono is None:
         return None
-    S, terms = parts
+    S, terms = mono.S, mono.terms
     n = len(S)
     for eps in np.logspace(-3, 3, 25):
         Q = _monotone_q(S, terms, eps)
@@ -1683,6 +1698,82 @@ def _verified(problem: Problem, x: np.ndarray, tol: float) -> tuple[bool, float]
     return sol.status is SolveStatus.SOLVED and residual <= tol, residual
 
 
+def internal_uniqueness(problem: Problem, x1: np.ndarray, tol: float = TOL) -> dict | None:
+    """Unique forces where :func:`monotone_uniqueness` fails only along internal forces:
+    ``{"eps", "min_eig", "null_dimension", "face_singular_value"}``, or None.
+
+    Two solutions y1, y2 give ``d^T Q d <= (Phi(y1) - Phi(y2)) . d <= 0`` (d = y1 - y2, see
+    :func:`monotone_uniqueness`). With Q positive semidefinite (smallest eigenvalue >= -t, t =
+    ``1e-9 max(1, max|Q|)``) and N its null space (eigenvalues <= t, the others above 10 t),
+    ``d^T Q d = 0`` gives d in N. If every null vector is an internal force, ``A E N = 0`` (up to
+    ``1e-9 max(1, max|A E|)``), the two solutions have the same accelerations a1 (those of the
+    verified x1). At fixed accelerations each contact's solutions lie in one face of its cone
+    (De Saxcé's form: ``c . a_hat = 0``): ``{0}`` where a_n > 0; where a rolling part slips
+    (``|a_p| > 1e-6`` times the residual scale), its components are ``c_n sigma_p`` with
+    ``sigma_p`` the maximizer of ``-s . a_p`` over the part's set (``-mu e^2 a / ||e a||`` for an
+    ellipsoid part, ``-w sign(a)`` for an interval); the rest is free (a contact or part whose
+    velocity is not clearly nonzero counts as free: the larger face). Both solutions lying in the
+    same faces, d lies in their span: rows Z with ``Z d = 0``. When ``Z N`` has full column rank
+    (smallest singular value above ``1e-8 max(1, max|Z|)``), d = 0: the forces are unique."""
+    from contactmodel.friction.sets import AXES, BoxPart, EllipsoidPart
+    from contactmodel.solve import residual_scale
+
+    mono = _monotone_terms(problem)
+    if mono is None:
+        return None
+    C = _force_map(problem)
+    a1 = problem.assembly.contact_accelerations(C @ x1)
+    p = len(mono.S)
+    small = 1e-6 * residual_scale(problem.compile().mcp)
+    Z: list[np.ndarray] = []
+
+    def row(pairs: list[tuple[int, float]]) -> None:
+        z = np.zeros(p)
+        for i, v in pairs:
+            z[i] += v
+        Z.append(z)
+
+    for cf, j, comps in mono.slots:
+        ak = a1[cf.rows]
+        slot = dict(zip(cf.rolling, comps))  # local component index -> y index
+        if ak[0] > small:  # separating: c = 0
+            for i in [j, *comps]:
+                row([(i, 1.0)])
+            continue
+        for part in cf.parts:
+            local = [AXES.index(a) for a in part.components]
+            ap = ak[local]
+            if isinstance(part, EllipsoidPart) and np.linalg.norm(ap) > small:
+                sigma = -part.mu * part.e**2 * ap / np.linalg.norm(part.e * ap)
+                for li, sg in zip(local, sigma):
+                    row([(slot[li], 1.0), (j, -sg)])
+            elif isinstance(part, BoxPart):
+                for li, w, ai in zip(local, part.w, ap):
+                    if abs(ai) > small:
+                        row([(slot[li], 1.0), (j, w * np.sign(ai))])
+    Zm = np.array(Z) if Z else np.zeros((0, p))
+    ae_tol = 1e-9 * max(1.0, float(np.abs(mono.AE).max(initial=0.0)))
+    for eps in np.logspace(-3, 3, 49):
+        Q = _monotone_q(mono.S, mono.terms, eps)
+        w, V = np.linalg.eigh(Q)
+        t = 1e-9 * max(1.0, float(np.abs(Q).max()))
+        null = w <= t
+        if w[0] < -t or not null.any() or null.all() or w[~null].min() <= 10 * t:
+            continue
+        N = V[:, null]
+        if np.abs(mono.AE @ N).max() > ae_tol or Zm.shape[0] < N.shape[1]:
+            continue
+        sv = np.linalg.svd(Zm @ N, compute_uv=False)
+        if sv.min() > 1e-8 * max(1.0, float(np.abs(Zm).max())):
+            return {
+                "eps": float(eps),
+                "min_eig": float(w[~null].min()),
+                "null_dimension": int(null.sum()),
+                "face_singular_value": float(sv.min()),
+            }
+    return None
+
+
 def _lift(problem: Problem, c: np.ndarray) -> np.ndarray:
     """The MCP point of forces c (m,): every law's variables from (c, A c + b) (``Problem.load_forces``)."""
     problem.load_forces(c)
@@ -1887,13 +1978,13 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     problem = target.problem
     mono = monotone_uniqueness(problem)
     if mono is not None:
-        tried.append(f"strong monotonicity (Coulomb cones, De Saxcé's form): eps = {mono['eps']:.3g}")
+        tried.append(f"strong monotonicity (De Saxcé's form): eps = {mono['eps']:.3g}")
         return _Verdict(
             Status.UNIQUE,
             [x1],
             {
                 "proof": (
-                    "the forces are unique: the Coulomb-cone problem in De Saxcé's form is a strongly "
+                    "the forces are unique: the problem in De Saxcé's form is a strongly "
                     f"monotone variational inequality (Q positive definite at eps = {mono['eps']:.3g}, "
                     f"smallest eigenvalue {mono['min_eig']:.3g}; monotone_uniqueness)"
                 ),
@@ -1901,6 +1992,31 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
                 "monotone_min_eig": mono["min_eig"],
             },
             True,
+        )
+    internal = internal_uniqueness(problem, x1, opts.tol)
+    if internal is not None:
+        tried.append(
+            f"monotonicity up to internal forces: Q(eps = {internal['eps']:.3g}) positive semidefinite, "
+            f"its {internal['null_dimension']} null directions move no contact, the faces of x1 exclude them"
+        )
+        return _Verdict(
+            Status.UNIQUE,
+            [x1],
+            {
+                "proof": (
+                    "the forces are unique: De Saxcé's form is monotone with Q(eps = "
+                    f"{internal['eps']:.3g}) positive semidefinite (smallest eigenvalue off its null space "
+                    f"{internal['min_eig']:.3g}), so two solutions differ by a null vector of Q; those "
+                    f"({internal['null_dimension']}) are internal forces (A E d = 0: the same "
+                    "accelerations), and "
+                    "at those accelerations every contact's solutions lie in one face of its cone, whose "
+                    "span excludes every such d (smallest singular value "
+                    f"{internal['face_singular_value']:.3g}; internal_uniqueness)"
+                ),
+                "monotone_eps": internal["eps"],
+                "monotone_min_eig": internal["min_eig"],
+                "null_dimension": internal["null_dimension"],
+            },
         )
     enumerated = _enumerated_verdict(problem, x1, opts, tried)
     if enumerated is not None:
@@ -2012,10 +2128,10 @@ def _why_open(problem: Problem) -> tuple[str, dict]:
     null directions: more contact rows than the bodies' freedoms) excludes the proof outright."""
     from contactmodel.friction.cone import CoulombCone
 
-    parts = _monotone_terms(problem)
-    if parts is None:
+    mono = _monotone_terms(problem)
+    if mono is None:
         return "strong monotonicity does not cover these laws (or contacts)", {}
-    S = parts[0]
+    S = mono.S
     lam = float(np.linalg.eigvalsh(S).min())
     A = sp.csr_matrix(problem.assembly.A_sparse).toarray()
     ev = np.linalg.eigvalsh(0.5 * (A + A.T))
@@ -2024,9 +2140,10 @@ def _why_open(problem: Problem) -> tuple[str, dict]:
     if lam <= 1e-10 * max(1.0, float(np.abs(S).max())):
         return (
             f"sym(P A E) is singular (smallest eigenvalue {lam:.2g}; A has {null} null directions: "
-            "statically indeterminate), so Q(eps) is positive definite for no eps, and the continuum test "
-            "found no internal force without motion that keeps the laws (a contact that slips or sits on its "
-            "set's boundary keeps its force's ray)"
+            "statically indeterminate), so Q(eps) is positive definite for no eps; for no eps is it positive "
+            "semidefinite with null directions that are internal forces excluded by the contacts' faces "
+            "(internal_uniqueness), and the continuum test found no internal force without motion that keeps "
+            "the laws (a contact that slips or sits on its set's boundary keeps its force's ray)"
         ), facts
     one = len(problem.contact_names) == 1 and not isinstance(
         problem.laws[problem.contact_names[0]], CoulombCone

@@ -17,6 +17,7 @@ from contactmodel.analysis.decide import (
     _force_map,
     continuum_solution,
     decide,
+    internal_uniqueness,
     monotone_matrix,
     monotone_uniqueness,
     single_contact_modes,
@@ -330,3 +331,53 @@ def test_one_rolling_contact_without_solution_is_decided_by_its_modes() -> None:
     result = decide(problem)
     assert result.status is Status.NO_SOLUTION and result.exact and not result.solutions
     assert "no mode solves" in result.evidence["certificate"]
+
+
+def _tripod(push: float, law=None) -> cm.Problem:
+    """A 2 kg box on three contacts (a triangle) at rest, pushed along x at its centre of mass (N):
+    nine contact rows, six freedoms: three internal force directions, all in the ground plane
+    (the normal forces are statically determinate on three points)."""
+    system = cm.System(gravity=(0.0, 0.0, -9.81))
+    box = system.add_body(
+        "box",
+        mass=2.0,
+        inertia=cm.inertia.box(2.0, (0.4, 0.4, 0.4)),
+        position=(0.0, 0.0, 0.2),
+        wrench=(push, 0.0, 0.0, 0.0, 0.0, 0.0),
+    )
+    for i, (x, y) in enumerate([(0.2, 0.0), (-0.1, 0.17), (-0.1, -0.17)]):
+        system.add_contact(
+            box,
+            system.ground,
+            point=(x, y, 0.0),
+            normal=(0.0, 0.0, 1.0),
+            friction=law or cm.CoulombCone(0.3),
+            name=f"c{i}",
+        )
+    return cm.formulate(system)
+
+
+def test_sliding_tripod_is_unique_up_to_internal_forces_excluded_by_the_faces() -> None:
+    # pushed with 20 N > mu m g = 5.9 N: the box translates, every contact slips along +x, so each
+    # force lies on its ray c_n (1, -mu, 0); the three in-plane internal forces (A d = 0, d_n = 0)
+    # are Q's null directions and have no component along those rays: the forces are unique
+    problem = _tripod(20.0)
+    assert monotone_uniqueness(problem) is None  # A is singular: no eps makes Q positive definite
+    x1 = solve(problem, solver="newton").x
+    proof = internal_uniqueness(problem, x1)
+    assert proof is not None and proof["null_dimension"] == 3 and proof["face_singular_value"] > 1e-3
+    Q = monotone_matrix(problem, proof["eps"])
+    assert np.linalg.eigvalsh(Q).min() > -1e-9
+    result = decide(problem)
+    assert result.status is Status.UNIQUE and "internal forces" in result.evidence["proof"]
+
+
+def test_resting_tripod_is_a_continuum_not_unique() -> None:
+    # at rest every contact sticks inside its cone: the faces leave the internal forces free, so
+    # the proof above must not apply, and they are a continuum of solutions
+    problem = _tripod(0.0)
+    x1 = solve(problem, solver="newton").x
+    assert internal_uniqueness(problem, x1) is None
+    result = decide(problem)
+    assert result.status is Status.MULTIPLE and result.evidence["continuum"]
+    assert result.evidence["motion_distance"] < 1e-9
