@@ -1407,13 +1407,28 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     e_n^T / eps)`` (:func:`monotone_matrix`). Two solutions have ``(Phi(y1) - Phi(y2)) . d =
     -Phi(y1) . y2 - Phi(y2) . y1 <= 0``, so Q positive definite for one eps > 0 gives d = 0: the
     forces c = E y are unique. Checked by a Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I``
-    over eps in 10^-3 .. 10^3 (25 values)."""
+    over eps in 10^-3 .. 10^3 (25 values), then at the eps in that range that maximizes the
+    smallest eigenvalue of Q: Q(eps) = S - eps X - Y / eps (X, Y positive semidefinite) is
+    concave in eps in the Loewner order, so its smallest eigenvalue is concave in eps and a
+    golden-section search on log eps finds its maximum (60 steps)."""
     mono = _monotone_terms(problem)
     if mono is None:
         return None
     S, terms = mono.S, mono.terms
     n = len(S)
-    for eps in np.logspace(-3, 3, 25):
+
+    def low(log_eps: float) -> float:
+        return float(np.linalg.eigvalsh(_monotone_q(S, terms, 10.0**log_eps))[0])
+
+    def best() -> float:  # the golden-section search, run only when the grid found no eps
+        lo, hi, g = -3.0, 3.0, (np.sqrt(5.0) - 1.0) / 2.0
+        for _ in range(60):
+            a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+            lo, hi = (lo, b) if low(a) >= low(b) else (a, hi)
+        return 10.0 ** (0.5 * (lo + hi))
+
+    for eps in (*np.logspace(-3, 3, 25), None):
+        eps = best() if eps is None else eps
         Q = _monotone_q(S, terms, eps)
         try:
             np.linalg.cholesky(Q - 1e-10 * max(1.0, float(np.abs(Q).max())) * np.eye(n))

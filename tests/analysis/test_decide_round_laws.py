@@ -381,3 +381,15 @@ def test_resting_tripod_is_a_continuum_not_unique() -> None:
     result = decide(problem)
     assert result.status is Status.MULTIPLE and result.evidence["continuum"]
     assert result.evidence["motion_distance"] < 1e-9
+
+
+def test_monotonicity_between_the_grid_points_is_found() -> None:
+    # the ball: W = diag(1, 7/2, 7/2), Q = diag(1 - mu / (2 eps), 7/2 - 49 mu eps / 8, ...) is
+    # positive definite iff mu / 2 < eps < 4 / (7 mu); at mu = 1.06 that is (0.530, 0.539), between
+    # the grid points 10^-0.5 and 10^-0.25: found by maximizing the smallest eigenvalue over eps
+    problem = _ball(cm.CoulombCone(1.06), False)
+    np.testing.assert_allclose(problem.assembly.A_sparse.toarray(), np.diag([1.0, 3.5, 3.5]), atol=1e-12)
+    proof = monotone_uniqueness(problem)
+    assert proof is not None and 0.53 < proof["eps"] < 4 / (7 * 1.06)
+    assert proof["min_eig"] > 0
+    assert monotone_uniqueness(_ball(cm.CoulombCone(1.07), False)) is None  # past sqrt(8/7) = 1.0690
