@@ -70,32 +70,42 @@ combine. The existence MILP is normalized on ``q / s``, s the smallest 1-norm of
 
 MILP verdicts rest on HiGHS (``scipy.optimize.milp``) and its tolerances (feasibility 1e-7,
 integrality 1e-6); they are marked ``exact=False`` in the evidence. Round laws (CoulombCone,
-Ellipsoid) at rolling contacts make the compiled MCP nonlinear: :func:`decide` then tries to
-solve it (a verified solution decides existence); otherwise it decides the **normal
+Ellipsoid, EllipticTorsion) at rolling contacts make the compiled MCP nonlinear: :func:`decide`
+then tries to solve it (a verified solution decides existence); otherwise one rolling Coulomb
+contact is decided by its modes (below), and any other problem through the **normal
 relaxation** (:func:`normal_relaxation`: outer polygons, exact sliding directions, normal
 complementarity only, maximum dissipation dropped), an LCP every solution of the problem
 solves, so that a relaxation without solution proves the problem has none. A solvable
 relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
-with its own maximum dissipation would not be sound: its solutions are not the cone's.) With a
-verified solution, uniqueness is first proven by strong monotonicity of De Saxcé's form
-(:func:`monotone_uniqueness`: Coulomb cones, maximum-work ellipsoids, the ellipse with a
-torsional interval; a Cholesky factor, as for a positive definite M), or by monotonicity up to
-internal forces (:func:`internal_uniqueness`: Q positive semidefinite, its null directions
-internal forces A E d = 0 that the faces of the verified solution's cones exclude); a problem of one rolling
-Coulomb contact has its modes enumerated exactly (:func:`single_contact_modes`: separate, stick,
-slide at angle th, the slip condition a polynomial of degree <= 4 in tan(th/2) whose real roots
-are isolated by Sturm sequences in rational arithmetic): ``UNIQUE`` (exact) for one solution,
-``MULTIPLE`` with the count for more; else the **continuum
-test** (:func:`continuum_solution`) looks for internal forces d with A d = 0 that keep every
-contact's law (d = 0 where c_n = 0, along c1's ray where the contact slips or sits on its set's
-boundary, any direction inside a set where it sticks): a second verified solution with the same
-accelerations decides ``MULTIPLE`` with ``continuum`` in the evidence (every convex combination
-solves: the accelerations are equal and each contact's solutions at fixed accelerations form a
-convex set; the midpoint is verified too); else it goes through the same relaxation (outer hexagons,
-``SEARCH_K``): unique forces there prove them unique (``UNIQUE``); otherwise newton is started
-from each of the relaxation's solutions, and two verified solutions of the problem itself with
-forces at least delta apart decide ``MULTIPLE``; else ``SOLVED`` with the relaxation's spread of
-forces (``relaxation_force_spread``) as the reason uniqueness stays open.
+with its own maximum dissipation would not be sound: its solutions are not the cone's.)
+
+With a verified solution x1, uniqueness of the forces is decided, in this order, by
+
+* **strong monotonicity** of De Saxcé's form (:func:`monotone_uniqueness`: Coulomb cones,
+  maximum-work ellipsoids, the ellipse with a torsional interval, through the support function
+  of each rolling part's set; Q(eps) positive definite, a Cholesky factor as for a positive
+  definite M);
+* **monotonicity up to internal forces** (:func:`internal_uniqueness`): Q(eps) positive
+  semidefinite, its null directions internal forces (A E d = 0: the same accelerations) that the
+  faces of x1's cones exclude;
+* the **modes of one rolling Coulomb contact**, enumerated exactly
+  (:func:`single_contact_modes`: separate, stick, slide at angle th, the slip condition a
+  polynomial of degree <= 4 in tan(th/2) whose real roots are isolated by Sturm sequences in
+  rational arithmetic): ``UNIQUE`` (exact) for one solution, ``MULTIPLE`` with the count for
+  more (and ``NO_SOLUTION`` when no solver solved it and no mode solves);
+* the **continuum test** (:func:`continuum_solution`): internal forces d with A d = 0 that keep
+  every contact's law (d = 0 where c_n = 0, along c1's ray where the contact slips or sits on its
+  set's boundary, any direction inside a set where it sticks): a second verified solution with
+  the same accelerations decides ``MULTIPLE`` with ``continuum`` in the evidence (every convex
+  combination solves: the accelerations are equal and each contact's solutions at fixed
+  accelerations form a convex set; the midpoint is verified too);
+* the normal relaxation (outer hexagons, ``SEARCH_K``): unique forces there prove them unique;
+  otherwise newton is started from each of its solutions, and two verified solutions of the
+  problem itself with forces at least delta apart decide ``MULTIPLE``;
+
+else ``SOLVED`` with the reason uniqueness stays open (:func:`_why_open`: sym(P A E) singular,
+with A's null directions counted, or positive definite below the friction coupling) and the
+relaxation's spread of forces (``relaxation_force_spread``).
 """
 
 from __future__ import annotations
