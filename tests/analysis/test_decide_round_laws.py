@@ -28,9 +28,15 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 E = (1.0, 0.7, 0.05)  # semi-axes (e_t, e_o, e_r) of the ellipsoid laws
 
 
-def _box(law, push: float = 0.0, torsion: bool = False) -> cm.Problem:
-    """A 2 kg box (0.4 m cube) at rest on four corner contacts, optionally pushed along x at its
-    centre of mass (N): four contacts, six freedoms, statically indeterminate."""
+SQUARE = [(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2)]
+TRIANGLE = [(0.2, 0.0), (-0.1, 0.17), (-0.1, -0.17)]
+
+
+def _box(law, push: float = 0.0, torsion: bool = False, corners=SQUARE) -> cm.Problem:
+    """A 2 kg box (0.4 m cube) at rest on contacts at ``corners`` (x, y) of its base, optionally
+    pushed along x at its centre of mass (N). On the four corners: twelve contact rows, six
+    freedoms, statically indeterminate also in the normal forces; on a triangle: nine rows, three
+    internal force directions, all in the ground plane (the normal forces are determinate)."""
     system = cm.System(gravity=(0.0, 0.0, -9.81))
     box = system.add_body(
         "box",
@@ -39,7 +45,7 @@ def _box(law, push: float = 0.0, torsion: bool = False) -> cm.Problem:
         position=(0.0, 0.0, 0.2),
         wrench=(push, 0.0, 0.0, 0.0, 0.0, 0.0),
     )
-    for i, (x, y) in enumerate([(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2)]):
+    for i, (x, y) in enumerate(corners):
         system.add_contact(
             box,
             system.ground,
@@ -333,35 +339,11 @@ def test_one_rolling_contact_without_solution_is_decided_by_its_modes() -> None:
     assert "no mode solves" in result.evidence["certificate"]
 
 
-def _tripod(push: float, law=None) -> cm.Problem:
-    """A 2 kg box on three contacts (a triangle) at rest, pushed along x at its centre of mass (N):
-    nine contact rows, six freedoms: three internal force directions, all in the ground plane
-    (the normal forces are statically determinate on three points)."""
-    system = cm.System(gravity=(0.0, 0.0, -9.81))
-    box = system.add_body(
-        "box",
-        mass=2.0,
-        inertia=cm.inertia.box(2.0, (0.4, 0.4, 0.4)),
-        position=(0.0, 0.0, 0.2),
-        wrench=(push, 0.0, 0.0, 0.0, 0.0, 0.0),
-    )
-    for i, (x, y) in enumerate([(0.2, 0.0), (-0.1, 0.17), (-0.1, -0.17)]):
-        system.add_contact(
-            box,
-            system.ground,
-            point=(x, y, 0.0),
-            normal=(0.0, 0.0, 1.0),
-            friction=law or cm.CoulombCone(0.3),
-            name=f"c{i}",
-        )
-    return cm.formulate(system)
-
-
 def test_sliding_tripod_is_unique_up_to_internal_forces_excluded_by_the_faces() -> None:
     # pushed with 20 N > mu m g = 5.9 N: the box translates, every contact slips along +x, so each
     # force lies on its ray c_n (1, -mu, 0); the three in-plane internal forces (A d = 0, d_n = 0)
     # are Q's null directions and have no component along those rays: the forces are unique
-    problem = _tripod(20.0)
+    problem = _box(cm.CoulombCone(0.3), push=20.0, corners=TRIANGLE)
     assert monotone_uniqueness(problem) is None  # A is singular: no eps makes Q positive definite
     x1 = solve(problem, solver="newton").x
     proof = internal_uniqueness(problem, x1)
@@ -375,7 +357,7 @@ def test_sliding_tripod_is_unique_up_to_internal_forces_excluded_by_the_faces() 
 def test_resting_tripod_is_a_continuum_not_unique() -> None:
     # at rest every contact sticks inside its cone: the faces leave the internal forces free, so
     # the proof above must not apply, and they are a continuum of solutions
-    problem = _tripod(0.0)
+    problem = _box(cm.CoulombCone(0.3), corners=TRIANGLE)
     x1 = solve(problem, solver="newton").x
     assert internal_uniqueness(problem, x1) is None
     result = decide(problem)
