@@ -84,7 +84,7 @@ With a verified solution x1, uniqueness of the forces is decided, in this order,
 * **strong monotonicity** of De Saxcé's form (:func:`monotone_uniqueness`: Coulomb cones,
   maximum-work ellipsoids, the ellipse with a torsional interval, through the support function
   of each rolling part's set; Q(eps) positive definite, a Cholesky factor as for a positive
-  definite M);
+  definite M; eps on a grid, else maximizing Q's smallest eigenvalue, one eps per norm allowed);
 * **monotonicity up to internal forces** (:func:`internal_uniqueness`): Q(eps) positive
   semidefinite, its null directions internal forces (A E d = 0: the same accelerations) that the
   faces of x1's cones exclude;
@@ -1376,12 +1376,48 @@ def monotone_matrix(problem: Problem, eps: float) -> np.ndarray | None:
     return None if mono is None else _monotone_q(mono.S, mono.terms, eps)
 
 
-def _monotone_q(S: np.ndarray, terms: list[tuple[float, np.ndarray, int]], eps: float) -> np.ndarray:
+def _monotone_q(S: np.ndarray, terms: list[tuple[float, np.ndarray, int]], eps) -> np.ndarray:
+    """Q at one eps > 0, or at one eps per term (each norm's Young split may use its own)."""
     Q = S.copy()
-    for omega, DB, j in terms:
-        Q -= 0.5 * omega * eps * (DB.T @ DB)
-        Q[j, j] -= 0.5 * omega / eps
+    for (omega, DB, j), e in zip(terms, np.broadcast_to(np.asarray(eps, dtype=float), (len(terms),))):
+        Q -= 0.5 * omega * e * (DB.T @ DB)
+        Q[j, j] -= 0.5 * omega / e
     return Q
+
+
+def _best_eps(low, count: int) -> np.ndarray:
+    """eps (count,) per term that (nearly) maximizes ``low(eps)``, the smallest eigenvalue of Q or
+    of its restriction: concave in eps, since ``Q(eps) = S - sum (eps_r X_r + Y_r / eps_r)`` (X_r,
+    Y_r positive semidefinite) is concave in the Loewner order. A golden-section search on one
+    common log eps in [-3, 3] (60 steps), then Nelder-Mead on each term's own log eps from there.
+    A search only: the caller checks what it returns."""
+    from scipy.optimize import minimize
+
+    def at(log_eps) -> float:
+        return low(10.0 ** np.broadcast_to(np.asarray(log_eps, dtype=float), (count,)))
+
+    lo, hi, g = -3.0, 3.0, (np.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(60):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        lo, hi = (lo, b) if at(a) >= at(b) else (a, hi)
+    start = np.full(count, 0.5 * (lo + hi))
+    if count > 1:
+        res = minimize(
+            lambda x: -at(x), start, method="Nelder-Mead", options={"maxiter": 200 * count, "xatol": 1e-4}
+        )
+        if -res.fun > at(start):
+            start = res.x
+    return 10.0**start
+
+
+def _eps_value(eps) -> float | list[float]:
+    """eps as reported: one number, or one per term when they differ."""
+    e = np.atleast_1d(np.asarray(eps, dtype=float))
+    return float(e[0]) if np.all(e == e[0]) else [float(v) for v in e]
+
+
+def _eps_text(eps) -> str:
+    return f"{eps:.3g}" if isinstance(eps, float) else "(" + ", ".join(f"{v:.3g}" for v in eps) + ") per norm"
 
 
 def monotone_uniqueness(problem: Problem) -> dict | None:
@@ -1417,34 +1453,26 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     e_n^T / eps)`` (:func:`monotone_matrix`). Two solutions have ``(Phi(y1) - Phi(y2)) . d =
     -Phi(y1) . y2 - Phi(y2) . y1 <= 0``, so Q positive definite for one eps > 0 gives d = 0: the
     forces c = E y are unique. Checked by a Cholesky factor of ``Q - 1e-10 max(1, max|Q|) I``
-    over eps in 10^-3 .. 10^3 (25 values), then at the eps in that range that maximizes the
-    smallest eigenvalue of Q: Q(eps) = S - eps X - Y / eps (X, Y positive semidefinite) is
-    concave in eps in the Loewner order, so its smallest eigenvalue is concave in eps and a
-    golden-section search on log eps finds its maximum (60 steps)."""
+    over eps in 10^-3 .. 10^3 (25 values), then at the eps that maximizes the smallest eigenvalue
+    of Q (:func:`_best_eps`: one eps per norm allowed, each norm's Young split being its own;
+    ``eps`` is then a list)."""
     mono = _monotone_terms(problem)
     if mono is None:
         return None
     S, terms = mono.S, mono.terms
     n = len(S)
 
-    def low(log_eps: float) -> float:
-        return float(np.linalg.eigvalsh(_monotone_q(S, terms, 10.0**log_eps))[0])
-
-    def best() -> float:  # the golden-section search, run only when the grid found no eps
-        lo, hi, g = -3.0, 3.0, (np.sqrt(5.0) - 1.0) / 2.0
-        for _ in range(60):
-            a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-            lo, hi = (lo, b) if low(a) >= low(b) else (a, hi)
-        return 10.0 ** (0.5 * (lo + hi))
+    def low(eps) -> float:
+        return float(np.linalg.eigvalsh(_monotone_q(S, terms, eps))[0])
 
     for eps in (*np.logspace(-3, 3, 25), None):
-        eps = best() if eps is None else eps
+        eps = _best_eps(low, len(terms)) if eps is None else eps  # the search only when the grid failed
         Q = _monotone_q(S, terms, eps)
         try:
             np.linalg.cholesky(Q - 1e-10 * max(1.0, float(np.abs(Q).max())) * np.eye(n))
         except np.linalg.LinAlgError:
             continue
-        return {"eps": float(eps), "min_eig": float(np.linalg.eigvalsh(Q).min())}
+        return {"eps": _eps_value(eps), "min_eig": float(np.linalg.eigvalsh(Q).min())}
     return None
 
 
@@ -1796,7 +1824,40 @@ def internal_uniqueness(problem: Problem, x1: np.ndarray, tol: float = TOL) -> d
                 "null_dimension": int(null.sum()),
                 "face_singular_value": float(sv.min()),
             }
-    return None
+    return _internal_per_norm(mono, Zm)
+
+
+def _internal_per_norm(mono: _Mono, Zm: np.ndarray) -> dict | None:
+    """:func:`internal_uniqueness` with one eps per norm: N0 the internal forces without normal
+    components at the rolling contacts (``A E d = 0``, ``d_j = 0``: no term of Q acts on them),
+    checked to be null vectors of Q and excluded by the faces (rows Zm); then Q is positive
+    semidefinite with null space N0 iff Q restricted to N0's complement (basis U) is positive
+    definite, its smallest eigenvalue maximized over eps per norm (:func:`_best_eps`)."""
+    from scipy.linalg import null_space
+
+    p = len(mono.S)
+    js = sorted({j for _, _, j in mono.terms})
+    N0 = null_space(np.vstack([mono.AE, np.eye(p)[js]]), rcond=1e-9)
+    if N0.shape[1] == 0 or Zm.shape[0] < N0.shape[1] or N0.shape[1] == p:
+        return None
+    sv = np.linalg.svd(Zm @ N0, compute_uv=False)
+    if sv.min() <= 1e-8 * max(1.0, float(np.abs(Zm).max())):
+        return None
+    U = null_space(N0.T)
+    eps = _best_eps(
+        lambda e: float(np.linalg.eigvalsh(U.T @ _monotone_q(mono.S, mono.terms, e) @ U)[0]), len(mono.terms)
+    )
+    Q = _monotone_q(mono.S, mono.terms, eps)
+    t = 1e-9 * max(1.0, float(np.abs(Q).max()))
+    low = float(np.linalg.eigvalsh(U.T @ Q @ U)[0])
+    if np.abs(Q @ N0).max() > t or low <= 10 * t:
+        return None
+    return {
+        "eps": _eps_value(eps),
+        "min_eig": low,
+        "null_dimension": int(N0.shape[1]),
+        "face_singular_value": float(sv.min()),
+    }
 
 
 def _lift(problem: Problem, c: np.ndarray) -> np.ndarray:
@@ -2003,14 +2064,15 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     problem = target.problem
     mono = monotone_uniqueness(problem)
     if mono is not None:
-        tried.append(f"strong monotonicity (De Saxcé's form): eps = {mono['eps']:.3g}")
+        tried.append(f"strong monotonicity (De Saxcé's form): eps = {_eps_text(mono['eps'])}")
         return _Verdict(
             Status.UNIQUE,
             [x1],
             {
                 "proof": (
                     "the forces are unique: the problem in De Saxcé's form is a strongly "
-                    f"monotone variational inequality (Q positive definite at eps = {mono['eps']:.3g}, "
+                    "monotone variational inequality (Q positive definite at eps = "
+                    f"{_eps_text(mono['eps'])}, "
                     f"smallest eigenvalue {mono['min_eig']:.3g}; monotone_uniqueness)"
                 ),
                 "monotone_eps": mono["eps"],
@@ -2021,7 +2083,8 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     internal = internal_uniqueness(problem, x1, opts.tol)
     if internal is not None:
         tried.append(
-            f"monotonicity up to internal forces: Q(eps = {internal['eps']:.3g}) positive semidefinite, "
+            f"monotonicity up to internal forces: Q(eps = {_eps_text(internal['eps'])}) positive "
+            "semidefinite, "
             f"its {internal['null_dimension']} null directions move no contact, the faces of x1 exclude them"
         )
         return _Verdict(
@@ -2030,7 +2093,8 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             {
                 "proof": (
                     "the forces are unique: De Saxcé's form is monotone with Q(eps = "
-                    f"{internal['eps']:.3g}) positive semidefinite (smallest eigenvalue off its null space "
+                    f"{_eps_text(internal['eps'])}) positive semidefinite (smallest eigenvalue off its null "
+                    "space "
                     f"{internal['min_eig']:.3g}), so two solutions differ by a null vector of Q; those "
                     f"({internal['null_dimension']}) are internal forces (A E d = 0: the same "
                     "accelerations), and "

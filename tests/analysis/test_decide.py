@@ -257,7 +257,7 @@ def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
     assert not problem.compile().mcp.is_lcp
     result = decide(problem)
     assert result.status is Status.UNIQUE and result.tried
-    # agreement problem 17 under the cone: three rolling contacts, A singular (no strong
+    # agreement problem 72 under the cone: three rolling contacts, A singular (no strong
     # monotonicity), Q(eps) never positive semidefinite with excluded null directions, no internal
     # force along the slipping contacts' rays: uniqueness stays open, and the verdict says so
     spec = importlib.util.spec_from_file_location(
@@ -266,7 +266,7 @@ def test_undecided_is_reported_for_round_laws_without_a_solution() -> None:
     agreement = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = agreement  # its dataclasses look their module up
     spec.loader.exec_module(agreement)
-    problem = agreement.make_instance("cone", 17, 0, (1, 12)).problem
+    problem = agreement.make_instance("cone", 72, 0, (1, 12)).problem
     assert not problem.compile().mcp.is_lcp
     result = decide(problem, time_limit=10)
     assert result.status in (Status.SOLVED, Status.UNDECIDED)

@@ -375,3 +375,42 @@ def test_monotonicity_between_the_grid_points_is_found() -> None:
     assert proof is not None and 0.53 < proof["eps"] < 4 / (7 * 1.06)
     assert proof["min_eig"] > 0
     assert monotone_uniqueness(_ball(cm.CoulombCone(1.07), False)) is None  # past sqrt(8/7) = 1.0690
+
+
+def test_one_eps_per_norm_where_no_common_eps_works() -> None:
+    # two independent balls, W = diag(1, 7/2, 7/2) and 100 times it, mu = 1: Q is positive
+    # definite iff mu / (2 k) < eps_k < 4 / (7 mu k) for each (k = 1, 100): (0.5, 0.571) and
+    # (0.005, 0.00571) do not meet, so no common eps works; one eps per contact does
+    W = np.diag([1.0, 3.5, 3.5])
+    A = np.block([[W, np.zeros((3, 3))], [np.zeros((3, 3)), 100.0 * W]])
+    problem = _cone_contact(A, [-1.0, 0.1, 0.0, -1.0, 0.1, 0.0], 1.0)
+    for eps in np.logspace(-3, 3, 241):  # no common eps
+        assert np.linalg.eigvalsh(monotone_matrix(problem, eps))[0] < 0
+    proof = monotone_uniqueness(problem)
+    assert proof is not None and len(proof["eps"]) == 2
+    e1, e2 = proof["eps"]
+    assert 0.5 < e1 < 4 / 7 and 0.005 < e2 < 0.04 / 7
+    result = decide(problem)
+    assert result.status is Status.UNIQUE and "per norm" in result.evidence["proof"]
+
+
+def test_internal_forces_proof_searches_eps_off_the_internal_forces() -> None:
+    # agreement problem 17 (cone, mu = 0.9, three rolling contacts, A singular): no eps of the
+    # 49-point grid makes Q positive semidefinite with a gap; maximizing the smallest eigenvalue
+    # of Q off the tangential internal forces finds one
+    from contactmodel.analysis.decide import _monotone_q, _monotone_terms
+
+    problem = _agreement("cone", 17)
+    assert monotone_uniqueness(problem) is None
+    mono = _monotone_terms(problem)
+    for eps in np.logspace(-3, 3, 49):
+        Q = _monotone_q(mono.S, mono.terms, eps)
+        w = np.linalg.eigvalsh(Q)
+        t = 1e-9 * max(1.0, np.abs(Q).max())
+        assert w[0] < -t or w[w > t].min(initial=np.inf) <= 10 * t or not (w <= t).any()
+    result = decide(problem, time_limit=10)
+    assert result.status is Status.UNIQUE and "internal forces" in result.evidence["proof"]
+    x1 = result.solutions[0]
+    proof = internal_uniqueness(problem, x1)
+    Q = monotone_matrix(problem, proof["eps"])
+    assert np.linalg.eigvalsh(Q)[0] > -1e-8 and proof["null_dimension"] >= 1
