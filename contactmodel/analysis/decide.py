@@ -89,9 +89,9 @@ With a verified solution x1, uniqueness of the forces is decided, in this order,
   semidefinite, its null directions internal forces (A E d = 0: the same accelerations) that the
   faces of x1's cones exclude;
 * the **modes of one rolling Coulomb contact**, enumerated exactly
-  (:func:`single_contact_modes`: separate, stick, slide at angle th, the slip condition a
-  polynomial of degree <= 4 in tan(th/2) whose real roots are isolated by Sturm sequences in
-  rational arithmetic): ``UNIQUE`` (exact) for one solution, ``MULTIPLE`` with the count for
+  (:func:`~contactmodel.analysis.single_contact.single_contact_modes`: separate, stick, slide at
+  angle th, the slip condition a polynomial of degree <= 4 in tan(th/2) whose real roots are
+  isolated in rational arithmetic): ``UNIQUE`` (exact) for one solution, ``MULTIPLE`` with the count for
   more (and ``NO_SOLUTION`` when no solver solved it and no mode solves);
 * the **continuum test** (:func:`continuum_solution`): internal forces d with A d = 0 that keep
   every contact's law (d = 0 where c_n = 0, along c1's ray where the contact slips or sits on its
@@ -1476,262 +1476,6 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     return None
 
 
-# -- one rolling Coulomb contact: every mode, exactly ------------------------------------------------
-
-Poly = list[Fraction]  # coefficients, lowest degree first
-
-
-def _p_trim(p: Poly) -> Poly:
-    while p and p[-1] == 0:
-        p = p[:-1]
-    return p
-
-
-def _p_add(p: Poly, q: Poly) -> Poly:
-    n = max(len(p), len(q))
-    return _p_trim([(p[i] if i < len(p) else 0) + (q[i] if i < len(q) else 0) for i in range(n)])
-
-
-def _p_scale(p: Poly, k: Fraction) -> Poly:
-    return _p_trim([k * a for a in p])
-
-
-def _p_mul(p: Poly, q: Poly) -> Poly:
-    if not p or not q:
-        return []
-    out = [Fraction(0)] * (len(p) + len(q) - 1)
-    for i, a in enumerate(p):
-        for j, b in enumerate(q):
-            out[i + j] += a * b
-    return _p_trim(out)
-
-
-def _p_rem(p: Poly, q: Poly) -> Poly:
-    p = list(p)
-    while len(p) >= len(q) and p:
-        k = p[-1] / q[-1]
-        shift = len(p) - len(q)
-        for i, b in enumerate(q):
-            p[shift + i] -= k * b
-        p = _p_trim(p[:-1])
-    return p
-
-
-def _p_gcd(p: Poly, q: Poly) -> Poly:
-    while q:
-        p, q = q, _p_rem(p, q)
-    return _p_scale(p, 1 / p[-1]) if p else p
-
-
-def _p_div(p: Poly, q: Poly) -> Poly:
-    """The quotient of an exact division."""
-    p, out = list(p), [Fraction(0)] * max(1, len(p) - len(q) + 1)
-    while len(p) >= len(q) and p:
-        k = p[-1] / q[-1]
-        shift = len(p) - len(q)
-        out[shift] = k
-        for i, b in enumerate(q):
-            p[shift + i] -= k * b
-        p = _p_trim(p[:-1])
-    return _p_trim(out)
-
-
-def _p_eval(p: Poly, x: Fraction) -> Fraction:
-    out = Fraction(0)
-    for a in reversed(p):
-        out = out * x + a
-    return out
-
-
-def _p_deriv(p: Poly) -> Poly:
-    return _p_trim([i * a for i, a in enumerate(p)][1:])
-
-
-def _sturm(p: Poly) -> list[Poly]:
-    """The Sturm chain of p (degree >= 1)."""
-    chain = [p, _p_deriv(p)]
-    while len(chain[-1]) > 1:
-        r = _p_rem(chain[-2], chain[-1])
-        if not r:
-            break
-        chain.append(_p_scale(r, Fraction(-1)))
-    return chain
-
-
-def _sign_changes(chain: list[Poly], x: Fraction) -> int:
-    signs = [v > 0 for v in (_p_eval(q, x) for q in chain) if v != 0]
-    return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
-
-
-def _sign(v: Fraction) -> int:
-    return (v > 0) - (v < 0)
-
-
-def _real_roots(p: Poly) -> list[tuple[Fraction, Fraction, Poly]]:
-    """The distinct real roots of p (exact rational coefficients, degree >= 1), each as
-    ``(lo, hi, q)``: lo == hi for an exact rational root, else q (a square-free factor of p) has
-    exactly that one root in (lo, hi) and opposite nonzero signs at lo and hi (Sturm's theorem,
-    exact arithmetic; a rational root met on the way is divided out)."""
-    q = _p_div(p, _p_gcd(p, _p_deriv(p))) if len(p) > 2 else p
-    out: list[tuple[Fraction, Fraction, Poly]] = []
-    while len(q) > 1:
-        bound = 1 + max(abs(a / q[-1]) for a in q[:-1])  # every root has |x| < bound
-        chain = _sturm(q)
-        stack, found, exact = [(-bound, bound)], [], None
-        while stack and exact is None:
-            lo, hi = stack.pop()
-            count = _sign_changes(chain, lo) - _sign_changes(chain, hi)
-            if count == 1:
-                found.append((lo, hi))
-            elif count > 1:
-                mid = (lo + hi) / 2
-                if _p_eval(q, mid) == 0:
-                    exact = mid
-                stack += [(lo, mid), (mid, hi)]
-        if exact is None:
-            return out + [(lo, hi, q) for lo, hi in found]
-        out.append((exact, exact, q))
-        q = _p_div(q, [-exact, Fraction(1)])
-    return out
-
-
-def _sign_at_root(root: tuple[Fraction, Fraction, Poly], r: Poly) -> int | None:
-    """The sign of r at a root from :func:`_real_roots`; None when r vanishes there."""
-    lo, hi, q = root
-    if not r:
-        return None
-    if lo == hi:
-        return _sign(_p_eval(r, lo)) or None
-    common = _p_gcd(q, r)  # q square-free: its roots are simple, so a common root changes sign
-    if len(common) > 1 and _sign(_p_eval(common, lo)) * _sign(_p_eval(common, hi)) < 0:
-        return None
-    if len(r) == 1:
-        return _sign(r[0])
-    chain, slo = _sturm(r), _sign(_p_eval(q, lo))
-    while True:  # r(root) != 0: the interval shrinks until r has no root in it
-        if (
-            _p_eval(r, lo) != 0
-            and _p_eval(r, hi) != 0
-            and _sign_changes(chain, lo) == _sign_changes(chain, hi)
-        ):
-            return _sign(_p_eval(r, lo))
-        mid = (lo + hi) / 2
-        vm = _sign(_p_eval(q, mid))
-        if vm == 0:
-            return _sign(_p_eval(r, mid)) or None
-        lo, hi = (mid, hi) if vm == slo else (lo, mid)
-
-
-def _root_value(root: tuple[Fraction, Fraction, Poly]) -> float:
-    """The float nearest a root from :func:`_real_roots` (its interval bisected to float width)."""
-    lo, hi, q = root
-    slo = _sign(_p_eval(q, lo))
-    while lo != hi and float(lo) != float(hi):
-        mid = (lo + hi) / 2
-        vm = _sign(_p_eval(q, mid))
-        if vm == 0:
-            return float(mid)
-        lo, hi = (mid, hi) if vm == slo else (lo, mid)
-    return float(lo)
-
-
-def single_contact_modes(problem: Problem) -> dict | None:
-    """Every solution of a problem with one contact, rolling, under a Coulomb cone, exactly:
-    ``{"count", "forces": [(mode, c (3,) floats)]}`` over the contact's (n, t, o), or None when the
-    problem is not of that form or a mode is degenerate (then nothing is claimed).
-
-    With W = A[(n, t, o)] and b (the rows of a = A c + b; a torsion row, if any, carries no
-    force), the modes are disjoint and exhaustive: **separate** c = 0 with b_n >= 0; **stick**
-    c_n > 0 and a = 0: c = -W^-1 b inside the cone (|c_T| <= mu c_n); **slide** c_n > 0, a_n = 0,
-    a_T = s u with s > 0, c = c_n g, g = (1, -mu u), u = (cos th, sin th). Sliding needs
-    ``c_n W g + b = (0, s u)``: three equations in (c_n, s) for a given th, solvable iff
-    ``f(th) = det[W g, (0, u), b] = 0``, a trigonometric polynomial of degree 2 (no constant
-    term); with tau = tan(th / 2) and ``(1 + tau^2)^2`` cleared, a polynomial P of degree <= 4
-    (th = pi, tau = infinity, checked on its own). Then ``c_n = -b_n / (W g)_n`` and the sign of s
-    is ``sign((W g)_n) sign(R(tau))`` with ``R = (1 - tau^2)(b_t V_n - b_n V_t) + 2 tau (b_o V_n -
-    b_n V_o)``, V = (1 + tau^2) W g. Everything runs in exact rational arithmetic on the floats'
-    values: P's real roots isolated by Sturm sequences, the signs of V_n and R at each root by
-    refining its interval until they have no root in it; a root where V_n or R vanishes (or
-    b_n = 0, or W singular, or P identically 0) is degenerate."""
-    from contactmodel.friction.cone import CoulombCone
-
-    if len(problem.contact_names) != 1:
-        return None
-    name = problem.contact_names[0]
-    law, asm = problem.laws[name], problem.assembly
-    if not isinstance(law, CoulombCone) or name in asm.sliding:
-        return None
-    rows = [asm.row(name, ax) for ax in "nto"]
-    A = sp.csr_matrix(asm.A_sparse)[rows][:, rows].toarray()
-    b = np.asarray(asm.b, dtype=float)[rows]
-    W = [[Fraction(float(v)) for v in r] for r in A]
-    bb = [Fraction(float(v)) for v in b]
-    mu = Fraction(float(law.mu))
-    bn, bt, bo = bb
-    found: list[tuple[str, np.ndarray]] = []
-    if bn >= 0:
-        found.append(("separate", np.zeros(3)))
-    # stick: c = -W^-1 b by Cramer's rule
-    det = _det3(W)
-    if det == 0:
-        return None
-    c = [-_det3([[bb[i] if j == k else W[i][j] for j in range(3)] for i in range(3)]) / det for k in range(3)]
-    if c[0] > 0 and c[1] ** 2 + c[2] ** 2 <= mu**2 * c[0] ** 2:
-        found.append(("stick", np.array([float(v) for v in c])))
-    if bn == 0:
-        return None
-    # slide: V(tau) = (1 + tau^2) W g = (1 + tau^2) W_n - mu (1 - tau^2) W_t - mu 2 tau W_o
-    one, cc = [Fraction(1), Fraction(0), Fraction(1)], [Fraction(1), Fraction(0), Fraction(-1)]
-    ss = [Fraction(0), Fraction(2)]
-    V = [
-        _p_add(_p_add(_p_scale(one, W[i][0]), _p_scale(cc, -mu * W[i][1])), _p_scale(ss, -mu * W[i][2]))
-        for i in range(3)
-    ]
-    # f (1 + tau^2)^2 = Cc (V_n b_o - V_o b_n) - Ss (V_n b_t - V_t b_n), Cc = 1 - tau^2, Ss = 2 tau
-    P = _p_add(
-        _p_mul(cc, _p_add(_p_scale(V[0], bo), _p_scale(V[2], -bn))),
-        _p_scale(_p_mul(ss, _p_add(_p_scale(V[0], bt), _p_scale(V[1], -bn))), Fraction(-1)),
-    )
-    if not P:
-        return None
-    R = _p_add(
-        _p_mul(cc, _p_add(_p_scale(V[0], bt), _p_scale(V[1], -bn))),
-        _p_mul(ss, _p_add(_p_scale(V[0], bo), _p_scale(V[2], -bn))),
-    )
-    for root in _real_roots(P) if len(P) > 1 else []:
-        sv, sr = _sign_at_root(root, V[0]), _sign_at_root(root, R)
-        if sv is None or sr is None:
-            return None
-        if sv == -_sign(bn) and sv * sr > 0:  # c_n = -b_n / (W g)_n > 0 and s > 0
-            tau = _root_value(root)
-            u = np.array([1 - tau * tau, 2 * tau]) / (1 + tau * tau)
-            found.append(("slide", _slide_force(A, b, float(mu), u)))
-    if len(P) < 5:  # P's tau^4 coefficient is f(pi): th = pi is a root
-        gn = W[0][0] + mu * W[0][1]
-        if gn == 0:
-            return None
-        cn = -bn / gn
-        s = -(cn * (W[1][0] + mu * W[1][1]) + bt)
-        if s == 0:
-            return None
-        if cn > 0 and s > 0:
-            found.append(("slide", _slide_force(A, b, float(mu), np.array([-1.0, 0.0]))))
-    return {"count": len(found), "forces": found, "contact": name, "rows": rows}
-
-
-def _det3(M) -> Fraction:
-    return (
-        M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1])
-        - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0])
-        + M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])
-    )
-
-
-def _slide_force(A: np.ndarray, b: np.ndarray, mu: float, u: np.ndarray) -> np.ndarray:
-    g = np.array([1.0, -mu * u[0], -mu * u[1]])
-    return -b[0] / float((A @ g)[0]) * g
-
-
 def _verified(problem: Problem, x: np.ndarray, tol: float) -> tuple[bool, float]:
     """(verified, residual) of the point x of the problem's MCP, as the dispatcher verifies a
     solver's answer (:func:`contactmodel.solve.assess`): the relative natural residual of the
@@ -1987,10 +1731,13 @@ def continuum_solution(
 def _enumerated_verdict(
     problem: Problem, x1: np.ndarray | None, opts: _Options, tried: list[str]
 ) -> _Verdict | None:
-    """The verdict of :func:`single_contact_modes` (one rolling Coulomb contact), or None (not that
-    form, a degenerate mode, an enumeration the verified x1 does not match, or solutions whose
-    lifts do not verify). With x1 (verified): UNIQUE or MULTIPLE; without (no solver solved the
-    problem): NO_SOLUTION when no mode solves, else the enumerated solutions, each verified."""
+    """The verdict of :func:`~contactmodel.analysis.single_contact.single_contact_modes` (one
+    rolling Coulomb contact), or None (not that form, a degenerate mode, an enumeration the verified
+    x1 does not match, or solutions whose lifts do not verify). With x1 (verified): UNIQUE or
+    MULTIPLE; without (no solver solved the problem): NO_SOLUTION when no mode solves, else the
+    enumerated solutions, each verified."""
+    from contactmodel.analysis.single_contact import single_contact_modes  # sympy: imported when needed
+
     modes = single_contact_modes(problem)
     if modes is None:
         return None
@@ -2000,8 +1747,8 @@ def _enumerated_verdict(
     listed = ", ".join(f"{kind} c = {np.array2string(c, precision=4)}" for kind, c in modes["forces"])
     what = (
         "one rolling Coulomb contact, every mode enumerated exactly (separate; stick; slide at angle th: "
-        "the slip condition a polynomial of degree <= 4 in tan(th/2), its real roots isolated by Sturm "
-        "sequences and the signs of c_n and of the slip speed decided at each, in rational arithmetic; "
+        "the slip condition a polynomial of degree <= 4 in tan(th/2), its real roots isolated "
+        "and the signs of c_n and of the slip speed decided at each, in rational arithmetic; "
         "single_contact_modes)"
     )
     if x1 is None and modes["count"] == 0:
@@ -2248,7 +1995,8 @@ def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, 
     """A nonlinear problem no solver solved: NO_SOLUTION when its normal-complementarity
     relaxation (:func:`normal_relaxation`) has none, else UNDECIDED (the relaxation's solution
     need not meet the maximum-dissipation conditions). One rolling Coulomb contact is decided by
-    enumerating its modes first (:func:`single_contact_modes`)."""
+    enumerating its modes first
+    (:func:`~contactmodel.analysis.single_contact.single_contact_modes`)."""
     enumerated = _enumerated_verdict(problem, None, _Options(time_limit, 1e-4, tol, True, 0, 3, True), tried)
     if enumerated is not None:
         return enumerated

@@ -20,8 +20,8 @@ from contactmodel.analysis.decide import (
     internal_uniqueness,
     monotone_matrix,
     monotone_uniqueness,
-    single_contact_modes,
 )
+from contactmodel.analysis.single_contact import cone_contact_modes, single_contact_modes
 from contactmodel.solve import relative_residual, residual_scale, solve
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -414,3 +414,10 @@ def test_internal_forces_proof_searches_eps_off_the_internal_forces() -> None:
     proof = internal_uniqueness(problem, x1)
     Q = monotone_matrix(problem, proof["eps"])
     assert np.linalg.eigvalsh(Q)[0] > -1e-8 and proof["null_dimension"] >= 1
+
+
+def test_a_degenerate_single_contact_claims_nothing() -> None:
+    # b_n = 0: the separating mode c = 0 and sliding modes with c_n = -b_n / (W g)_n = 0 meet, so
+    # the enumeration states no count; a singular W (no unique sticking force) neither
+    assert cone_contact_modes(np.eye(3), np.array([0.0, 1.0, 0.0]), 0.5) is None
+    assert cone_contact_modes(np.diag([1.0, 1.0, 0.0]), np.array([-1.0, 1.0, 0.0]), 0.5) is None
