@@ -63,13 +63,12 @@ from contactmodel.analysis.certificate import tree_min_norm
 from contactmodel.analysis.decide import (
     Existence,
     Status,
-    _force_map,
     away_lcp,
     decide,
     mixed_to_lcp,
-    normal_relaxation,
     pattern_milp,
 )
+from contactmodel.analysis.round_laws import _force_map, normal_relaxation
 from contactmodel.solve import relative_residual
 
 TOOL = str(Path(__file__).resolve().parents[1] / "tests" / "data" / "make_peer_instances.py")

@@ -342,7 +342,7 @@ def _painleve_with_a_resting_box(mu: float, law) -> cm.Problem:
 
 
 def test_round_law_without_solution_is_decided_by_its_normal_relaxation() -> None:
-    from contactmodel.analysis.decide import normal_relaxation
+    from contactmodel.analysis.round_laws import normal_relaxation
 
     problem = _painleve_with_a_resting_box(2.0, cm.CoulombCone(2.0))
     assert not problem.compile().mcp.is_lcp

@@ -178,7 +178,7 @@ def test_coulomb_cone_uniqueness_by_strong_monotonicity() -> None:
     # Q = W - mu/2 (eps B^T B + e_n e_n^T / eps), B = rows t, o of W: Q_nn = 1 - mu / (2 eps),
     # Q_tt = 7/2 - mu eps 49/8: positive definite for some eps iff mu/2 < eps < 4 / (7 mu), i.e.
     # mu < sqrt(8/7) = 1.069
-    from contactmodel.analysis.decide import monotone_uniqueness
+    from contactmodel.analysis.round_laws import monotone_uniqueness
 
     problem = _ball(0.5)
     np.testing.assert_allclose(problem.assembly.A_sparse.toarray(), np.diag([1.0, 3.5, 3.5]), atol=1e-12)
@@ -195,7 +195,7 @@ def test_painleve_rod_at_rest_is_unique_by_strong_monotonicity() -> None:
     # the rod's W ~ [[1.6, -1.2, 0], [-1.2, 3.4, 0], [0, 0, 4]] (n, t, o); at mu = 0.5 and
     # eps = 10^-0.5, by hand: Q = [[0.696, -0.878, 0], [-0.878, 2.486, 0], [0, 0, 2.735]], det of
     # the (n, t) block 0.960 > 0, smallest eigenvalue 0.337
-    from contactmodel.analysis.decide import monotone_uniqueness
+    from contactmodel.analysis.round_laws import monotone_uniqueness
 
     path = BENCH.parents[1] / "examples" / "painleve.py"
     spec = importlib.util.spec_from_file_location("_decide_painleve", path)

@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 
 import contactmodel as cm
-from contactmodel.analysis.decide import (
-    Status,
+from contactmodel.analysis.decide import Status, decide
+from contactmodel.analysis.round_laws import (
     _force_map,
     continuum_solution,
-    decide,
     internal_uniqueness,
     monotone_matrix,
     monotone_uniqueness,
@@ -398,7 +397,7 @@ def test_internal_forces_proof_searches_eps_off_the_internal_forces() -> None:
     # agreement problem 17 (cone, mu = 0.9, three rolling contacts, A singular): no eps of the
     # 49-point grid makes Q positive semidefinite with a gap; maximizing the smallest eigenvalue
     # of Q off the tangential internal forces finds one
-    from contactmodel.analysis.decide import _monotone_q, _monotone_terms
+    from contactmodel.analysis.round_laws import _monotone_q, _monotone_terms
 
     problem = _agreement("cone", 17)
     assert monotone_uniqueness(problem) is None
