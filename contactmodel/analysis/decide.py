@@ -1435,7 +1435,8 @@ def _why_open(problem: Problem) -> tuple[str, dict]:
     )
     return (
         f"sym(P A E) is positive definite (smallest eigenvalue {lam:.3g}) but the friction coupling is "
-        "larger: Q(eps) has no Cholesky factor for eps in 10^-3 .. 10^3"
+        "larger: Q(eps) has no Cholesky factor for any eps searched (the grid 10^-3 .. 10^3, then one eps "
+        "per norm maximizing Q's smallest eigenvalue)"
         + ("; one contact, but the exact mode enumeration covers Coulomb cones only" if one else "")
     ), facts
 

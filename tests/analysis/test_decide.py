@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from boxes import box_on_corners
 from scipy.optimize import linprog
 
 import contactmodel as cm
@@ -140,20 +141,7 @@ def test_two_by_two_lcp_with_three_solutions() -> None:
 
 
 def _resting_box() -> cm.Problem:
-    system = cm.System(gravity=(0.0, 0.0, -9.81))
-    box = system.add_body(
-        "box", mass=2.0, inertia=cm.inertia.box(2.0, (0.4, 0.4, 0.4)), position=(0.0, 0.0, 0.2)
-    )
-    for i, (x, y) in enumerate([(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2)]):
-        system.add_contact(
-            box,
-            system.ground,
-            point=(x, y, 0.0),
-            normal=(0.0, 0.0, 1.0),
-            friction=cm.Pyramid(0.5),
-            name=f"c{i}",
-        )
-    return cm.formulate(system)
+    return box_on_corners(cm.Pyramid(0.5))
 
 
 def test_statically_indeterminate_box_is_a_continuum_with_one_motion() -> None:

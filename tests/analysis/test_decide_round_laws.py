@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boxes import TRIANGLE, box_on_corners
 
 import contactmodel as cm
 from contactmodel.analysis.decide import Status, decide
@@ -25,36 +26,6 @@ from contactmodel.solve import relative_residual, residual_scale, solve
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 E = (1.0, 0.7, 0.05)  # semi-axes (e_t, e_o, e_r) of the ellipsoid laws
-
-
-SQUARE = [(0.2, 0.2), (-0.2, 0.2), (-0.2, -0.2), (0.2, -0.2)]
-TRIANGLE = [(0.2, 0.0), (-0.1, 0.17), (-0.1, -0.17)]
-
-
-def _box(law, push: float = 0.0, torsion: bool = False, corners=SQUARE) -> cm.Problem:
-    """A 2 kg box (0.4 m cube) at rest on contacts at ``corners`` (x, y) of its base, optionally
-    pushed along x at its centre of mass (N). On the four corners: twelve contact rows, six
-    freedoms, statically indeterminate also in the normal forces; on a triangle: nine rows, three
-    internal force directions, all in the ground plane (the normal forces are determinate)."""
-    system = cm.System(gravity=(0.0, 0.0, -9.81))
-    box = system.add_body(
-        "box",
-        mass=2.0,
-        inertia=cm.inertia.box(2.0, (0.4, 0.4, 0.4)),
-        position=(0.0, 0.0, 0.2),
-        wrench=(push, 0.0, 0.0, 0.0, 0.0, 0.0),
-    )
-    for i, (x, y) in enumerate(corners):
-        system.add_contact(
-            box,
-            system.ground,
-            point=(x, y, 0.0),
-            normal=(0.0, 0.0, 1.0),
-            friction=law,
-            name=f"c{i}",
-            torsion=torsion,
-        )
-    return cm.formulate(system)
 
 
 def _solves(problem: cm.Problem, c: np.ndarray, tol: float = 1e-8) -> bool:
@@ -75,7 +46,7 @@ def _solves(problem: cm.Problem, c: np.ndarray, tol: float = 1e-8) -> bool:
     ],
 )
 def test_resting_box_is_a_continuum_of_forces_with_one_motion(law, torsion: bool) -> None:
-    problem = _box(law, torsion=torsion)
+    problem = box_on_corners(law, torsion=torsion)
     result = decide(problem)
     assert result.status is Status.MULTIPLE and result.evidence["continuum"]
     assert result.evidence["force_distance"] > 1e-3 and result.evidence["motion_distance"] < 1e-9
@@ -94,7 +65,7 @@ def test_resting_box_is_a_continuum_of_forces_with_one_motion(law, torsion: bool
 def test_pushed_sliding_box_is_a_continuum_along_the_friction_rays() -> None:
     # pushed with 20 N > mu m g = 5.9 N: every contact slips (a_T != 0), so each force keeps its
     # ray c_n (1, -mu u); the rays still leave one internal force pattern (+, -, +, -) of the corners
-    problem = _box(cm.CoulombCone(0.3), push=20.0)
+    problem = box_on_corners(cm.CoulombCone(0.3), push=20.0)
     x1 = solve(problem, solver="newton").x
     C = _force_map(problem)
     c1 = C @ x1
@@ -342,7 +313,7 @@ def test_sliding_tripod_is_unique_up_to_internal_forces_excluded_by_the_faces() 
     # pushed with 20 N > mu m g = 5.9 N: the box translates, every contact slips along +x, so each
     # force lies on its ray c_n (1, -mu, 0); the three in-plane internal forces (A d = 0, d_n = 0)
     # are Q's null directions and have no component along those rays: the forces are unique
-    problem = _box(cm.CoulombCone(0.3), push=20.0, corners=TRIANGLE)
+    problem = box_on_corners(cm.CoulombCone(0.3), push=20.0, corners=TRIANGLE)
     assert monotone_uniqueness(problem) is None  # A is singular: no eps makes Q positive definite
     x1 = solve(problem, solver="newton").x
     proof = internal_uniqueness(problem, x1)
@@ -356,7 +327,7 @@ def test_sliding_tripod_is_unique_up_to_internal_forces_excluded_by_the_faces() 
 def test_resting_tripod_is_a_continuum_not_unique() -> None:
     # at rest every contact sticks inside its cone: the faces leave the internal forces free, so
     # the proof above must not apply, and they are a continuum of solutions
-    problem = _box(cm.CoulombCone(0.3), corners=TRIANGLE)
+    problem = box_on_corners(cm.CoulombCone(0.3), corners=TRIANGLE)
     x1 = solve(problem, solver="newton").x
     assert internal_uniqueness(problem, x1) is None
     result = decide(problem)
