@@ -134,6 +134,17 @@ class ExactLCP:
         ]
         self.q, self.Dq = _integers(q)
 
+    @classmethod
+    def from_rows(cls, rows: list[dict[int, Fraction]], q: list[Fraction]) -> ExactLCP:
+        """The same for a rational LCP given by rows (``rows[i]``: column j -> M_ij)."""
+        self = cls.__new__(cls)
+        self.n = len(q)
+        data, self.DM = _integers([v for row in rows for v in row.values()])
+        it = iter(data)
+        self.rows = [[(j, next(it)) for j in row] for row in rows]
+        self.q, self.Dq = _integers(q)
+        return self
+
     def leaf_bound(self, y: np.ndarray, zero_z, zero_w) -> Fraction | None:
         """The bound U (exact) that the multipliers y prove on the leaf ``{z >= 0, z_I = 0,
         w >= 0, w_J = 0}`` (I = ``zero_z``, J = ``zero_w``, sets of indices): every point of the
@@ -211,13 +222,14 @@ def norm_of_bound(U: Fraction) -> float:
     return f if Fraction(f) <= N else math.nextafter(f, -math.inf)
 
 
-def tree_min_norm(M, q: np.ndarray, cert: TreeCertificate) -> tuple[float | None, str]:
-    """(N, message): what ``cert`` proves about LCP(q, M), checked exactly: every solution has
+def tree_min_norm(M, q: np.ndarray | None, cert: TreeCertificate) -> tuple[float | None, str]:
+    """(N, message): what ``cert`` proves about LCP(q, M) (or about an :class:`ExactLCP` given as
+    M, q then unused), checked exactly: every solution has
     ``||z||_1 >= N`` (N = inf: no solution at all), or N None when the tree proves nothing.
     Walks the tree from the root: every branch index is free at its node, every node is reached
     once, every leaf's multipliers prove a bound (:meth:`ExactLCP.leaf_bound`) for the leaf's
     fixed sets; N comes from the largest leaf bound (:func:`norm_of_bound`)."""
-    exact = ExactLCP(M, q)
+    exact = M if isinstance(M, ExactLCP) else ExactLCP(M, q)
     if cert.n != exact.n or not cert.nodes:
         return (
             None,
@@ -290,10 +302,13 @@ def _pow2_row_scale(M: sp.csr_matrix, q: np.ndarray) -> np.ndarray:
     return np.where(big > 0, np.exp2(-np.ceil(np.log2(np.where(big > 0, big, 1.0)))), 1.0)
 
 
-def leaf_ray(M: sp.csr_matrix, q: np.ndarray, zero_z, zero_w, exact: ExactLCP) -> np.ndarray | None:
-    """A Farkas ray of a node's polyhedron from an LP (``min q.y``, ``sum |y| = 1``,
-    ``(M^T y)_j + eps (|M|^T |y|)_j <= 0`` on free columns, eps = 0, 1e-9, 1e-6) that passes the
-    exact check, else None."""
+def farkas_lp(
+    M: sp.csr_matrix, q: np.ndarray, zero_z, zero_w, eps: float = 0.0, method: str = "highs"
+) -> np.ndarray | None:
+    """Float multipliers y of a node's polyhedron ``{z >= 0, z_I = 0, w >= 0, w_J = 0}`` from
+    the LP ``min q.y``, ``sum |y| = 1``, ``(M^T y)_j + eps (|M|^T |y|)_j <= 0`` on the free
+    columns (I = ``zero_z``, J = ``zero_w``; y_i >= 0 off J), or None when the LP finds none
+    with q.y < 0 (``method``: scipy's HiGHS method)."""
     n = q.size
     free_rows = np.array([i not in zero_w for i in range(n)])
     cols = np.array([j for j in range(n) if j not in zero_z], dtype=int)
@@ -302,22 +317,31 @@ def leaf_ray(M: sp.csr_matrix, q: np.ndarray, zero_z, zero_w, exact: ExactLCP) -
     # y = yp - ym; ym = 0 on the rows whose w is free (y_i >= 0 there)
     Mt = sp.csr_matrix(M.T)[cols]
     absMt = abs(Mt)
+    A = sp.hstack([Mt + eps * absMt, -Mt + eps * absMt]).tocsr()
+    bounds = [(0, None)] * n + [(0, 0) if free_rows[i] else (0, None) for i in range(n)]
+    res = linprog(
+        np.r_[q, -q],
+        A_ub=A,
+        b_ub=np.zeros(cols.size),
+        A_eq=np.ones((1, 2 * n)),
+        b_eq=[1.0],
+        bounds=bounds,
+        method=method,
+    )
+    if res.status != 0 or res.fun >= 0:
+        return None
+    y = res.x[:n] - res.x[n:]
+    y[np.abs(y) < 1e-14] = 0.0
+    return y
+
+
+def leaf_ray(M: sp.csr_matrix, q: np.ndarray, zero_z, zero_w, exact: ExactLCP) -> np.ndarray | None:
+    """A Farkas ray of a node's polyhedron from :func:`farkas_lp` (eps = 0, 1e-9, 1e-6), as
+    found or repaired (:func:`exact_repair`), that passes the exact check, else None."""
     for eps in (0.0, 1e-9, 1e-6):
-        A = sp.hstack([Mt + eps * absMt, -Mt + eps * absMt]).tocsr()
-        bounds = [(0, None)] * n + [(0, 0) if free_rows[i] else (0, None) for i in range(n)]
-        res = linprog(
-            np.r_[q, -q],
-            A_ub=A,
-            b_ub=np.zeros(cols.size),
-            A_eq=np.ones((1, 2 * n)),
-            b_eq=[1.0],
-            bounds=bounds,
-            method="highs",
-        )
-        if res.status != 0 or res.fun >= 0:
+        y = farkas_lp(M, q, zero_z, zero_w, eps)
+        if y is None:
             continue
-        y = res.x[:n] - res.x[n:]
-        y[np.abs(y) < 1e-14] = 0.0
         if exact.ray_ok(y, zero_z, zero_w):
             return y
         fixed = exact_repair(M, y, zero_z, zero_w)
