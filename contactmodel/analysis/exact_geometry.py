@@ -1,0 +1,359 @@
+"""A formulated problem's LCP in exact rational arithmetic: the declared geometry taken as exact.
+
+A contact problem is declared in floats (masses, inertias, positions, contact points, frames,
+forces, velocities, mu). Every float is a rational number, so the declaration defines one exact
+problem; the compiled LCP ``(M, q)`` is that problem rounded, entry by entry, on its way through
+``A = G M^-1 G^T`` and ``b = G M^-1 f + G_dot nu``. The rounding matters exactly where a
+decision needs an exact cancellation: four contacts of a box on one face have normal rows
+``[n, (r_k x n)]`` that lie in a 3-dimensional space, so the contact forces have an exact
+internal (self-equilibrated) direction d with ``G^T d = 0``; rounding ``r_k x n`` breaks that, M
+has a tiny eigenvalue instead of a zero one, and a Farkas ray of a pattern containing d, which
+needs ``(M^T y) . d = 0``, exists in exact arithmetic but not for the rounded M (the trees of
+:mod:`contactmodel.analysis.certificate` then prove only a norm bound).
+
+:func:`exact_lcp` builds the compiled LCP with A and b computed in rational arithmetic from the
+declaration: ``G = [C, -C [r]x]`` per body with ``r = p - x`` exact, the mass blocks' exact
+inverses, ``A = (G M^-1 G^T + its transpose) / 2`` and b as the assembly defines them
+(:mod:`contactmodel.assembly`). The LCP is ``M = S A C + R``, ``q = S b + r0``: S = dq/db read from
+the compiled problem (:func:`~contactmodel.analysis.lcp._q_of_b`), C the force map (c = C z) and
+R the laws' own terms (mu, the pyramid's +-1), the entries of the compiled M off the pattern of
+S A C. The rational LCP agrees with the compiled one to rounding (checked, else an error).
+:func:`exact_tree` turns a tree certificate's norm-bound leaves into exact Farkas rays of this
+rational LCP, each by one rational solve of its tight columns (:func:`exact_ray`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import numpy as np
+import scipy.sparse as sp
+
+from contactmodel.analysis.certificate import ExactLCP, TreeCertificate, farkas_lp
+from contactmodel.errors import SolverError
+
+#: the rational LCP must agree with the compiled one to this, relative to max |M|, |q|
+AGREE = 1e-12
+
+
+@dataclass
+class RationalLCP:
+    """LCP(q, M) with rational entries: ``rows[i]`` maps column j to M_ij (nonzeros only)."""
+
+    rows: list[dict[int, Fraction]]
+    q: list[Fraction]
+
+    @property
+    def n(self) -> int:
+        return len(self.q)
+
+    def to_float(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """(M, q) rounded to floats."""
+        ri = [i for i, row in enumerate(self.rows) for _ in row]
+        cj = [j for row in self.rows for j in row]
+        v = [float(x) for row in self.rows for x in row.values()]
+        M = sp.csr_matrix((v, (ri, cj)), shape=(self.n, self.n))
+        return M, np.array([float(x) for x in self.q])
+
+    def block(self, index) -> RationalLCP | None:
+        """The sub-LCP on ``index`` (its rows and columns, renumbered), or None when a row of it
+        has an entry outside ``index`` (the block's w would then depend on other variables)."""
+        index = [int(i) for i in index]
+        where = {g: k for k, g in enumerate(index)}
+        rows = []
+        for g in index:
+            if any(j not in where for j in self.rows[g]):
+                return None
+            rows.append({where[j]: v for j, v in self.rows[g].items()})
+        return RationalLCP(rows, [self.q[g] for g in index])
+
+    def exact(self) -> ExactLCP:
+        """The integer form of :class:`~contactmodel.analysis.certificate.ExactLCP` that checks
+        rays and trees."""
+        return ExactLCP.from_rows(self.rows, self.q)
+
+
+# -- exact A and b of a system of free bodies -------------------------------------------------------
+
+
+def _fractions(values) -> list[Fraction]:
+    return [Fraction(float(v)) for v in np.ravel(values)]
+
+
+def _matrix(values) -> list[list[Fraction]]:
+    return [_fractions(row) for row in np.asarray(values, dtype=float)]
+
+
+def _skew(r: list[Fraction]) -> list[list[Fraction]]:
+    zero = Fraction(0)
+    return [[zero, -r[2], r[1]], [r[2], zero, -r[0]], [-r[1], r[0], zero]]
+
+
+def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
+    return [[sum(x * b[k][j] for k, x in enumerate(row)) for j in range(len(b[0]))] for row in a]
+
+
+def _matvec(a: list[list[Fraction]], x: list[Fraction]) -> list[Fraction]:
+    return [sum(u * v for u, v in zip(row, x)) for row in a]
+
+
+def _inverse3(a: list[list[Fraction]]) -> list[list[Fraction]]:
+    (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = a
+    adj = [
+        [a11 * a22 - a12 * a21, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11],
+        [a12 * a20 - a10 * a22, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12],
+        [a10 * a21 - a11 * a20, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10],
+    ]
+    det = a00 * adj[0][0] + a01 * adj[1][0] + a02 * adj[2][0]
+    return [[x / det for x in row] for row in adj]
+
+
+def exact_contact_matrices(assembly) -> tuple[list[dict[int, Fraction]], list[Fraction]]:
+    """(A, b) of an assembly of free bodies in rational arithmetic (module docstring): A's rows
+    as ``{column: A_ij}``, b (m,). Raises SolverError for manipulators, prescribed coordinates
+    or a problem given by matrices (its A, b are data, not geometry)."""
+    from contactmodel.assembly import Assembly
+    from contactmodel.system import Body
+
+    system = getattr(assembly, "system", None)
+    if not isinstance(assembly, Assembly) or system.manipulators or assembly.prescribed.any():
+        raise SolverError(
+            "exact geometry needs a problem formulated from a System of free bodies (no manipulators, "
+            "no prescribed accelerations); a problem given by A and b has no geometry to take as exact"
+        )
+    g = _fractions(system.gravity)
+    inverse, force = {}, {}
+    for body in system.bodies:
+        inertia = _matrix(body.inertia_world)
+        mass = Fraction(float(body.mass))
+        w = _fractions(body.angular_velocity)
+        wrench = _fractions(body.wrench)
+        gyro = _matvec(_skew(w), _matvec(inertia, w))
+        inverse[id(body)] = (1 / mass, _inverse3(inertia))
+        force[id(body)] = [wrench[i] + mass * g[i] for i in range(3)] + [
+            wrench[3 + i] - gyro[i] for i in range(3)
+        ]
+    rows: list[list[tuple[int, list[Fraction]]]] = []  # per row of G: (body, its 6 entries)
+    bias: list[Fraction] = []
+    zero3 = [Fraction(0)] * 3
+    for contact in system.contacts:
+        frame, p = _matrix(contact.frame), _fractions(contact.point)
+        dim = contact.dimension
+        parts: list[list[tuple[int, list[Fraction]]]] = [[] for _ in range(dim)]
+        acc = [Fraction(0)] * dim
+        for body, sign in ((contact.body_a, 1), (contact.body_b, -1)):
+            if not isinstance(body, Body):
+                continue
+            r = [p[i] - Fraction(float(body.position[i])) for i in range(3)]
+            lever = _matmul(frame, _skew(r))
+            spin = _skew(_fractions(body.angular_velocity))
+            centripetal = _matvec(frame, _matvec(spin, _matvec(spin, r)))
+            for k in range(3):
+                parts[k].append((id(body), [sign * x for x in frame[k]] + [-sign * x for x in lever[k]]))
+                acc[k] += sign * centripetal[k]
+            if contact.torsion:
+                parts[3].append((id(body), zero3 + [sign * x for x in frame[0]]))
+        if contact.curvature is not None:
+            acc = [a + c for a, c in zip(acc, _fractions(contact.curvature))]
+        rows += parts
+        bias += acc
+
+    def times_inverse(body: int, v: list[Fraction]) -> list[Fraction]:
+        inv_mass, inv_inertia = inverse[body]
+        return [inv_mass * x for x in v[:3]] + _matvec(inv_inertia, v[3:])
+
+    by_body: dict[int, list[tuple[int, list[Fraction]]]] = {}
+    for i, row in enumerate(rows):
+        for body, v in row:
+            by_body.setdefault(body, []).append((i, v))
+    m = len(rows)
+    A: list[dict[int, Fraction]] = [{} for _ in range(m)]
+    b: list[Fraction] = []
+    for i, row in enumerate(rows):
+        total = bias[i]
+        for body, v in row:
+            u = times_inverse(body, v)
+            total += sum(x * y for x, y in zip(u, force[body]))
+            for j, vj in by_body[body]:
+                A[i][j] = A[i].get(j, Fraction(0)) + sum(x * y for x, y in zip(u, vj))
+        b.append(total)
+    half = Fraction(1, 2)
+    sym = [{j: half * (v + A[j].get(i, Fraction(0))) for j, v in A[i].items()} for i in range(m)]
+    return [{j: v for j, v in row.items() if v} for row in sym], b
+
+
+def _entries(K: sp.csr_matrix, i: int) -> list[tuple[int, Fraction]]:
+    """Row i of a CSR matrix as (column, exact value) pairs."""
+    lo, hi = K.indptr[i], K.indptr[i + 1]
+    return [(int(j), Fraction(float(v))) for j, v in zip(K.indices[lo:hi], K.data[lo:hi])]
+
+
+def exact_lcp(problem) -> RationalLCP:
+    """The compiled LCP of ``problem`` (a reduced-form Problem of free bodies with polyhedral
+    laws) with A and b in rational arithmetic (module docstring). Raises SolverError when the
+    problem has no such LCP or the rational LCP does not agree with the compiled one."""
+    from contactmodel.analysis.lcp import _q_of_b
+    from contactmodel.analysis.round_laws import _force_map
+
+    mcp = problem.compile().mcp
+    if (
+        mcp.M is None
+        or mcp.cones is not None
+        or np.any(np.asarray(mcp.lb) != 0)
+        or np.any(np.isfinite(mcp.ub))
+    ):
+        raise SolverError("exact geometry is for a problem whose compiled MCP is an LCP (polyhedral laws)")
+    A_rows, b = exact_contact_matrices(problem.assembly)
+    M0 = sp.csr_matrix(mcp.M, dtype=float)
+    q0 = np.asarray(mcp.q, dtype=float)
+    q_zero, S = _q_of_b(problem)
+    S = sp.csr_matrix(S)
+    C = sp.csr_matrix(_force_map(problem))
+    A = sp.csr_matrix(problem.assembly.A_sparse)
+    pattern = (abs(S) @ abs(A) @ abs(C)).tocsr()
+    law = sp.csr_matrix(M0 - M0.multiply(pattern > 0))  # the laws' own terms: M0 off the pattern
+    law.eliminate_zeros()
+    forces = [_entries(C, k) for k in range(C.shape[0])]  # c = C z, row by row
+    rows: list[dict[int, Fraction]] = []
+    q: list[Fraction] = []
+    for i in range(q0.size):
+        row: dict[int, Fraction] = {}
+        qi = Fraction(float(q_zero[i]))
+        for r, s in _entries(S, i):
+            qi += s * b[r]
+            for k, a in A_rows[r].items():
+                for j, c in forces[k]:
+                    row[j] = row.get(j, Fraction(0)) + s * a * c
+        for j, v in _entries(law, i):
+            row[j] = row.get(j, Fraction(0)) + v
+        rows.append({j: v for j, v in row.items() if v})
+        q.append(qi)
+    lcp = RationalLCP(rows, q)
+    Mf, qf = lcp.to_float()
+    scale = max(1.0, float(np.abs(M0.data).max(initial=0.0)), float(np.abs(q0).max(initial=0.0)))
+    gap = max(float(np.abs((Mf - M0).data).max(initial=0.0)), float(np.abs(qf - q0).max(initial=0.0)))
+    if gap > AGREE * scale:
+        raise SolverError(
+            f"the rational LCP differs from the compiled one by {gap:.3g} (max entry {scale:.3g}): "
+            "a law's terms share entries with the acceleration rows, which exact geometry does not separate"
+        )
+    return lcp
+
+
+def solve_rational(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+    """x with A x = b (A square, rational) by FLINT's exact solve, or None when A is singular."""
+    r = len(b)
+    entries = [flint.fmpq(v.numerator, v.denominator) for row in A for v in row]
+    rhs = [flint.fmpq(v.numerator, v.denominator) for v in b]
+    try:
+        x = flint.fmpq_mat(r, r, entries).solve(flint.fmpq_mat(r, 1, rhs))
+    except ZeroDivisionError:  # FLINT's "singular matrix"
+        return None
+    return [Fraction(int(x[i, 0].p), int(x[i, 0].q)) for i in range(r)]
+
+
+# -- exact leaves -----------------------------------------------------------------------------------
+
+
+#: a prime for choosing pivots modulo p (the chosen rows and columns only steer the repair; the
+#: repaired ray is checked exactly, so an unlucky prime costs a leaf, never soundness)
+PRIME = 2**61 - 1
+
+
+def _pivots(rows: list[list[Fraction]]) -> list[int]:
+    """The pivot columns of the rational matrix ``rows`` by row reduction modulo :data:`PRIME`
+    (the exact pivots unless p divides a minor that decides them)."""
+    p = PRIME
+    a = [[v.numerator % p * pow(v.denominator, -1, p) % p for v in row] for row in rows]
+    pivots: list[int] = []
+    r = 0
+    for c in range(len(a[0]) if a else 0):
+        k = next((i for i in range(r, len(a)) if a[i][c]), None)
+        if k is None:
+            continue
+        a[r], a[k] = a[k], a[r]
+        inv = pow(a[r][c], -1, p)
+        for i in range(r + 1, len(a)):
+            if a[i][c]:
+                f = a[i][c] * inv % p
+                a[i] = [(x - f * y) % p for x, y in zip(a[i], a[r])]
+        pivots.append(c)
+        r += 1
+        if r == len(a):
+            break
+    return pivots
+
+
+def exact_ray(
+    lcp: RationalLCP, exact: ExactLCP, M: sp.csr_matrix, y: np.ndarray, zero_z, zero_w
+) -> list[Fraction] | None:
+    """A Farkas ray of the leaf ``{z >= 0, z_I = 0, w >= 0, w_J = 0}`` of the rational LCP near
+    the float multipliers y (I = ``zero_z``, J = ``zero_w``): the free columns T the float M
+    (``lcp`` rounded) makes nearly tight, ``|(M^T y)_j| <= 1e-9 max(|M|^T |y|)``, are made
+    exactly tight by changing y on as many rows P of its support: T' the columns of T that are
+    independent in exact arithmetic, P the first rows, by decreasing |y_i|, that make
+    ``M[P, T']`` nonsingular (exact row reductions), ``M[P, T']^T delta = (M^T y)_T'`` solved
+    in rationals and ``y_P -= delta``. Returned when it passes the exact check (``exact``:
+    ``lcp.exact()``), else None."""
+    n = lcp.n
+    yf = np.array([float(v) for v in y])
+    support = np.flatnonzero(yf)
+    if support.size == 0:
+        return None
+    g = M.T @ yf
+    scale = float((abs(M).T @ np.abs(yf)).max(initial=0.0))
+    free = np.array([j not in zero_z for j in range(n)])
+    touched = np.diff(sp.csc_matrix(M[support]).indptr) > 0
+    tight = np.flatnonzero(free & touched & (np.abs(g) <= 1e-9 * max(scale, 1e-300)))
+    candidate = [Fraction(v) for v in y]
+    if tight.size:
+        order = support[np.argsort(-np.abs(yf[support]), kind="stable")]
+        B = [[lcp.rows[p].get(int(t), Fraction(0)) for t in tight] for p in order]  # (|S|, |T|)
+        chosen = [int(tight[k]) for k in _pivots(B)]
+        rows_p = [
+            int(order[k]) for k in _pivots([[lcp.rows[p].get(t, Fraction(0)) for p in order] for t in chosen])
+        ]
+        system = [[lcp.rows[p].get(t, Fraction(0)) for p in rows_p] for t in chosen]
+        g_exact = [
+            sum((candidate[i] * lcp.rows[i].get(t, Fraction(0)) for i in support), Fraction(0))
+            for t in chosen
+        ]
+        delta = solve_rational(system, g_exact)
+        if delta is None:
+            return None
+        for p, d in zip(rows_p, delta):
+            candidate[p] -= d
+    return candidate if exact.ray_ok(candidate, set(zero_z), set(zero_w)) else None
+
+
+def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate | None, int]:
+    """(tree, repaired): ``cert`` (a tree of ``lcp`` rounded) with every leaf that is not an exact
+    Farkas ray of the rational LCP replaced by one (:func:`exact_ray` of the leaf's multipliers,
+    else of a vertex and of an interior point of its Farkas LP on the rounded data,
+    :func:`~contactmodel.analysis.certificate.farkas_lp`), or None when some leaf has none;
+    ``repaired`` counts the leaves replaced."""
+    M, q = lcp.to_float()
+    exact = lcp.exact()
+    nodes = list(cert.nodes)
+    repaired = 0
+    stack: list[tuple[int, frozenset, frozenset]] = [(0, frozenset(), frozenset())]
+    while stack:
+        k, zero_z, zero_w = stack.pop()
+        node = nodes[k]
+        if node[0] == "branch":
+            _, i, kz, kw = node
+            stack += [(kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})]
+            continue
+        if exact.ray_ok(node[1], zero_z, zero_w):
+            continue
+        ray = exact_ray(lcp, exact, M, node[1], zero_z, zero_w)
+        for method in ("highs-ds", "highs-ipm"):  # other multipliers: a vertex, an interior point
+            if ray is None and (y := farkas_lp(M, q, zero_z, zero_w, method=method)) is not None:
+                ray = exact_ray(lcp, exact, M, y, zero_z, zero_w)
+        if ray is None:
+            return None, repaired
+        nodes[k] = ("leaf", np.array(ray, dtype=object))
+        repaired += 1
+    return TreeCertificate(cert.n, nodes), repaired
