@@ -68,6 +68,7 @@ from contactmodel.analysis.decide import (
     mixed_to_lcp,
     pattern_milp,
 )
+from contactmodel.analysis.exact_geometry import exact_lcp
 from contactmodel.analysis.round_laws import _force_map, normal_relaxation
 from contactmodel.solve import relative_residual
 
@@ -138,6 +139,35 @@ def trees_ok(result: Existence, M, q: np.ndarray, free: np.ndarray, problem=None
     return True
 
 
+def exact_geometry_ok(result: Existence, M, q: np.ndarray, problem) -> bool:
+    """NO_SOLUTION in exact geometry: the tree re-checked by ``tree_min_norm`` on the problem's
+    rational LCP rebuilt here (``exact_lcp``; the block's rows exactly inside the block), every
+    leaf a Farkas ray there (no norm bound); and every leaf's ray, in floats, a ray of the
+    compiled (rounded) block up to 1e-12 of ``|M|^T |y|``: the certificate is about this problem."""
+    block = result.evidence.get("block")
+    lcp = exact_lcp(problem)
+    sub = lcp if block is None else lcp.block(block)
+    cert = result.evidence["tree"]
+    if sub is None or tree_min_norm(sub.exact(), None, cert)[0] != np.inf:
+        return False
+    if block is not None:
+        M, q = sp.csr_matrix(M)[block][:, block], q[block]
+    stack = [(0, frozenset(), frozenset())]
+    while stack:
+        k, zero_z, zero_w = stack.pop()
+        node = cert.nodes[k]
+        if node[0] == "branch":
+            _, i, kz, kw = node
+            stack += [(kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})]
+            continue
+        y = np.array([float(v) for v in node[1]])
+        free = np.array([j not in zero_z for j in range(q.size)])
+        g, top = M.T @ y, float((abs(M).T @ np.abs(y)).max(initial=0.0))
+        if g[free].max(initial=0.0) > 1e-12 * top or not q @ y < 0:
+            return False
+    return True
+
+
 def recheck(result: Existence, mcp, problem=None) -> bool:
     """The evidence re-checked with plain numpy (see the module docstring); True for UNDECIDED.
     A round-law verdict's Farkas ray is checked on its relaxation, rebuilt here from ``problem``;
@@ -158,6 +188,8 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
         return farkas_ok(M, q, np.asarray(result.evidence["farkas_y"]))
     if "uniqueness_trees" in result.evidence and not trees_ok(result, M, q, free, problem):
         return False
+    if result.evidence.get("exact_geometry"):
+        return exact_geometry_ok(result, M, q, problem)
     if "tree" in result.evidence:  # the block's tree, re-checked exactly
         block = result.evidence.get("block")
         if block is not None:

@@ -48,6 +48,13 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   bound in ``min_solution_norm``; larger solutions are not excluded, and ``decided`` is False).
   ``NO_SOLUTION`` is kept for certificates that exclude every solution (a Farkas ray, a tree
   whose every leaf is one); ``exact`` says only that the certificate was checked exactly.
+* **exact geometry** (``exact_geometry=True``, a Problem of free bodies): a tree that proves only
+  a norm bound for the compiled LCP is re-checked on the problem's LCP in rational arithmetic
+  (:func:`~contactmodel.analysis.exact_geometry.exact_lcp`: the declaration's floats taken as
+  exact, A and b without rounding), each leaf's multipliers repaired into an exact Farkas ray of
+  it (:func:`~contactmodel.analysis.exact_geometry.exact_tree`); all repaired: ``NO_SOLUTION``
+  (evidence ``exact_geometry``, the exact ``tree``, ``rounded_min_solution_norm``). The rounding
+  of M breaks exactly the cancellations such rays need (internal forces with G^T d = 0).
 * **exact uniqueness trees**: the second-solution MILP's verdict (t = 0, or a candidate that
   does not verify: HiGHS's tolerances admit points with t ~ 1e-6 near homogeneous rays) is
   re-decided exactly within ``tree_limit``: for each row i of L and side, the complementarity
@@ -128,6 +135,7 @@ from contactmodel.analysis.certificate import (
     quiet_stdout,
     tree_min_norm,
 )
+from contactmodel.analysis.exact_geometry import exact_lcp, exact_tree
 from contactmodel.analysis.round_laws import (
     _eps_text,
     _force_map,
@@ -662,6 +670,7 @@ def decide(
     tighten: bool = True,
     relaxation_k: int = 16,
     tree_limit: float | None = None,
+    exact_geometry: bool = True,
 ) -> Existence:
     """Decide whether ``problem`` (a contact :class:`Problem` or an :class:`MCP` such as
     ``cm.LCP(M, q)``) has a solution, and whether it is unique (see the module docstring).
@@ -680,6 +689,10 @@ def decide(
     branch-and-bound run after the existence MILP found no solution, whose tree, checked
     exactly, turns its verdict into an exact one, and (per block) the exact uniqueness trees
     run after the first second-solution MILP found no verified second solution.
+    ``exact_geometry``: when a problem's tree proves only a norm bound (its leaves need
+    cancellations the rounded M lacks), rebuild its LCP in exact geometry (the declaration's
+    floats as exact rationals, :func:`~contactmodel.analysis.exact_geometry.exact_lcp`) and
+    decide NO_SOLUTION if every leaf becomes an exact Farkas ray there.
     """
     t0 = time.perf_counter()
     target = _target(problem)
@@ -732,7 +745,52 @@ def decide(
         v = _decide_blocks(M, q, L, what, blocks, opts, tried)
     if v.status is Status.MULTIPLE and len(v.solutions) >= 2:
         v.evidence.update(_compare(target, v.solutions[0], v.solutions[1]))
+    if exact_geometry and v.status is Status.NO_SOLUTION_BELOW_BOUND and "tree" in v.evidence:
+        if target.problem is not None and not free.size:
+            v = _exact_geometry_verdict(target.problem, v, tried)
     return done(v.status, v.solutions, v.exact, **v.evidence)
+
+
+def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> _Verdict:
+    """NO_SOLUTION for the problem in exact geometry (:mod:`contactmodel.analysis.exact_geometry`)
+    when every leaf of the NO_SOLUTION_BELOW_BOUND verdict's tree becomes an exact Farkas ray of
+    the rational LCP (its block exactly decoupled from the other variables), else ``v``."""
+    try:
+        lcp = exact_lcp(problem)
+    except SolverError as err:
+        tried.append(f"exact geometry: {err}")
+        return v
+    block = v.evidence.get("block")
+    sub = lcp if block is None else lcp.block(block)
+    if sub is None:
+        tried.append("exact geometry: in the rational LCP the block's rows reach other variables")
+        return v
+    t0 = time.perf_counter()
+    tree, repaired = exact_tree(sub, v.evidence["tree"])
+    if tree is None:
+        tried.append(f"exact geometry: a leaf has no exact Farkas ray ({repaired} made exact before it)")
+        return v
+    N, message = tree_min_norm(sub.exact(), None, tree)
+    tried.append(
+        f"exact geometry: {repaired} norm-bound leaves made exact Farkas rays of the rational LCP "
+        f"({time.perf_counter() - t0:.1f} s); {message}"
+    )
+    if N is None or not np.isinf(N):
+        return v
+    evidence = {
+        **v.evidence,
+        "certificate": (
+            "complementarity branch-and-bound tree, every leaf a Farkas ray of the LCP in exact "
+            "geometry (the declaration's floats taken as exact, A and b in rational arithmetic: "
+            "exact_geometry.exact_lcp), checked in exact arithmetic (tree_min_norm); the rounded "
+            "LCP's own tree proves no solution with ||z||_1 < rounded_min_solution_norm"
+        ),
+        "tree": tree,
+        "exact_geometry": True,
+        "rounded_min_solution_norm": v.evidence["min_solution_norm"],
+        "min_solution_norm": float("inf"),
+    }
+    return _Verdict(Status.NO_SOLUTION, [], evidence, True)
 
 
 @dataclass
