@@ -7,6 +7,8 @@
 - :func:`verify`: residuals per pair, friction-set membership, colinearity, Trinkle et al. (1997) Prop. 1;
 - :func:`diagnose`: ranks, definiteness, matrix classes, existence/uniqueness conditions;
 - :func:`decide`: existence/uniqueness with certificates (Farkas ray, pattern MILP, P-matrix);
+  :func:`~contactmodel.analysis.exact_geometry.exact_lcp`: a problem's LCP in rational
+  arithmetic (the declared floats taken as exact), where decide's trees become exact;
 - :func:`all_solutions`: every solution of a small LCP, multistart for MNCPs;
 - :func:`theorem1`: Andreani et al.'s (2002) Theorem 1 hypotheses at an MNCPOpt point.
 

@@ -32,7 +32,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.analysis.certificate import ExactLCP, TreeCertificate, farkas_lp
+from contactmodel.analysis.lcp import _q_of_b
+from contactmodel.analysis.round_laws import _force_map
+from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
+from contactmodel.system import Body
 
 #: the rational LCP must agree with the compiled one to this, relative to max |M|, |q|
 AGREE = 1e-12
@@ -78,110 +82,97 @@ class RationalLCP:
 # -- exact A and b of a system of free bodies -------------------------------------------------------
 
 
-def _fractions(values) -> list[Fraction]:
-    return [Fraction(float(v)) for v in np.ravel(values)]
+def _fmpq(x: float | Fraction) -> flint.fmpq:
+    return flint.fmpq(*Fraction(x).as_integer_ratio())
 
 
-def _matrix(values) -> list[list[Fraction]]:
-    return [_fractions(row) for row in np.asarray(values, dtype=float)]
+def _matrix(values) -> flint.fmpq_mat:
+    """A float array (1-D: a column) as an exact FLINT matrix."""
+    a = np.asarray(values, dtype=float)
+    a = a.reshape(-1, 1) if a.ndim == 1 else a
+    return flint.fmpq_mat(a.shape[0], a.shape[1], [_fmpq(float(v)) for v in a.ravel()])
 
 
-def _skew(r: list[Fraction]) -> list[list[Fraction]]:
-    zero = Fraction(0)
-    return [[zero, -r[2], r[1]], [r[2], zero, -r[0]], [-r[1], r[0], zero]]
+def _fraction(x: flint.fmpq) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
 
 
-def _matmul(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[list[Fraction]]:
-    return [[sum(x * b[k][j] for k, x in enumerate(row)) for j in range(len(b[0]))] for row in a]
-
-
-def _matvec(a: list[list[Fraction]], x: list[Fraction]) -> list[Fraction]:
-    return [sum(u * v for u, v in zip(row, x)) for row in a]
-
-
-def _inverse3(a: list[list[Fraction]]) -> list[list[Fraction]]:
-    (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = a
-    adj = [
-        [a11 * a22 - a12 * a21, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11],
-        [a12 * a20 - a10 * a22, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12],
-        [a10 * a21 - a11 * a20, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10],
-    ]
-    det = a00 * adj[0][0] + a01 * adj[1][0] + a02 * adj[2][0]
-    return [[x / det for x in row] for row in adj]
+def _skew(r: flint.fmpq_mat) -> flint.fmpq_mat:
+    x, y, z = r[0, 0], r[1, 0], r[2, 0]
+    zero = flint.fmpq(0)
+    return flint.fmpq_mat(3, 3, [zero, -z, y, z, zero, -x, -y, x, zero])
 
 
 def exact_contact_matrices(assembly) -> tuple[list[dict[int, Fraction]], list[Fraction]]:
-    """(A, b) of an assembly of free bodies in rational arithmetic (module docstring): A's rows
-    as ``{column: A_ij}``, b (m,). Raises SolverError for manipulators, prescribed coordinates
-    or a problem given by matrices (its A, b are data, not geometry)."""
-    from contactmodel.assembly import Assembly
-    from contactmodel.system import Body
-
+    """(A, b) of an assembly of free bodies in rational arithmetic (module docstring), in FLINT's
+    exact matrices: A's rows as ``{column: A_ij}``, b (m,). Raises SolverError for manipulators,
+    prescribed coordinates or a problem given by matrices (its A, b are data, not geometry)."""
     system = getattr(assembly, "system", None)
     if not isinstance(assembly, Assembly) or system.manipulators or assembly.prescribed.any():
         raise SolverError(
             "exact geometry needs a problem formulated from a System of free bodies (no manipulators, "
             "no prescribed accelerations); a problem given by A and b has no geometry to take as exact"
         )
-    g = _fractions(system.gravity)
-    inverse, force = {}, {}
-    for body in system.bodies:
-        inertia = _matrix(body.inertia_world)
-        mass = Fraction(float(body.mass))
-        w = _fractions(body.angular_velocity)
-        wrench = _fractions(body.wrench)
-        gyro = _matvec(_skew(w), _matvec(inertia, w))
-        inverse[id(body)] = (1 / mass, _inverse3(inertia))
-        force[id(body)] = [wrench[i] + mass * g[i] for i in range(3)] + [
-            wrench[3 + i] - gyro[i] for i in range(3)
-        ]
-    rows: list[list[tuple[int, list[Fraction]]]] = []  # per row of G: (body, its 6 entries)
-    bias: list[Fraction] = []
-    zero3 = [Fraction(0)] * 3
+    g = _matrix(system.gravity)
+    # each body's rows of G (contact row, its 6 entries) and the G_dot nu terms of every row
+    rows: dict[int, list[tuple[int, list[flint.fmpq]]]] = {id(b): [] for b in system.bodies}
+    bias: list[flint.fmpq] = []
     for contact in system.contacts:
-        frame, p = _matrix(contact.frame), _fractions(contact.point)
-        dim = contact.dimension
-        parts: list[list[tuple[int, list[Fraction]]]] = [[] for _ in range(dim)]
-        acc = [Fraction(0)] * dim
+        frame, point = _matrix(contact.frame), _matrix(contact.point)
+        base = len(bias)
+        acc = [flint.fmpq(0)] * contact.dimension
         for body, sign in ((contact.body_a, 1), (contact.body_b, -1)):
             if not isinstance(body, Body):
                 continue
-            r = [p[i] - Fraction(float(body.position[i])) for i in range(3)]
-            lever = _matmul(frame, _skew(r))
-            spin = _skew(_fractions(body.angular_velocity))
-            centripetal = _matvec(frame, _matvec(spin, _matvec(spin, r)))
+            r = point - _matrix(body.position)
+            lever = frame * _skew(r)
+            spin = _skew(_matrix(body.angular_velocity))
+            centripetal = frame * (spin * (spin * r))
             for k in range(3):
-                parts[k].append((id(body), [sign * x for x in frame[k]] + [-sign * x for x in lever[k]]))
-                acc[k] += sign * centripetal[k]
+                entries = [frame[k, i] for i in range(3)] + [-lever[k, i] for i in range(3)]
+                rows[id(body)].append((base + k, [sign * v for v in entries]))
+                acc[k] += sign * centripetal[k, 0]
             if contact.torsion:
-                parts[3].append((id(body), zero3 + [sign * x for x in frame[0]]))
+                entries = [flint.fmpq(0)] * 3 + [frame[0, i] for i in range(3)]
+                rows[id(body)].append((base + 3, [sign * v for v in entries]))
         if contact.curvature is not None:
-            acc = [a + c for a, c in zip(acc, _fractions(contact.curvature))]
-        rows += parts
+            acc = [a + _fmpq(float(c)) for a, c in zip(acc, contact.curvature)]
         bias += acc
-
-    def times_inverse(body: int, v: list[Fraction]) -> list[Fraction]:
-        inv_mass, inv_inertia = inverse[body]
-        return [inv_mass * x for x in v[:3]] + _matvec(inv_inertia, v[3:])
-
-    by_body: dict[int, list[tuple[int, list[Fraction]]]] = {}
-    for i, row in enumerate(rows):
-        for body, v in row:
-            by_body.setdefault(body, []).append((i, v))
-    m = len(rows)
+    m = len(bias)
     A: list[dict[int, Fraction]] = [{} for _ in range(m)]
-    b: list[Fraction] = []
-    for i, row in enumerate(rows):
-        total = bias[i]
-        for body, v in row:
-            u = times_inverse(body, v)
-            total += sum(x * y for x, y in zip(u, force[body]))
-            for j, vj in by_body[body]:
-                A[i][j] = A[i].get(j, Fraction(0)) + sum(x * y for x, y in zip(u, vj))
-        b.append(total)
+    b = list(bias)
+    for body in system.bodies:
+        touching = rows[id(body)]
+        if not touching:
+            continue
+        inertia = _matrix(body.inertia_world)
+        mass = _fmpq(float(body.mass))
+        w = _matrix(body.angular_velocity)
+        wrench = _matrix(body.wrench)
+        force = flint.fmpq_mat(6, 1, [wrench[i, 0] + mass * g[i, 0] for i in range(3)] + [0] * 3)
+        torque = _skew(w) * (inertia * w)
+        for i in range(3):
+            force[3 + i, 0] = wrench[3 + i, 0] - torque[i, 0]
+        inverse = flint.fmpq_mat(6, 6)
+        inertia_inverse = inertia.inv()
+        for i in range(3):
+            inverse[i, i] = 1 / mass
+            for j in range(3):
+                inverse[3 + i, 3 + j] = inertia_inverse[i, j]
+        G = flint.fmpq_mat(len(touching), 6, [v for _, entries in touching for v in entries])
+        GW = G * inverse
+        block, response = GW * G.transpose(), GW * force
+        index = [row for row, _ in touching]
+        for a, i in enumerate(index):
+            b[i] += response[a, 0]
+            for c, j in enumerate(index):
+                A[i][j] = A[i].get(j, 0) + block[a, c]
     half = Fraction(1, 2)
-    sym = [{j: half * (v + A[j].get(i, Fraction(0))) for j, v in A[i].items()} for i in range(m)]
-    return [{j: v for j, v in row.items() if v} for row in sym], b
+    sym = [
+        {j: half * (_fraction(v) + _fraction(A[j].get(i, flint.fmpq(0)))) for j, v in A[i].items()}
+        for i in range(m)
+    ]
+    return [{j: v for j, v in row.items() if v} for row in sym], [_fraction(v) for v in b]
 
 
 def _entries(K: sp.csr_matrix, i: int) -> list[tuple[int, Fraction]]:
@@ -194,9 +185,6 @@ def exact_lcp(problem) -> RationalLCP:
     """The compiled LCP of ``problem`` (a reduced-form Problem of free bodies with polyhedral
     laws) with A and b in rational arithmetic (module docstring). Raises SolverError when the
     problem has no such LCP or the rational LCP does not agree with the compiled one."""
-    from contactmodel.analysis.lcp import _q_of_b
-    from contactmodel.analysis.round_laws import _force_map
-
     mcp = problem.compile().mcp
     if (
         mcp.M is None
