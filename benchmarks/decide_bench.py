@@ -59,7 +59,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import contactmodel as cm
-from contactmodel.analysis.certificate import tree_min_norm
+from contactmodel.analysis.certificate import leaves, tree_min_norm
 from contactmodel.analysis.decide import (
     Existence,
     Status,
@@ -152,15 +152,8 @@ def exact_geometry_ok(result: Existence, M, q: np.ndarray, problem) -> bool:
         return False
     if block is not None:
         M, q = sp.csr_matrix(M)[block][:, block], q[block]
-    stack = [(0, frozenset(), frozenset())]
-    while stack:
-        k, zero_z, zero_w = stack.pop()
-        node = cert.nodes[k]
-        if node[0] == "branch":
-            _, i, kz, kw = node
-            stack += [(kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})]
-            continue
-        y = np.array([float(v) for v in node[1]])
+    for _, ray, zero_z, _ in leaves(cert):
+        y = np.array([float(v) for v in ray])
         free = np.array([j not in zero_z for j in range(q.size)])
         g, top = M.T @ y, float((abs(M).T @ np.abs(y)).max(initial=0.0))
         if g[free].max(initial=0.0) > 1e-12 * top or not q @ y < 0:

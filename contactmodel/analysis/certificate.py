@@ -212,6 +212,20 @@ class ExactLCP:
         return self.leaf_bound(y, zero_z, zero_w) == 0
 
 
+def leaves(cert: TreeCertificate) -> Iterator[tuple[int, np.ndarray, frozenset, frozenset]]:
+    """(k, y, I, J) of every leaf of ``cert`` reached from its root: node index, multipliers and
+    the fixed sets (``z_I = 0``, ``w_J = 0``) of its polyhedron."""
+    stack: list[tuple[int, frozenset, frozenset]] = [(0, frozenset(), frozenset())]
+    while stack:
+        k, zero_z, zero_w = stack.pop()
+        node = cert.nodes[k]
+        if node[0] == "leaf":
+            yield k, node[1], zero_z, zero_w
+        else:
+            _, i, kz, kw = node
+            stack += [(kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})]
+
+
 def norm_of_bound(U: Fraction) -> float:
     """The 1-norm below which a leaf bound U (:meth:`ExactLCP.leaf_bound`) excludes every
     solution, ``(1 - U) / U`` rounded down (inf for U = 0)."""

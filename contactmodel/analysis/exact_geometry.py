@@ -31,7 +31,7 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.analysis.certificate import ExactLCP, TreeCertificate, farkas_lp
+from contactmodel.analysis.certificate import ExactLCP, TreeCertificate, farkas_lp, leaves
 from contactmodel.analysis.lcp import _q_of_b
 from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
@@ -282,7 +282,7 @@ def exact_ray(
     (``lcp`` rounded) makes nearly tight, ``|(M^T y)_j| <= 1e-9 max(|M|^T |y|)``, are made
     exactly tight by changing y on as many rows P of its support: T' the columns of T that are
     independent in exact arithmetic, P the first rows, by decreasing |y_i|, that make
-    ``M[P, T']`` nonsingular (exact row reductions), ``M[P, T']^T delta = (M^T y)_T'`` solved
+    ``M[P, T']`` nonsingular (both by :func:`_pivots`), ``M[P, T']^T delta = (M^T y)_T'`` solved
     in rationals and ``y_P -= delta``. Returned when it passes the exact check (``exact``:
     ``lcp.exact()``), else None."""
     n = lcp.n
@@ -326,20 +326,13 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate
     exact = lcp.exact()
     nodes = list(cert.nodes)
     repaired = 0
-    stack: list[tuple[int, frozenset, frozenset]] = [(0, frozenset(), frozenset())]
-    while stack:
-        k, zero_z, zero_w = stack.pop()
-        node = nodes[k]
-        if node[0] == "branch":
-            _, i, kz, kw = node
-            stack += [(kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})]
+    for k, y, zero_z, zero_w in leaves(cert):
+        if exact.ray_ok(y, zero_z, zero_w):
             continue
-        if exact.ray_ok(node[1], zero_z, zero_w):
-            continue
-        ray = exact_ray(lcp, exact, M, node[1], zero_z, zero_w)
+        ray = exact_ray(lcp, exact, M, y, zero_z, zero_w)
         for method in ("highs-ds", "highs-ipm"):  # other multipliers: a vertex, an interior point
-            if ray is None and (y := farkas_lp(M, q, zero_z, zero_w, method=method)) is not None:
-                ray = exact_ray(lcp, exact, M, y, zero_z, zero_w)
+            if ray is None and (other := farkas_lp(M, q, zero_z, zero_w, method=method)) is not None:
+                ray = exact_ray(lcp, exact, M, other, zero_z, zero_w)
         if ray is None:
             return None, repaired
         nodes[k] = ("leaf", np.array(ray, dtype=object))
