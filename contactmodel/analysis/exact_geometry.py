@@ -251,27 +251,14 @@ PRIME = 2**61 - 1
 
 
 def _pivots(rows: list[list[Fraction]]) -> list[int]:
-    """The pivot columns of the rational matrix ``rows`` by row reduction modulo :data:`PRIME`
-    (the exact pivots unless p divides a minor that decides them)."""
-    p = PRIME
-    a = [[v.numerator % p * pow(v.denominator, -1, p) % p for v in row] for row in rows]
-    pivots: list[int] = []
-    r = 0
-    for c in range(len(a[0]) if a else 0):
-        k = next((i for i in range(r, len(a)) if a[i][c]), None)
-        if k is None:
-            continue
-        a[r], a[k] = a[k], a[r]
-        inv = pow(a[r][c], -1, p)
-        for i in range(r + 1, len(a)):
-            if a[i][c]:
-                f = a[i][c] * inv % p
-                a[i] = [(x - f * y) % p for x, y in zip(a[i], a[r])]
-        pivots.append(c)
-        r += 1
-        if r == len(a):
-            break
-    return pivots
+    """The pivot columns of the rational matrix ``rows`` by FLINT's row reduction modulo
+    :data:`PRIME` (the exact pivots unless p divides a minor that decides them)."""
+    if not rows or not rows[0]:
+        return []
+    p, width = PRIME, len(rows[0])
+    entries = [v.numerator % p * pow(v.denominator, -1, p) % p for row in rows for v in row]
+    reduced, rank = flint.nmod_mat(len(rows), width, entries, p).rref()
+    return [next(c for c in range(width) if int(reduced[i, c])) for i in range(rank)]
 
 
 def exact_ray(
