@@ -140,19 +140,26 @@ def trees_ok(result: Existence, M, q: np.ndarray, free: np.ndarray, problem=None
 
 
 def exact_geometry_ok(result: Existence, M, q: np.ndarray, problem) -> bool:
-    """NO_SOLUTION in exact geometry: the tree re-checked by ``tree_min_norm`` on the problem's
-    rational LCP rebuilt here (``exact_lcp``; the block's rows exactly inside the block), every
-    leaf a Farkas ray there (no norm bound); and every leaf's ray, in floats, a ray of the
-    compiled (rounded) block up to 1e-12 of ``|M|^T |y|``: the certificate is about this problem."""
+    """A verdict in exact geometry: the tree re-checked by ``tree_min_norm`` on the problem's
+    rational LCP rebuilt here (``exact_lcp``; the block's rows exactly inside the block), proving
+    at least the stated ``min_solution_norm`` (inf exactly for NO_SOLUTION); and every leaf that
+    is an exact Farkas ray there, in floats, a ray of the compiled (rounded) block up to 1e-12 of
+    ``|M|^T |y|``: the certificate is about this problem."""
     block = result.evidence.get("block")
     lcp = exact_lcp(problem)
     sub = lcp if block is None else lcp.block(block)
-    cert = result.evidence["tree"]
-    if sub is None or tree_min_norm(sub.exact(), None, cert)[0] != np.inf:
+    if sub is None:
+        return False
+    cert, exact = result.evidence["tree"], sub.exact()
+    N, _ = tree_min_norm(exact, None, cert)
+    bounded = result.status is Status.NO_SOLUTION_BELOW_BOUND
+    if N is None or N < result.evidence["min_solution_norm"] or bounded != (N < np.inf):
         return False
     if block is not None:
         M, q = sp.csr_matrix(M)[block][:, block], q[block]
-    for _, ray, zero_z, _ in leaves(cert):
+    for _, ray, zero_z, zero_w in leaves(cert):
+        if not exact.ray_ok(ray, zero_z, zero_w):  # a norm-bound leaf, counted in N above
+            continue
         y = np.array([float(v) for v in ray])
         free = np.array([j not in zero_z for j in range(q.size)])
         g, top = M.T @ y, float((abs(M).T @ np.abs(y)).max(initial=0.0))

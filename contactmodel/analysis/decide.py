@@ -54,7 +54,10 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   exact, A and b without rounding), each leaf's multipliers repaired into an exact Farkas ray of
   it (:func:`~contactmodel.analysis.exact_geometry.exact_tree`); all repaired: ``NO_SOLUTION``
   (evidence ``exact_geometry``, the exact ``tree``, ``rounded_min_solution_norm``). The rounding
-  of M breaks exactly the cancellations such rays need (internal forces with G^T d = 0).
+  of M breaks exactly the cancellations such rays need (internal forces with G^T d = 0). Leaves
+  without an exact ray keep their best exact norm bound; when the tree then proves at least
+  ``tree_norm_floor`` (what a rounded tree must prove), the verdict is ``NO_SOLUTION_BELOW_BOUND``
+  for the declared problem (``exact_geometry`` True, ``min_solution_norm`` the exact tree's bound).
 * **exact uniqueness trees**: the second-solution MILP's verdict (t = 0, or a candidate that
   does not verify: HiGHS's tolerances admit points with t ~ 1e-6 near homogeneous rays) is
   re-decided exactly within ``tree_limit``: for each row i of L and side, the complementarity
@@ -752,9 +755,11 @@ def decide(
 
 
 def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> _Verdict:
-    """NO_SOLUTION for the problem in exact geometry (:mod:`contactmodel.analysis.exact_geometry`)
-    when every leaf of the NO_SOLUTION_BELOW_BOUND verdict's tree becomes an exact Farkas ray of
-    the rational LCP (its block exactly decoupled from the other variables), else ``v``."""
+    """The NO_SOLUTION_BELOW_BOUND verdict ``v``'s tree re-proven on the problem in exact geometry
+    (:mod:`contactmodel.analysis.exact_geometry`; its block exactly decoupled from the other
+    variables): NO_SOLUTION when every leaf becomes an exact Farkas ray of the rational LCP,
+    NO_SOLUTION_BELOW_BOUND for the declared problem when some leaves prove only norm bounds (the
+    tree's bound then at least ``tree_norm_floor``, as for the rounded tree), else ``v``."""
     try:
         lcp = exact_lcp(problem)
     except SolverError as err:
@@ -766,31 +771,39 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
         tried.append("exact geometry: in the rational LCP the block's rows reach other variables")
         return v
     t0 = time.perf_counter()
-    tree, repaired = exact_tree(sub, v.evidence["tree"])
+    tree, rays, bounds = exact_tree(sub, v.evidence["tree"])
     if tree is None:
-        tried.append(f"exact geometry: a leaf has no exact Farkas ray ({repaired} made exact before it)")
+        tried.append(
+            f"exact geometry: a leaf's multipliers prove nothing on the rational LCP ({rays} rays before it)"
+        )
         return v
     N, message = tree_min_norm(sub.exact(), None, tree)
     tried.append(
-        f"exact geometry: {repaired} norm-bound leaves made exact Farkas rays of the rational LCP "
-        f"({time.perf_counter() - t0:.1f} s); {message}"
+        f"exact geometry: {rays} norm-bound leaves made exact Farkas rays of the rational LCP, {bounds} "
+        f"left norm bounds ({time.perf_counter() - t0:.1f} s); {message}"
     )
-    if N is None or not np.isinf(N):
+    if N is None or N < v.evidence["tree_norm_floor"]:
         return v
+    what = (
+        "every leaf a Farkas ray"
+        if np.isinf(N)
+        else f"{bounds} leaves proving only norm bounds (their polyhedra may be nonempty in exact "
+        f"arithmetic), the others Farkas rays: no solution with ||z||_1 < {N:.4g}"
+    )
     evidence = {
         **v.evidence,
         "certificate": (
-            "complementarity branch-and-bound tree, every leaf a Farkas ray of the LCP in exact "
-            "geometry (the declaration's floats taken as exact, A and b in rational arithmetic: "
-            "exact_geometry.exact_lcp), checked in exact arithmetic (tree_min_norm); the rounded "
-            "LCP's own tree proves no solution with ||z||_1 < rounded_min_solution_norm"
+            f"complementarity branch-and-bound tree of the LCP in exact geometry (the declaration's "
+            f"floats taken as exact, A and b in rational arithmetic: exact_geometry.exact_lcp), {what}, "
+            "checked in exact arithmetic (tree_min_norm); the rounded LCP's own tree proves no "
+            "solution with ||z||_1 < rounded_min_solution_norm"
         ),
         "tree": tree,
         "exact_geometry": True,
         "rounded_min_solution_norm": v.evidence["min_solution_norm"],
-        "min_solution_norm": float("inf"),
+        "min_solution_norm": N,
     }
-    return _Verdict(Status.NO_SOLUTION, [], evidence, True)
+    return _Verdict(_no_solution(N), [], evidence, True)
 
 
 @dataclass
@@ -954,6 +967,7 @@ def _tree_verdict(
             "tree_nodes": len(res.certificate.nodes),
             "tree_leaves": res.certificate.leaves,
             "tree_seconds": res.seconds,
+            "tree_norm_floor": floor,
             "min_solution_norm": N,
         },
         True,

@@ -19,7 +19,9 @@ the compiled problem (:func:`~contactmodel.analysis.lcp._q_of_b`), C the force m
 R the laws' own terms (mu, the pyramid's +-1), the entries of the compiled M off the pattern of
 S A C. The rational LCP agrees with the compiled one to rounding (checked, else an error).
 :func:`exact_tree` turns a tree certificate's norm-bound leaves into exact Farkas rays of this
-rational LCP, each by one rational solve of its tight columns (:func:`exact_ray`).
+rational LCP, each by one rational solve of its tight columns (:func:`repair`); a leaf whose
+polyhedron is nonempty in exact arithmetic too (a near cancellation of the declared data, not an
+exact one) keeps the multipliers proving its largest exact norm bound.
 """
 
 from __future__ import annotations
@@ -261,25 +263,20 @@ def _pivots(rows: list[list[Fraction]]) -> list[int]:
     return [next(c for c in range(width) if int(reduced[i, c])) for i in range(rank)]
 
 
-def exact_ray(
-    lcp: RationalLCP, exact: ExactLCP, M: sp.csr_matrix, y: np.ndarray, zero_z, zero_w
-) -> list[Fraction] | None:
-    """A Farkas ray of the leaf ``{z >= 0, z_I = 0, w >= 0, w_J = 0}`` of the rational LCP near
-    the float multipliers y (I = ``zero_z``, J = ``zero_w``): the free columns T the float M
-    (``lcp`` rounded) makes nearly tight, ``|(M^T y)_j| <= 1e-9 max(|M|^T |y|)``, are made
-    exactly tight by changing y on as many rows P of its support: T' the columns of T that are
-    independent in exact arithmetic, P the first rows, by decreasing |y_i|, that make
-    ``M[P, T']`` nonsingular (both by :func:`_pivots`), ``M[P, T']^T delta = (M^T y)_T'`` solved
-    in rationals and ``y_P -= delta``. Returned when it passes the exact check (``exact``:
-    ``lcp.exact()``), else None."""
-    n = lcp.n
+def repair(lcp: RationalLCP, M: sp.csr_matrix, y: np.ndarray, zero_z) -> list[Fraction] | None:
+    """The multipliers y (float or rational) with the free columns T that the float M (``lcp``
+    rounded) makes nearly tight, ``|(M^T y)_j| <= 1e-9 max(|M|^T |y|)``, made exactly tight by
+    changing y on as many rows P of its support: T' the columns of T that are independent in exact
+    arithmetic, P the first rows, by decreasing |y_i|, that make ``M[P, T']`` nonsingular (both by
+    :func:`_pivots`), ``M[P, T']^T delta = (M^T y)_T'`` solved in rationals and ``y_P -= delta``.
+    None when y is zero or that system is singular; nothing about the result is checked."""
     yf = np.array([float(v) for v in y])
     support = np.flatnonzero(yf)
     if support.size == 0:
         return None
     g = M.T @ yf
     scale = float((abs(M).T @ np.abs(yf)).max(initial=0.0))
-    free = np.array([j not in zero_z for j in range(n)])
+    free = np.array([j not in zero_z for j in range(lcp.n)])
     touched = np.diff(sp.csc_matrix(M[support]).indptr) > 0
     tight = np.flatnonzero(free & touched & (np.abs(g) <= 1e-9 * max(scale, 1e-300)))
     candidate = [Fraction(v) for v in y]
@@ -300,28 +297,44 @@ def exact_ray(
             return None
         for p, d in zip(rows_p, delta):
             candidate[p] -= d
-    return candidate if exact.ray_ok(candidate, set(zero_z), set(zero_w)) else None
+    return candidate
 
 
-def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate | None, int]:
-    """(tree, repaired): ``cert`` (a tree of ``lcp`` rounded) with every leaf that is not an exact
-    Farkas ray of the rational LCP replaced by one (:func:`exact_ray` of the leaf's multipliers,
-    else of a vertex and of an interior point of its Farkas LP on the rounded data,
-    :func:`~contactmodel.analysis.certificate.farkas_lp`), or None when some leaf has none;
-    ``repaired`` counts the leaves replaced."""
+def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate | None, int, int]:
+    """(tree, rays, bounds): ``cert`` (a tree of ``lcp`` rounded) re-proven on the rational LCP.
+    A leaf that is not an exact Farkas ray of it is replaced by one when one is found (``rays``
+    counts them): :func:`repair` of the leaf's multipliers, else of a vertex and of an interior
+    point of its Farkas LP on the rounded data (:func:`~contactmodel.analysis.certificate.farkas_lp`).
+    A leaf without one keeps the multipliers, among its own and those candidates, that prove the
+    largest exact norm bound (:meth:`~contactmodel.analysis.certificate.ExactLCP.leaf_bound`;
+    ``bounds`` counts them): the leaf's polyhedron may be nonempty in exact arithmetic, its
+    points then of norm at least that bound. tree None when some leaf's candidates prove
+    nothing. :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says
+    what the tree proves (inf when ``bounds`` is 0)."""
     M, q = lcp.to_float()
     exact = lcp.exact()
     nodes = list(cert.nodes)
-    repaired = 0
+    rays = bounds = 0
     for k, y, zero_z, zero_w in leaves(cert):
         if exact.ray_ok(y, zero_z, zero_w):
             continue
-        ray = exact_ray(lcp, exact, M, y, zero_z, zero_w)
-        for method in ("highs-ds", "highs-ipm"):  # other multipliers: a vertex, an interior point
-            if ray is None and (other := farkas_lp(M, q, zero_z, zero_w, method=method)) is not None:
-                ray = exact_ray(lcp, exact, M, other, zero_z, zero_w)
-        if ray is None:
-            return None, repaired
-        nodes[k] = ("leaf", np.array(ray, dtype=object))
-        repaired += 1
-    return TreeCertificate(cert.n, nodes), repaired
+        tried: list = []
+        for method in (None, "highs-ds", "highs-ipm"):  # the leaf's multipliers, a vertex, an interior point
+            other = y if method is None else farkas_lp(M, q, zero_z, zero_w, method=method)
+            if other is None:
+                continue
+            repaired = repair(lcp, M, other, zero_z)
+            tried += [other] + ([] if repaired is None else [repaired])
+            if repaired is not None and exact.ray_ok(repaired, zero_z, zero_w):
+                nodes[k] = ("leaf", np.array(repaired, dtype=object))
+                rays += 1
+                break
+        else:
+            proven = [
+                (U, i) for i, c in enumerate(tried) if (U := exact.leaf_bound(c, zero_z, zero_w)) is not None
+            ]
+            if not proven:
+                return None, rays, bounds
+            nodes[k] = ("leaf", np.array(tried[min(proven)[1]], dtype=object))
+            bounds += 1
+    return TreeCertificate(cert.n, nodes), rays, bounds

@@ -154,9 +154,31 @@ def test_exact_tree_makes_a_nearly_tight_leaf_exact():
     y = np.array([1.0, 1.0 + 1e-15])  # (M^T y) = (-1e-15, 1e-15): not a ray
     cert = TreeCertificate(2, [("leaf", y)])
     assert tree_min_norm(lcp.exact(), None, cert)[0] < math.inf
-    tree, repaired = exact_tree(lcp, cert)
-    assert repaired == 1
+    tree, rays, bounds = exact_tree(lcp, cert)
+    assert (rays, bounds) == (1, 0)
     assert tree_min_norm(lcp.exact(), None, tree)[0] == math.inf
+
+
+def test_exact_tree_keeps_the_best_bound_where_the_exact_leaf_is_nonempty():
+    """w1 = z1 - z2 - 1, w2 = -z1 + (1 + d) z2 + 1/3 with d = 1/(3 2^55), lost in rounding: the
+    rounded LCP has the Farkas ray y = (1, 1), the rational one a solution z = (1 + t, t),
+    t = 2 / (3 d) = 2^56. The leaf keeps the multipliers proving the largest exact bound, y = (1, 1):
+    U = d / (d + 2/3), no solution with ||z||_1 < (2/3) / d = 2^56, and the solution lies beyond."""
+    d = Fraction(1, 3 * 2**55)
+    lcp = RationalLCP(
+        [{0: Fraction(1), 1: Fraction(-1)}, {0: Fraction(-1), 1: 1 + d}], [Fraction(-1), Fraction(1, 3)]
+    )
+    M, q = lcp.to_float()
+    assert M.toarray().tolist() == [[1, -1], [-1, 1]]
+    t = 2 / (3 * d)
+    z = [1 + t, t]
+    w = [sum(v * z[j] for j, v in row.items()) + qi for row, qi in zip(lcp.rows, lcp.q)]
+    assert w == [0, 0]  # an exact solution
+    cert = TreeCertificate(2, [("leaf", np.array([1.0, 1.0 + 1e-15]))])
+    tree, rays, bounds = exact_tree(lcp, cert)
+    assert (rays, bounds) == (0, 1)
+    N, _ = tree_min_norm(lcp.exact(), None, tree)
+    assert N == 2.0**56 and sum(z) >= N
 
 
 def test_decide_settles_a_norm_bound_in_exact_geometry():
