@@ -422,7 +422,9 @@ class TreeResult:
     """Outcome of :func:`branch_and_bound`: ``status`` "no-solution" (``certificate`` complete;
     a proof iff ``unverified == 0``), "solution" (``z`` verified), or "limit"; ``nodes``,
     ``seconds``, ``unverified`` (leaves whose ray failed the exact check); ``min_norm``: the
-    tree proves every solution has ``||z||_1 >= min_norm`` (inf: no solution at all)."""
+    tree proves every solution has ``||z||_1 >= min_norm`` (inf: no solution at all);
+    ``closed``: the share of the 2^n complementarity patterns its proven leaves cover (a leaf at
+    depth d, d indices fixed, covers 2^-d of them): 1 for a proof, the progress at a "limit"."""
 
     status: str
     certificate: TreeCertificate | None
@@ -431,6 +433,7 @@ class TreeResult:
     unverified: int
     seconds: float
     min_norm: float = math.inf
+    closed: float = 0.0
 
 
 class _NodeLP:
@@ -623,6 +626,8 @@ def branch_and_bound(
     nodes: list[Node] = []
     unverified = 0
     worst = Fraction(0)  # the largest leaf bound U (ExactLCP.leaf_bound)
+    depth = [0]  # per node id
+    closed = 0.0  # the share of the patterns the leaves so far cover (TreeResult.closed)
     # (node id, zfix, wfix); a node's id is its slot in ``nodes``, filled when it is processed
     stack: list[tuple[int, np.ndarray, np.ndarray]] = [(0, np.zeros(n, bool), np.zeros(n, bool))]
     nodes.append(None)
@@ -630,7 +635,7 @@ def branch_and_bound(
     def result(status: str, z=None) -> TreeResult:
         cert = TreeCertificate(n, nodes) if status == "no-solution" else None
         return TreeResult(
-            status, cert, z, len(nodes), unverified, time.perf_counter() - t0, norm_of_bound(worst)
+            status, cert, z, len(nodes), unverified, time.perf_counter() - t0, norm_of_bound(worst), closed
         )
 
     while stack:
@@ -648,6 +653,7 @@ def branch_and_bound(
                 y, U = (np.zeros(n), Fraction(0)) if leaf is None else leaf
                 worst = max(worst, U)
                 nodes[k] = ("leaf", y)
+                closed += 0.0 if leaf is None else 2.0 ** -depth[k]
                 continue
         z, t = x[:n], x[n]
         w = Ms @ z + (qs / s) * t
@@ -669,6 +675,7 @@ def branch_and_bound(
             i = int(np.argmax(np.where(free, np.maximum(z, w), -1.0)))
         kz, kw = len(nodes), len(nodes) + 1
         nodes += [None, None]
+        depth += [depth[k] + 1] * 2
         nodes[k] = ("branch", i, kz, kw)
         a, b = zfix.copy(), wfix.copy()
         a[i] = True

@@ -944,7 +944,10 @@ def _tree_verdict(
         tried.append(line + ", solution verified)")
         return _Verdict(Status.SOLVED, [res.z])
     if res.status != "no-solution" or res.unverified:
-        tried.append(line + f", {res.unverified} leaves without an exact ray)")
+        tried.append(
+            line + f", {res.unverified} leaves without an exact ray, leaves covering "
+            f"{res.closed:.3g} of the 2^{q.size} complementarity patterns)"
+        )
         return None
     N, message = tree_min_norm(M, q, res.certificate)
     tried.append(line + f"): {message}")
