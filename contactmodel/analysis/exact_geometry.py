@@ -318,23 +318,22 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate
     for k, y, zero_z, zero_w in leaves(cert):
         if exact.ray_ok(y, zero_z, zero_w):
             continue
-        tried: list = []
+        candidates: list = []
         for method in (None, "highs-ds", "highs-ipm"):  # the leaf's multipliers, a vertex, an interior point
             other = y if method is None else farkas_lp(M, q, zero_z, zero_w, method=method)
             if other is None:
                 continue
             repaired = repair(lcp, M, other, zero_z)
-            tried += [other] + ([] if repaired is None else [repaired])
+            candidates += [other] + ([] if repaired is None else [repaired])
             if repaired is not None and exact.ray_ok(repaired, zero_z, zero_w):
                 nodes[k] = ("leaf", np.array(repaired, dtype=object))
                 rays += 1
                 break
         else:
-            proven = [
-                (U, i) for i, c in enumerate(tried) if (U := exact.leaf_bound(c, zero_z, zero_w)) is not None
-            ]
+            bounded = ((exact.leaf_bound(c, zero_z, zero_w), i) for i, c in enumerate(candidates))
+            proven = [(U, i) for U, i in bounded if U is not None]
             if not proven:
                 return None, rays, bounds
-            nodes[k] = ("leaf", np.array(tried[min(proven)[1]], dtype=object))
+            nodes[k] = ("leaf", np.array(candidates[min(proven)[1]], dtype=object))
             bounds += 1
     return TreeCertificate(cert.n, nodes), rays, bounds
