@@ -361,8 +361,6 @@ def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> Pol
     Interior-point and quasi-Newton runs end with u_i, z_i ~ sqrt(barrier), which this
     removes.
     """
-    from scipy.sparse.linalg import lsqr, spsolve
-
     mcp = form.mcp
     x = np.asarray(x, dtype=float).copy()
     best = _nat_inf(mcp, x)
@@ -377,29 +375,48 @@ def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> Pol
         xa = x.copy()
         xa[active] = 0.0
         idx = np.flatnonzero(~active)
-        if idx.size:
+        if not idx.size:
+            cand = _nat_inf(mcp, xa)
+        else:
             Fa = np.asarray(mcp.F(xa), dtype=float).ravel()
             Jii = sp.csc_matrix(sp.csr_matrix(mcp.J(xa))[idx][:, idx])
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                dx = np.full(idx.size, np.nan)
-                if np.all(np.isfinite(Jii.data)) and np.all(np.isfinite(Fa[idx])):
-                    try:
-                        if idx.size <= 2000:
-                            # dense LAPACK: SuperLU (spsolve) crashed on some singular systems here
-                            dx = np.linalg.solve(Jii.toarray(), -Fa[idx])
-                        else:
-                            dx = np.atleast_1d(spsolve(Jii, -Fa[idx]))
-                    except (RuntimeError, ValueError, np.linalg.LinAlgError):
-                        pass
-                if not np.all(np.isfinite(dx)):
-                    dx = lsqr(Jii, -Fa[idx], atol=1e-15, btol=1e-15)[0]
-            xa[idx] += dx
-        cand = _nat_inf(mcp, xa)
+            if not (np.all(np.isfinite(Jii.data)) and np.all(np.isfinite(Fa[idx]))):
+                break
+            start, cand = xa[idx].copy(), np.inf
+            # the LU step, then the least-squares (minimum-norm) one: at degenerate solutions Jii
+            # is singular, and rounding can make LU return a huge step instead of failing
+            for method in ("solve", "lstsq"):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    dx = _newton_step(Jii, -Fa[idx], method)
+                if dx is None:
+                    continue
+                xa[idx] = start + dx
+                cand = _nat_inf(mcp, xa)
+                if cand < best:
+                    break
         if not cand < best:
             break
         x, best, steps = xa, cand, steps + 1
     return PolishResult(x=x, natural_residual=best, steps=steps)
+
+
+def _newton_step(J: sp.csc_matrix, rhs: np.ndarray, method: str) -> np.ndarray | None:
+    """A solution dx of ``J dx = rhs``: by LU (``method`` "solve"; dense LAPACK up to 2000
+    unknowns, SuperLU's spsolve crashed on some singular systems here) or the minimum-norm
+    least-squares one ("lstsq"); None when it fails or is not finite."""
+    from scipy.sparse.linalg import lsqr, spsolve
+
+    try:
+        if method == "solve":
+            dx = np.linalg.solve(J.toarray(), rhs) if J.shape[0] <= 2000 else np.atleast_1d(spsolve(J, rhs))
+        elif J.shape[0] <= 2000:
+            dx = np.linalg.lstsq(J.toarray(), rhs, rcond=None)[0]
+        else:
+            dx = lsqr(J, rhs, atol=1e-15, btol=1e-15)[0]
+    except (RuntimeError, ValueError, np.linalg.LinAlgError):
+        return None
+    return dx if np.all(np.isfinite(dx)) else None
 
 
 def assess_and_polish(form: MNCPOpt, y: np.ndarray, opts) -> tuple[np.ndarray, PointAssessment, dict]:

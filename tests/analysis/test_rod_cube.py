@@ -172,7 +172,12 @@ def test_sliding_solution_dies_into_the_jam_as_the_o2_entry_takes_its_geometric_
     t_end, _, c, a = branch[-1]
     assert 0.2 < t_rod < t_end < 0.35
     mid = next(a for t, m, _, a in branch if m == "RSS")
-    assert _speeds(mid)[1:].min() > 1.0 and _speeds(a).max() < 0.01  # the motion dies out
+    assert _speeds(mid)[1:].min() > 1.0
+    # the motion dies out: the speeds fall linearly and reach zero within one more step (where the
+    # sliding law's direction is undefined, so whether Newton still converges on the last step
+    # before it depends on the machine's rounding)
+    s_prev, s_end = _speeds(branch[-2][3]).max(), _speeds(a).max()
+    assert s_end < 0.05 and s_prev - s_end > 0.9 * s_end
     assert c[0] == pytest.approx(6.0, abs=0.01) and c[3] == pytest.approx(3.0, abs=0.02)  # the jam's
 
 
