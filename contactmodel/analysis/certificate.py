@@ -436,8 +436,11 @@ class TreeResult:
     closed: float = 0.0
 
 
-class _NodeLP:
-    """The homogenized LP of the module docstring on HiGHS, re-solved warm with new fixings."""
+class NodeLP:
+    """The homogenized LP of the module docstring for LCP(q, M) on HiGHS, re-solved warm with new
+    fixings. Its rows are scaled exactly: ``M_s = diag(d) M`` and ``q_s = diag(d) q / s`` (d and s
+    powers of two, :func:`_pow2_row_scale`), so its row duals times d are multipliers of the
+    original rows."""
 
     def __init__(self, M: sp.csr_matrix, q: np.ndarray) -> None:
         import highspy
@@ -445,6 +448,10 @@ class _NodeLP:
         self.highspy = highspy
         n = q.size
         self.n = n
+        self.d = _pow2_row_scale(M, q)
+        qs = self.d * q
+        s = float(np.exp2(np.round(np.log2(max(1.0, float(np.abs(qs).max(initial=1.0)))))))
+        M, q = self.M, self.q = sp.csr_matrix(sp.diags(self.d) @ M), qs / s
         A = sp.vstack(
             [sp.hstack([M, sp.csr_matrix(q.reshape(-1, 1))]), sp.csr_matrix(np.ones((1, n + 1)))]
         ).tocsc()
@@ -516,6 +523,13 @@ class _NodeLP:
             h.changeColBounds(i, lo, hi)
         h.setBasis(basis)
         return max(0.0, float(t))
+
+    def gaps(self, x: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(gap, w) at an LP point x = (z, t): ``gap_i = min(z_i, w_i)`` on the ``free`` indices,
+        -1 elsewhere (the branching candidates), and ``w = M_s z + q_s t``."""
+        z, t = x[: self.n], x[self.n]
+        w = self.M @ z + self.q * t
+        return np.where(free, np.minimum(z, w), -1.0), w
 
     def strong_branch(self, t: float, candidates: np.ndarray) -> int:
         """The candidate index whose two children lower max t the most (product rule:
@@ -609,7 +623,7 @@ def branch_and_bound(
     solution, or a tree certificate of "no solution", or "limit" after ``time_limit`` seconds /
     ``node_limit`` nodes. ``tol``: relative natural residual of an accepted solution;
     ``strong``: how many free indices with the largest ``min(z_i, w_i)`` are tried by strong
-    branching (both children's LPs solved, :meth:`_NodeLP.strong_branch`; 0: the largest
+    branching (both children's LPs solved, :meth:`NodeLP.strong_branch`; 0: the largest
     ``min(z_i, w_i)`` alone); ``norm_floor``: a leaf whose multipliers prove only a norm bound
     (:meth:`ExactLCP.leaf_bound`) is accepted when that bound is at least ``norm_floor``, and
     the tree then proves "no solution with ``||z||_1 <`` ``min_norm``" (inf: Farkas rays only)."""
@@ -618,11 +632,7 @@ def branch_and_bound(
     q = np.asarray(q, dtype=float)
     n = q.size
     exact = ExactLCP(M, q)
-    d = _pow2_row_scale(M, q)
-    Ms = sp.csr_matrix(sp.diags(d) @ M)
-    qs = d * q
-    s = float(np.exp2(np.round(np.log2(max(1.0, float(np.abs(qs).max(initial=1.0)))))))
-    lp = _NodeLP(Ms, qs / s)
+    lp = NodeLP(M, q)
     nodes: list[Node] = []
     unverified = 0
     worst = Fraction(0)  # the largest leaf bound U (ExactLCP.leaf_bound)
@@ -647,7 +657,7 @@ def branch_and_bound(
             return result("limit")
         x, ys = out
         if x is None or x[n] <= 1e-9:  # infeasible, or max t = 0: a leaf if its multipliers prove it
-            leaf = _leaf(M, q, exact, d, ys, zfix, wfix, x is None, norm_floor)
+            leaf = _leaf(M, q, exact, lp.d, ys, zfix, wfix, x is None, norm_floor)
             if leaf is not None or x is None:
                 unverified += leaf is None
                 y, U = (np.zeros(n), Fraction(0)) if leaf is None else leaf
@@ -656,9 +666,8 @@ def branch_and_bound(
                 closed += 0.0 if leaf is None else 2.0 ** -depth[k]
                 continue
         z, t = x[:n], x[n]
-        w = Ms @ z + (qs / s) * t
         free = ~(zfix | wfix)
-        gap = np.where(free, np.minimum(z, w), -1.0)
+        gap, w = lp.gaps(x, free)
         i = int(np.argmax(gap))
         if strong > 1 and gap[i] > 1e-12:
             order = np.argsort(-gap)[:strong]

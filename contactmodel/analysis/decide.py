@@ -55,7 +55,8 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   it (:func:`~contactmodel.analysis.exact_geometry.exact_tree`); all repaired: ``NO_SOLUTION``
   (evidence ``exact_geometry``, the exact ``tree``, ``rounded_min_solution_norm``). The rounding
   of M breaks exactly the cancellations such rays need (internal forces with G^T d = 0). Leaves
-  without an exact ray keep their best exact norm bound; when the tree then proves at least
+  without an exact ray keep their best exact norm bound and are branched on in exact arithmetic
+  (up to ``EXACT_BRANCH_NODES`` nodes, the smallest bound first); when the tree then proves at least
   ``tree_norm_floor`` (what a rounded tree must prove), the verdict is ``NO_SOLUTION_BELOW_BOUND``
   for the declared problem (``exact_geometry`` True, ``min_solution_norm`` the exact tree's bound).
 * **exact uniqueness trees**: the second-solution MILP's verdict (t = 0, or a candidate that
@@ -166,6 +167,9 @@ SEARCH_K = 6
 #: a tree leaf may prove, instead of a Farkas ray, that its solutions have ||z||_1 at least this
 #: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
 TREE_NORM_FACTOR = 1e6
+#: branch nodes that exact geometry may add below leaves without an exact Farkas ray
+#: (a few tenths of a second each on the size-170 block of 154)
+EXACT_BRANCH_NODES = 1000
 
 
 class Status(enum.Enum):
@@ -757,9 +761,11 @@ def decide(
 def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> _Verdict:
     """The NO_SOLUTION_BELOW_BOUND verdict ``v``'s tree re-proven on the problem in exact geometry
     (:mod:`contactmodel.analysis.exact_geometry`; its block exactly decoupled from the other
-    variables): NO_SOLUTION when every leaf becomes an exact Farkas ray of the rational LCP,
-    NO_SOLUTION_BELOW_BOUND for the declared problem when some leaves prove only norm bounds (the
-    tree's bound then at least ``tree_norm_floor``, as for the rounded tree), else ``v``."""
+    variables; :func:`~contactmodel.analysis.exact_geometry.exact_tree`, which branches up to
+    :data:`EXACT_BRANCH_NODES` times below leaves without an exact Farkas ray): NO_SOLUTION when
+    every leaf becomes an exact Farkas ray of the rational LCP, NO_SOLUTION_BELOW_BOUND for the
+    declared problem when some leaves prove only norm bounds (the tree's bound then at least
+    ``tree_norm_floor``, as for the rounded tree), else ``v``."""
     try:
         lcp = exact_lcp(problem)
     except SolverError as err:
@@ -771,23 +777,30 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
         tried.append("exact geometry: in the rational LCP the block's rows reach other variables")
         return v
     t0 = time.perf_counter()
-    tree, rays, bounds = exact_tree(sub, v.evidence["tree"])
-    if tree is None:
+    res = exact_tree(sub, v.evidence["tree"], node_limit=EXACT_BRANCH_NODES)
+    head = f"exact geometry ({time.perf_counter() - t0:.1f} s, {res.branched} branch nodes added)"
+    if res.solution is not None:
+        norm = float(sum(res.solution))
         tried.append(
-            f"exact geometry: a leaf's multipliers prove nothing on the rational LCP ({rays} rays before it)"
+            f"{head}: the rational LCP has an exact solution, ||z||_1 = {norm:.4g}, beyond the rounded "
+            "tree's bound (exact_solution_norm); the verdict stays the rounded LCP's"
         )
+        v.evidence["exact_solution_norm"] = norm
         return v
-    N, message = tree_min_norm(sub.exact(), None, tree)
+    if res.tree is None:
+        tried.append(f"{head}: a leaf's multipliers prove nothing on the rational LCP")
+        return v
+    N, message = tree_min_norm(sub.exact(), None, res.tree)
     tried.append(
-        f"exact geometry: {rays} norm-bound leaves made exact Farkas rays of the rational LCP, {bounds} "
-        f"left norm bounds ({time.perf_counter() - t0:.1f} s); {message}"
+        f"{head}: {res.rays} leaves exact Farkas rays of the rational LCP only, {res.bounds} left "
+        f"norm bounds; {message}"
     )
     if N is None or N < v.evidence["tree_norm_floor"]:
         return v
     what = (
         "every leaf a Farkas ray"
         if np.isinf(N)
-        else f"{bounds} leaves proving only norm bounds (their polyhedra may be nonempty in exact "
+        else f"{res.bounds} leaves proving only norm bounds (their polyhedra may be nonempty in exact "
         f"arithmetic), the others Farkas rays: no solution with ||z||_1 < {N:.4g}"
     )
     evidence = {
@@ -798,8 +811,9 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
             "checked in exact arithmetic (tree_min_norm); the rounded LCP's own tree proves no "
             "solution with ||z||_1 < rounded_min_solution_norm"
         ),
-        "tree": tree,
+        "tree": res.tree,
         "exact_geometry": True,
+        "exact_branch_nodes": res.branched,
         "rounded_min_solution_norm": v.evidence["min_solution_norm"],
         "min_solution_norm": N,
     }

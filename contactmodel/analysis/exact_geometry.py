@@ -21,11 +21,14 @@ S A C. The rational LCP agrees with the compiled one to rounding (checked, else 
 :func:`exact_tree` turns a tree certificate's norm-bound leaves into exact Farkas rays of this
 rational LCP, each by one rational solve of its tight columns (:func:`repair`); a leaf whose
 polyhedron is nonempty in exact arithmetic too (a near cancellation of the declared data, not an
-exact one) keeps the multipliers proving its largest exact norm bound.
+exact one) keeps the multipliers proving its largest exact norm bound, and such leaves are then
+branched on, within a node budget and the smallest bound first, every new leaf checked the same
+way: the tree's bound rises, or every leaf becomes a ray, or an exact solution turns up.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -33,7 +36,7 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.analysis.certificate import ExactLCP, TreeCertificate, farkas_lp, leaves
+from contactmodel.analysis.certificate import ExactLCP, NodeLP, TreeCertificate, farkas_lp, leaves
 from contactmodel.analysis.lcp import _q_of_b
 from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
@@ -300,40 +303,140 @@ def repair(lcp: RationalLCP, M: sp.csr_matrix, y: np.ndarray, zero_z) -> list[Fr
     return candidate
 
 
-def exact_tree(lcp: RationalLCP, cert: TreeCertificate) -> tuple[TreeCertificate | None, int, int]:
-    """(tree, rays, bounds): ``cert`` (a tree of ``lcp`` rounded) re-proven on the rational LCP.
-    A leaf that is not an exact Farkas ray of it is replaced by one when one is found (``rays``
-    counts them): :func:`repair` of the leaf's multipliers, else of a vertex and of an interior
-    point of its Farkas LP on the rounded data (:func:`~contactmodel.analysis.certificate.farkas_lp`).
-    A leaf without one keeps the multipliers, among its own and those candidates, that prove the
-    largest exact norm bound (:meth:`~contactmodel.analysis.certificate.ExactLCP.leaf_bound`;
-    ``bounds`` counts them): the leaf's polyhedron may be nonempty in exact arithmetic, its
-    points then of norm at least that bound. tree None when some leaf's candidates prove
-    nothing. :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says
-    what the tree proves (inf when ``bounds`` is 0)."""
+@dataclass
+class ExactTree:
+    """Outcome of :func:`exact_tree`. ``tree``: the certificate on the rational LCP (None when a
+    leaf's candidates prove nothing, or when ``solution`` is set); ``rays``: leaves that are exact
+    Farkas rays only there (repaired, or new leaves below a refined one); ``bounds``: leaves left
+    proving a norm bound; ``branched``: branch nodes added below leaves without an exact ray;
+    ``solution``: an exact solution z of the rational LCP found on the way (its norm beyond what
+    the rounded tree excludes)."""
+
+    tree: TreeCertificate | None
+    rays: int = 0
+    bounds: int = 0
+    branched: int = 0
+    solution: list[Fraction] | None = None
+
+
+def _exact_leaf(lcp: RationalLCP, M, q, exact: ExactLCP, own, zero_z, zero_w):
+    """(y, U): multipliers for the node ``{z_I = 0, w_J = 0}`` of the rational LCP (I =
+    ``zero_z``, J = ``zero_w``) and the exact bound U they prove (0: a Farkas ray), from the
+    node's ``own`` multipliers and a vertex and an interior point of its Farkas LP on the rounded
+    data (:func:`~contactmodel.analysis.certificate.farkas_lp`), each as given and repaired
+    (:func:`repair`); the first ray, else the largest bound; (None, None) when none proves
+    anything."""
+    candidates: list = []
+    for method in (None, "highs-ds", "highs-ipm"):  # own multipliers, a vertex, an interior point
+        y = own if method is None else farkas_lp(M, q, zero_z, zero_w, method=method)
+        if y is None:
+            continue
+        if method is None and exact.ray_ok(y, zero_z, zero_w):
+            return y, Fraction(0)
+        repaired = repair(lcp, M, y, zero_z)
+        candidates += [y] + ([] if repaired is None else [repaired])
+        if repaired is not None and exact.ray_ok(repaired, zero_z, zero_w):
+            return repaired, Fraction(0)
+    bounds = (exact.leaf_bound(c, zero_z, zero_w) for c in candidates)
+    proven = [(U, i) for i, U in enumerate(bounds) if U is not None]
+    if not proven:
+        return None, None
+    U, i = min(proven)
+    return candidates[i], U
+
+
+def pattern_solution(lcp: RationalLCP, on) -> list[Fraction] | None:
+    """The exact solution of the rational LCP with ``w_i = 0`` for i in ``on`` and ``z_i = 0``
+    elsewhere, when ``M[on, on]`` is nonsingular and the point has z, w >= 0; else None."""
+    on = sorted(int(i) for i in on)
+    z = [Fraction(0)] * lcp.n
+    if on:
+        block = [[lcp.rows[i].get(j, Fraction(0)) for j in on] for i in on]
+        part = solve_rational(block, [-lcp.q[i] for i in on])
+        if part is None:
+            return None
+        for j, v in zip(on, part):
+            z[j] = v
+    w = [sum((v * z[j] for j, v in row.items()), qi) for row, qi in zip(lcp.rows, lcp.q)]
+    ok = all(v >= 0 for v in z) and all(v >= 0 for v in w) and all(a * b == 0 for a, b in zip(z, w))
+    return z if ok else None
+
+
+def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> ExactTree:
+    """``cert`` (a tree of ``lcp`` rounded) re-proven on the rational LCP. A leaf that is not an
+    exact Farkas ray of it is replaced by one when one is found (:func:`_exact_leaf`: :func:`repair`
+    of the leaf's multipliers, of a vertex and of an interior point of its Farkas LP). A leaf
+    without one keeps the multipliers proving its largest exact norm bound
+    (:meth:`~contactmodel.analysis.certificate.ExactLCP.leaf_bound`): its polyhedron may be
+    nonempty in exact arithmetic (a near cancellation of the declared data, not an exact one).
+    Then up to ``node_limit`` branch nodes are added below such leaves, each time below the one
+    proving the smallest norm (so the tree's bound rises as far as the budget allows), on the
+    index the float tree would take (the largest ``min(z_i, w_i)`` at the node LP's point on the
+    rounded data); the children are tried the same way, with their parent's multipliers among
+    the candidates (they prove at least the parent's bound). A fully fixed pattern, or the node
+    LP's complementary pattern, is solved exactly (:func:`pattern_solution`), and a solution ends
+    the walk. :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says what
+    the tree proves (inf when ``bounds`` is 0)."""
     M, q = lcp.to_float()
     exact = lcp.exact()
     nodes = list(cert.nodes)
-    rays = bounds = 0
+    out = ExactTree(None)
+    open_leaves: list = []  # heap of (-U, node, I, J, y): the smallest proven norm first
+    stuck: list = []  # (node, y) of leaves with nothing to branch on
     for k, y, zero_z, zero_w in leaves(cert):
         if exact.ray_ok(y, zero_z, zero_w):
             continue
-        candidates: list = []
-        for method in (None, "highs-ds", "highs-ipm"):  # the leaf's multipliers, a vertex, an interior point
-            other = y if method is None else farkas_lp(M, q, zero_z, zero_w, method=method)
-            if other is None:
-                continue
-            repaired = repair(lcp, M, other, zero_z)
-            candidates += [other] + ([] if repaired is None else [repaired])
-            if repaired is not None and exact.ray_ok(repaired, zero_z, zero_w):
-                nodes[k] = ("leaf", np.array(repaired, dtype=object))
-                rays += 1
-                break
+        best, U = _exact_leaf(lcp, M, q, exact, y, zero_z, zero_w)
+        if best is None:
+            return out
+        if U == 0:
+            nodes[k] = ("leaf", np.array(best, dtype=object))
+            out.rays += 1
         else:
-            bounded = ((exact.leaf_bound(c, zero_z, zero_w), i) for i, c in enumerate(candidates))
-            proven = [(U, i) for U, i in bounded if U is not None]
-            if not proven:
-                return None, rays, bounds
-            nodes[k] = ("leaf", np.array(candidates[min(proven)[1]], dtype=object))
-            bounds += 1
-    return TreeCertificate(cert.n, nodes), rays, bounds
+            heapq.heappush(open_leaves, (-U, k, zero_z, zero_w, best))
+    lp = NodeLP(M, q) if open_leaves and node_limit > 0 else None
+    while open_leaves and out.branched < node_limit:
+        _, k, zero_z, zero_w, y = open_leaves[0]
+        free = np.array([i not in zero_z and i not in zero_w for i in range(lcp.n)])
+        i, pattern = _branch_index(lp, zero_z, zero_w, free) if free.any() else (None, zero_w)
+        if pattern is not None and (solution := pattern_solution(lcp, pattern)) is not None:
+            out.solution = solution
+            return out
+        heapq.heappop(open_leaves)
+        if i is None:  # nothing to branch on (fully fixed, or no LP point): the leaf stays
+            stuck.append((k, y))
+            continue
+        kz, kw = len(nodes), len(nodes) + 1
+        nodes += [None, None]
+        nodes[k] = ("branch", i, kz, kw)
+        out.branched += 1
+        for child, I, J in ((kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})):
+            best, U = _exact_leaf(lcp, M, q, exact, y, I, J)
+            if U == 0:
+                nodes[child] = ("leaf", np.array(best, dtype=object))
+                out.rays += 1
+            else:
+                heapq.heappush(open_leaves, (-U, child, I, J, best))
+    for k, y in stuck + [(k, y) for _, k, _, _, y in open_leaves]:
+        nodes[k] = ("leaf", np.array(y, dtype=object))
+    out.bounds = len(stuck) + len(open_leaves)
+    out.tree = TreeCertificate(cert.n, nodes)
+    return out
+
+
+def _branch_index(lp: NodeLP, zero_z, zero_w, free: np.ndarray) -> tuple[int | None, np.ndarray | None]:
+    """(i, pattern): the index to branch on at the node ``{z_I = 0, w_J = 0}`` (the largest
+    ``min(z_i, w_i)`` at its LP point, else the largest ``max(z_i, w_i)``), None when the LP has no
+    point; ``pattern`` (the indices with w_i = 0) when the LP point is complementary, else None."""
+    zfix = np.array([i in zero_z for i in range(lp.n)])
+    wfix = np.array([i in zero_w for i in range(lp.n)])
+    solved = lp.solve(zfix, wfix)
+    if solved is None or solved[0] is None:
+        return None, None
+    x = solved[0]
+    gap, w = lp.gaps(x, free)
+    i = int(np.argmax(gap))
+    if gap[i] > 1e-12:
+        return i, None
+    z = x[: lp.n]
+    return int(np.argmax(np.where(free, np.maximum(z, w), -1.0))), np.flatnonzero(wfix | (free & (z <= w)))

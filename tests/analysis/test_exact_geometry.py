@@ -154,9 +154,9 @@ def test_exact_tree_makes_a_nearly_tight_leaf_exact():
     y = np.array([1.0, 1.0 + 1e-15])  # (M^T y) = (-1e-15, 1e-15): not a ray
     cert = TreeCertificate(2, [("leaf", y)])
     assert tree_min_norm(lcp.exact(), None, cert)[0] < math.inf
-    tree, rays, bounds = exact_tree(lcp, cert)
-    assert (rays, bounds) == (1, 0)
-    assert tree_min_norm(lcp.exact(), None, tree)[0] == math.inf
+    res = exact_tree(lcp, cert)
+    assert (res.rays, res.bounds, res.branched) == (1, 0, 0)
+    assert tree_min_norm(lcp.exact(), None, res.tree)[0] == math.inf
 
 
 def test_exact_tree_keeps_the_best_bound_where_the_exact_leaf_is_nonempty():
@@ -175,10 +175,34 @@ def test_exact_tree_keeps_the_best_bound_where_the_exact_leaf_is_nonempty():
     w = [sum(v * z[j] for j, v in row.items()) + qi for row, qi in zip(lcp.rows, lcp.q)]
     assert w == [0, 0]  # an exact solution
     cert = TreeCertificate(2, [("leaf", np.array([1.0, 1.0 + 1e-15]))])
-    tree, rays, bounds = exact_tree(lcp, cert)
-    assert (rays, bounds) == (0, 1)
-    N, _ = tree_min_norm(lcp.exact(), None, tree)
+    res = exact_tree(lcp, cert)
+    assert (res.rays, res.bounds, res.branched, res.solution) == (0, 1, 0, None)
+    N, _ = tree_min_norm(lcp.exact(), None, res.tree)
     assert N == 2.0**56 and sum(z) >= N
+    # branching below the leaf in exact arithmetic finds that solution: on z1 (its z1 = 0 child
+    # empty), on z2 (z2 = 0 empty), and the pattern w1 = w2 = 0 solved exactly
+    res = exact_tree(lcp, cert, node_limit=4)
+    assert res.tree is None and res.branched == 2 and res.solution == z
+
+
+def test_exact_tree_branches_below_a_leaf_until_every_leaf_is_a_ray():
+    """w1 = z1 - z2 - 1, w2 = z2 + 1, w3 = -z1 + (1 + d) z2 + 1/3 (d as above, lost in rounding):
+    rounded, y = (1, 0, 1) is a Farkas ray; in exact arithmetic {z, w >= 0} is nonempty (z2 >= 2 /
+    (3 d)), so no ray exists and the leaf proves only a bound. The LCP has no solution (w2 > 0
+    forces z2 = 0, then z1 >= 1 and z1 <= 1/3): below a branch on z2 both children are empty,
+    each with an exact ray (z3, in no row, may be branched on first: the node LP's point has
+    z3 > 0)."""
+    d = Fraction(1, 3 * 2**55)
+    one = Fraction(1)
+    lcp = RationalLCP([{0: one, 1: -one}, {1: one}, {0: -one, 1: 1 + d}], [-one, one, Fraction(1, 3)])
+    cert = TreeCertificate(3, [("leaf", np.array([1.0, 0.0, 1.0]))])
+    res = exact_tree(lcp, cert)
+    assert (res.rays, res.bounds, res.branched) == (0, 1, 0)
+    assert tree_min_norm(lcp.exact(), None, res.tree)[0] < math.inf
+    res = exact_tree(lcp, cert, node_limit=4)
+    assert res.solution is None and res.bounds == 0 and 1 <= res.branched <= 4
+    assert any(node[:2] == ("branch", 1) for node in res.tree.nodes)
+    assert tree_min_norm(lcp.exact(), None, res.tree)[0] == math.inf
 
 
 def test_decide_settles_a_norm_bound_in_exact_geometry():
