@@ -531,6 +531,16 @@ class NodeLP:
         w = self.M @ z + self.q * t
         return np.where(free, np.minimum(z, w), -1.0), w
 
+    def complementary(self, x: np.ndarray, zfix: np.ndarray, wfix: np.ndarray) -> tuple[int, np.ndarray]:
+        """(i, pattern) at an LP point x = (z, t) whose free gaps are all about 0: the free index
+        with the largest ``max(z_i, w_i)`` (-1 when none is free) and the complementary pattern
+        its point suggests, (n,) bool True where w_i = 0 (fixed, or free with z_i <= w_i)."""
+        free = ~(zfix | wfix)
+        z = x[: self.n]
+        _, w = self.gaps(x, free)
+        i = int(np.argmax(np.where(free, np.maximum(z, w), -1.0))) if free.any() else -1
+        return i, wfix | (free & (z <= w))
+
     def strong_branch(self, t: float, candidates: np.ndarray) -> int:
         """The candidate index whose two children lower max t the most (product rule:
         ``(t - t_z)(t - t_w)``, each factor at least 1e-12 t), from the last solved node."""
@@ -673,15 +683,15 @@ def branch_and_bound(
             order = np.argsort(-gap)[:strong]
             i = lp.strong_branch(float(t), order[gap[order] > 1e-12])
         if gap[i] <= 1e-12 or not free.any():
+            i, pattern = lp.complementary(x, zfix, wfix)
             if t > 1e-9:
-                sol = _pattern_solution(M, q, wfix | (free & (z <= w)), tol)
+                sol = _pattern_solution(M, q, pattern, tol)
                 if sol is not None:
                     return result("solution", sol)
-            if not free.any():
+            if i < 0:
                 unverified += 1
                 nodes[k] = ("leaf", np.zeros(n))
                 continue
-            i = int(np.argmax(np.where(free, np.maximum(z, w), -1.0)))
         kz, kw = len(nodes), len(nodes) + 1
         nodes += [None, None]
         depth += [depth[k] + 1] * 2

@@ -434,9 +434,9 @@ def _branch_index(lp: NodeLP, zero_z, zero_w, free: np.ndarray) -> tuple[int | N
     if solved is None or solved[0] is None:
         return None, None
     x = solved[0]
-    gap, w = lp.gaps(x, free)
+    gap, _ = lp.gaps(x, free)
     i = int(np.argmax(gap))
     if gap[i] > 1e-12:
         return i, None
-    z = x[: lp.n]
-    return int(np.argmax(np.where(free, np.maximum(z, w), -1.0))), np.flatnonzero(wfix | (free & (z <= w)))
+    i, pattern = lp.complementary(x, zfix, wfix)
+    return i, np.flatnonzero(pattern)
