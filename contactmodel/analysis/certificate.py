@@ -364,21 +364,18 @@ def leaf_ray(M: sp.csr_matrix, q: np.ndarray, zero_z, zero_w, exact: ExactLCP) -
     return None
 
 
-def _solve_exact(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    """x with A x = b (A square) by Gaussian elimination in rationals, None when A is singular."""
+def solve_rational(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
+    """x with A x = b (A square, rational) by FLINT's exact solve, or None when A is singular."""
+    import flint
+
     r = len(b)
-    rows = [A[i][:] + [b[i]] for i in range(r)]
-    for c in range(r):
-        p = next((i for i in range(c, r) if rows[i][c] != 0), None)
-        if p is None:
-            return None
-        rows[c], rows[p] = rows[p], rows[c]
-        piv = rows[c][c]
-        for i in range(r):
-            if i != c and rows[i][c] != 0:
-                f = rows[i][c] / piv
-                rows[i] = [a - f * bb for a, bb in zip(rows[i], rows[c])]
-    return [rows[i][r] / rows[i][i] for i in range(r)]
+    entries = [flint.fmpq(v.numerator, v.denominator) for row in A for v in row]
+    rhs = [flint.fmpq(v.numerator, v.denominator) for v in b]
+    try:
+        x = flint.fmpq_mat(r, r, entries).solve(flint.fmpq_mat(r, 1, rhs))
+    except ZeroDivisionError:  # FLINT's "singular matrix"
+        return None
+    return [Fraction(int(x[i, 0].p), int(x[i, 0].q)) for i in range(r)]
 
 
 def exact_repair(M: sp.csr_matrix, y: np.ndarray, zero_z, zero_w, max_tight: int = 40) -> np.ndarray | None:
@@ -408,7 +405,7 @@ def exact_repair(M: sp.csr_matrix, y: np.ndarray, zero_z, zero_w, max_tight: int
     ys = [Fraction(float(v)) for v in y[S]]
     AAt = [[sum(a * b for a, b in zip(ra, rb)) for rb in rowsA] for ra in rowsA]
     Ay = [sum(a * b for a, b in zip(ra, ys)) for ra in rowsA]
-    u = _solve_exact(AAt, Ay)
+    u = solve_rational(AAt, Ay)
     if u is None:
         return None
     exact_y = [ys[m] - sum(u[k] * rowsA[k][m] for k in range(rank)) for m in range(S.size)]

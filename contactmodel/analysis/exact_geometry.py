@@ -36,7 +36,14 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.analysis.certificate import ExactLCP, NodeLP, TreeCertificate, farkas_lp, leaves
+from contactmodel.analysis.certificate import (
+    ExactLCP,
+    NodeLP,
+    TreeCertificate,
+    farkas_lp,
+    leaves,
+    solve_rational,
+)
 from contactmodel.analysis.lcp import _q_of_b
 from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
@@ -235,18 +242,6 @@ def exact_lcp(problem) -> RationalLCP:
     return lcp
 
 
-def solve_rational(A: list[list[Fraction]], b: list[Fraction]) -> list[Fraction] | None:
-    """x with A x = b (A square, rational) by FLINT's exact solve, or None when A is singular."""
-    r = len(b)
-    entries = [flint.fmpq(v.numerator, v.denominator) for row in A for v in row]
-    rhs = [flint.fmpq(v.numerator, v.denominator) for v in b]
-    try:
-        x = flint.fmpq_mat(r, r, entries).solve(flint.fmpq_mat(r, 1, rhs))
-    except ZeroDivisionError:  # FLINT's "singular matrix"
-        return None
-    return [Fraction(int(x[i, 0].p), int(x[i, 0].q)) for i in range(r)]
-
-
 # -- exact leaves -----------------------------------------------------------------------------------
 
 
@@ -384,21 +379,20 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
     open_leaves: list = []  # heap of (-U, node, I, J, y): the smallest proven norm first
     stuck: list = []  # (node, y) of leaves with nothing to branch on
     for k, y, zero_z, zero_w in leaves(cert):
-        if exact.ray_ok(y, zero_z, zero_w):
-            continue
         best, U = _exact_leaf(lcp, M, q, exact, y, zero_z, zero_w)
         if best is None:
             return out
         if U == 0:
-            nodes[k] = ("leaf", np.array(best, dtype=object))
-            out.rays += 1
+            if best is not y:  # a ray of the rational LCP only
+                nodes[k] = ("leaf", np.array(best, dtype=object))
+                out.rays += 1
         else:
             heapq.heappush(open_leaves, (-U, k, zero_z, zero_w, best))
     lp = NodeLP(M, q) if open_leaves and node_limit > 0 else None
     while open_leaves and out.branched < node_limit:
         _, k, zero_z, zero_w, y = open_leaves[0]
-        free = np.array([i not in zero_z and i not in zero_w for i in range(lcp.n)])
-        i, pattern = _branch_index(lp, zero_z, zero_w, free) if free.any() else (None, zero_w)
+        fully_fixed = len(zero_z) + len(zero_w) == lcp.n
+        i, pattern = (None, zero_w) if fully_fixed else _branch_index(lp, zero_z, zero_w)
         if pattern is not None and (solution := pattern_solution(lcp, pattern)) is not None:
             out.solution = solution
             return out
@@ -424,7 +418,7 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
     return out
 
 
-def _branch_index(lp: NodeLP, zero_z, zero_w, free: np.ndarray) -> tuple[int | None, np.ndarray | None]:
+def _branch_index(lp: NodeLP, zero_z, zero_w) -> tuple[int | None, np.ndarray | None]:
     """(i, pattern): the index to branch on at the node ``{z_I = 0, w_J = 0}`` (the largest
     ``min(z_i, w_i)`` at its LP point, else the largest ``max(z_i, w_i)``), None when the LP has no
     point; ``pattern`` (the indices with w_i = 0) when the LP point is complementary, else None."""
@@ -434,7 +428,7 @@ def _branch_index(lp: NodeLP, zero_z, zero_w, free: np.ndarray) -> tuple[int | N
     if solved is None or solved[0] is None:
         return None, None
     x = solved[0]
-    gap, _ = lp.gaps(x, free)
+    gap, _ = lp.gaps(x, ~(zfix | wfix))
     i = int(np.argmax(gap))
     if gap[i] > 1e-12:
         return i, None
