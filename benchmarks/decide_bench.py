@@ -144,7 +144,7 @@ def exact_geometry_ok(result: Existence, M, q: np.ndarray, problem) -> bool:
     rational LCP rebuilt here (``exact_lcp``; the block's rows exactly inside the block), proving
     at least the stated ``min_solution_norm`` (inf exactly for NO_SOLUTION); and every leaf that
     is an exact Farkas ray there, in floats, a ray of the compiled (rounded) block up to 1e-12 of
-    ``|M|^T |y|``: the certificate is about this problem."""
+    ``|M|^T |y|`` and of ``|q| . |y|``: the certificate is about this problem."""
     block = result.evidence.get("block")
     lcp = exact_lcp(problem)
     sub = lcp if block is None else lcp.block(block)
@@ -163,7 +163,7 @@ def exact_geometry_ok(result: Existence, M, q: np.ndarray, problem) -> bool:
         y = np.array([float(v) for v in ray])
         free = np.array([j not in zero_z for j in range(q.size)])
         g, top = M.T @ y, float((abs(M).T @ np.abs(y)).max(initial=0.0))
-        if g[free].max(initial=0.0) > 1e-12 * top or not q @ y < 0:
+        if g[free].max(initial=0.0) > 1e-12 * top or q @ y > 1e-12 * float(np.abs(q) @ np.abs(y)):
             return False
     return True
 

@@ -52,11 +52,13 @@ in reduced form, or ``cm.LCP(M, q)``) :func:`decide` returns an :class:`Existenc
   a norm bound for the compiled LCP is re-checked on the problem's LCP in rational arithmetic
   (:func:`~contactmodel.analysis.exact_geometry.exact_lcp`: the declaration's floats taken as
   exact, A and b without rounding), each leaf's multipliers repaired into an exact Farkas ray of
-  it (:func:`~contactmodel.analysis.exact_geometry.exact_tree`); all repaired: ``NO_SOLUTION``
-  (evidence ``exact_geometry``, the exact ``tree``, ``rounded_min_solution_norm``). The rounding
-  of M breaks exactly the cancellations such rays need (internal forces with G^T d = 0). Leaves
-  without an exact ray keep their best exact norm bound and are branched on in exact arithmetic
-  (up to ``EXACT_BRANCH_NODES`` nodes, the smallest bound first); when the tree then proves at least
+  it, else its node LP solved exactly (:func:`~contactmodel.analysis.exact_geometry.exact_tree`,
+  :mod:`~contactmodel.analysis.exact_lp`); all rays: ``NO_SOLUTION`` (evidence
+  ``exact_geometry``, the exact ``tree``, ``rounded_min_solution_norm``). The rounding of M breaks
+  exactly the cancellations such rays need (internal forces with G^T d = 0). A leaf whose exact
+  LP has t > 0 (a nonempty polyhedron, at norms far beyond rounding) is branched on at its exact
+  point (up to ``EXACT_BRANCH_NODES`` nodes, the smallest proven norm first) until every leaf is a
+  ray or an exact solution turns up; when the budget ends first and the tree proves at least
   ``tree_norm_floor`` (what a rounded tree must prove), the verdict is ``NO_SOLUTION_BELOW_BOUND``
   for the declared problem (``exact_geometry`` True, ``min_solution_norm`` the exact tree's bound).
 * **exact uniqueness trees**: the second-solution MILP's verdict (t = 0, or a candidate that
@@ -167,9 +169,9 @@ SEARCH_K = 6
 #: a tree leaf may prove, instead of a Farkas ray, that its solutions have ||z||_1 at least this
 #: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
 TREE_NORM_FACTOR = 1e6
-#: branch nodes that exact geometry may add below leaves without an exact Farkas ray
-#: (a few tenths of a second each on the size-170 block of 154)
-EXACT_BRANCH_NODES = 1000
+#: branch nodes that exact geometry may add below leaves whose exact node LP has t > 0
+#: (two exact LPs each, about 0.3 s apiece on the size-170 block of 154)
+EXACT_BRANCH_NODES = 5000
 
 
 class Status(enum.Enum):
@@ -762,7 +764,7 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
     """The NO_SOLUTION_BELOW_BOUND verdict ``v``'s tree re-proven on the problem in exact geometry
     (:mod:`contactmodel.analysis.exact_geometry`; its block exactly decoupled from the other
     variables; :func:`~contactmodel.analysis.exact_geometry.exact_tree`, which branches up to
-    :data:`EXACT_BRANCH_NODES` times below leaves without an exact Farkas ray): NO_SOLUTION when
+    :data:`EXACT_BRANCH_NODES` times below leaves whose exact node LP has t > 0): NO_SOLUTION when
     every leaf becomes an exact Farkas ray of the rational LCP, NO_SOLUTION_BELOW_BOUND for the
     declared problem when some leaves prove only norm bounds (the tree's bound then at least
     ``tree_norm_floor``, as for the rounded tree), else ``v``."""
@@ -778,7 +780,10 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
         return v
     t0 = time.perf_counter()
     res = exact_tree(sub, v.evidence["tree"], node_limit=EXACT_BRANCH_NODES)
-    head = f"exact geometry ({time.perf_counter() - t0:.1f} s, {res.branched} branch nodes added)"
+    head = (
+        f"exact geometry ({time.perf_counter() - t0:.1f} s, {res.exact_lps} exact node LPs, "
+        f"{res.branched} branch nodes added)"
+    )
     if res.solution is not None:
         norm = float(sum(res.solution))
         tried.append(
@@ -800,8 +805,8 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
     what = (
         "every leaf a Farkas ray"
         if np.isinf(N)
-        else f"{res.bounds} leaves proving only norm bounds (their polyhedra may be nonempty in exact "
-        f"arithmetic), the others Farkas rays: no solution with ||z||_1 < {N:.4g}"
+        else f"{res.bounds} leaves proving only norm bounds (not branched to the end within the "
+        f"budget), the others Farkas rays: no solution with ||z||_1 < {N:.4g}"
     )
     evidence = {
         **v.evidence,
@@ -814,6 +819,7 @@ def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> 
         "tree": res.tree,
         "exact_geometry": True,
         "exact_branch_nodes": res.branched,
+        "exact_node_lps": res.exact_lps,
         "rounded_min_solution_norm": v.evidence["min_solution_norm"],
         "min_solution_norm": N,
     }

@@ -19,11 +19,12 @@ the compiled problem (:func:`~contactmodel.analysis.lcp._q_of_b`), C the force m
 R the laws' own terms (mu, the pyramid's +-1), the entries of the compiled M off the pattern of
 S A C. The rational LCP agrees with the compiled one to rounding (checked, else an error).
 :func:`exact_tree` turns a tree certificate's norm-bound leaves into exact Farkas rays of this
-rational LCP, each by one rational solve of its tight columns (:func:`repair`); a leaf whose
-polyhedron is nonempty in exact arithmetic too (a near cancellation of the declared data, not an
-exact one) keeps the multipliers proving its largest exact norm bound, and such leaves are then
-branched on, within a node budget and the smallest bound first, every new leaf checked the same
-way: the tree's bound rises, or every leaf becomes a ray, or an exact solution turns up.
+rational LCP, each by one rational solve of its tight columns (:func:`repair`), else by its node
+LP solved exactly (:mod:`~contactmodel.analysis.exact_lp`). A leaf whose exact LP has t > 0 is
+nonempty in exact arithmetic too (a near cancellation of the declared data, not an exact one);
+such leaves are branched on at their exact optimal points, within a node budget and the
+smallest proven norm first: every leaf becomes a ray, or an exact solution turns up, or the
+tree's bound rises as far as the budget allows.
 """
 
 from __future__ import annotations
@@ -38,12 +39,12 @@ import scipy.sparse as sp
 
 from contactmodel.analysis.certificate import (
     ExactLCP,
-    NodeLP,
     TreeCertificate,
     farkas_lp,
     leaves,
     solve_rational,
 )
+from contactmodel.analysis.exact_lp import ExactNodeLP, NodeOptimum
 from contactmodel.analysis.lcp import _q_of_b
 from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
@@ -302,15 +303,17 @@ def repair(lcp: RationalLCP, M: sp.csr_matrix, y: np.ndarray, zero_z) -> list[Fr
 class ExactTree:
     """Outcome of :func:`exact_tree`. ``tree``: the certificate on the rational LCP (None when a
     leaf's candidates prove nothing, or when ``solution`` is set); ``rays``: leaves that are exact
-    Farkas rays only there (repaired, or new leaves below a refined one); ``bounds``: leaves left
-    proving a norm bound; ``branched``: branch nodes added below leaves without an exact ray;
-    ``solution``: an exact solution z of the rational LCP found on the way (its norm beyond what
-    the rounded tree excludes)."""
+    Farkas rays only there (repaired, from an exact node LP, or new leaves below a branched one);
+    ``bounds``: leaves left proving a norm bound; ``branched``: branch nodes added below leaves
+    whose polyhedra are nonempty; ``exact_lps``: node LPs solved exactly; ``solution``: an exact
+    solution z of the rational LCP found on the way (its norm beyond what the rounded tree
+    excludes)."""
 
     tree: TreeCertificate | None
     rays: int = 0
     bounds: int = 0
     branched: int = 0
+    exact_lps: int = 0
     solution: list[Fraction] | None = None
 
 
@@ -340,97 +343,93 @@ def _exact_leaf(lcp: RationalLCP, M, q, exact: ExactLCP, own, zero_z, zero_w):
     return candidates[i], U
 
 
-def pattern_solution(lcp: RationalLCP, on) -> list[Fraction] | None:
-    """The exact solution of the rational LCP with ``w_i = 0`` for i in ``on`` and ``z_i = 0``
-    elsewhere, when ``M[on, on]`` is nonsingular and the point has z, w >= 0; else None."""
-    on = sorted(int(i) for i in on)
-    z = [Fraction(0)] * lcp.n
-    if on:
-        block = [[lcp.rows[i].get(j, Fraction(0)) for j in on] for i in on]
-        part = solve_rational(block, [-lcp.q[i] for i in on])
-        if part is None:
-            return None
-        for j, v in zip(on, part):
-            z[j] = v
+def _verified(exact: ExactLCP, optimum: NodeOptimum | None, zero_z, zero_w) -> NodeOptimum | None:
+    """``optimum`` when its multipliers prove, checked exactly, the bound its t claims."""
+    if optimum is None or exact.leaf_bound(optimum.y, zero_z, zero_w) != optimum.t:
+        return None
+    return optimum
+
+
+def _branch(lcp: RationalLCP, optimum: NodeOptimum, zero_z, zero_w) -> int | None:
+    """The index with the largest ``min(z_i, w_i)`` at the exact LP point (z, t), among the free
+    ones; None when the point is complementary (then z / t solves the LCP)."""
+    z, t = optimum.z, optimum.t
+    w = [sum((v * z[j] for j, v in row.items()), qi * t) for row, qi in zip(lcp.rows, lcp.q)]
+    free = [i for i in range(lcp.n) if i not in zero_z and i not in zero_w]
+    gap, i = max(((min(z[i], w[i]), i) for i in free), default=(Fraction(0), None))
+    return i if gap > 0 else None
+
+
+def _solution(lcp: RationalLCP, z: list[Fraction]) -> bool:
+    """True iff z solves the rational LCP exactly."""
     w = [sum((v * z[j] for j, v in row.items()), qi) for row, qi in zip(lcp.rows, lcp.q)]
-    ok = all(v >= 0 for v in z) and all(v >= 0 for v in w) and all(a * b == 0 for a, b in zip(z, w))
-    return z if ok else None
+    return all(a >= 0 and b >= 0 and a * b == 0 for a, b in zip(z, w))
 
 
 def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> ExactTree:
     """``cert`` (a tree of ``lcp`` rounded) re-proven on the rational LCP. A leaf that is not an
-    exact Farkas ray of it is replaced by one when one is found (:func:`_exact_leaf`: :func:`repair`
-    of the leaf's multipliers, of a vertex and of an interior point of its Farkas LP). A leaf
-    without one keeps the multipliers proving its largest exact norm bound
-    (:meth:`~contactmodel.analysis.certificate.ExactLCP.leaf_bound`): its polyhedron may be
-    nonempty in exact arithmetic (a near cancellation of the declared data, not an exact one).
-    Then up to ``node_limit`` branch nodes are added below such leaves, each time below the one
-    proving the smallest norm (so the tree's bound rises as far as the budget allows), on the
-    index the float tree would take (the largest ``min(z_i, w_i)`` at the node LP's point on the
-    rounded data); the children are tried the same way, with their parent's multipliers among
-    the candidates (they prove at least the parent's bound). A fully fixed pattern, or the node
-    LP's complementary pattern, is solved exactly (:func:`pattern_solution`), and a solution ends
-    the walk. :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says what
-    the tree proves (inf when ``bounds`` is 0)."""
+    exact Farkas ray of it is replaced by one when one is found: by :func:`_exact_leaf`
+    (:func:`repair` of the leaf's multipliers, of a vertex and of an interior point of its
+    Farkas LP), else by its node LP solved exactly
+    (:class:`~contactmodel.analysis.exact_lp.ExactNodeLP`), whose optimum t = 0 gives a ray and
+    t > 0 the leaf's exact smallest norm (1 - t) / t and a point of its polyhedron: a near
+    cancellation of the declared data, not an exact one. Such leaves are branched on, up to
+    ``node_limit`` branch nodes, the one proving the smallest norm first, on the largest
+    ``min(z_i, w_i)`` at the exact point; the children's LPs start from the parent's basis. An
+    exact point that is complementary is an exact solution (``z / t``) and ends the walk. A leaf
+    whose exact LP fails keeps the multipliers proving its largest bound.
+    :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says what the
+    tree proves (inf when ``bounds`` is 0)."""
     M, q = lcp.to_float()
     exact = lcp.exact()
     nodes = list(cert.nodes)
     out = ExactTree(None)
-    open_leaves: list = []  # heap of (-U, node, I, J, y): the smallest proven norm first
-    stuck: list = []  # (node, y) of leaves with nothing to branch on
+    node_lp: ExactNodeLP | None = None
+    open_leaves: list = []  # heap of (-t, node, I, J, optimum): the smallest proven norm first
+    stuck: list = []  # (node, y) of leaves kept as bounds
+
+    def place(k: int, optimum: NodeOptimum | None, zero_z, zero_w, fallback) -> None:
+        if optimum is None:
+            stuck.append((k, fallback))
+        elif optimum.t == 0:
+            nodes[k] = ("leaf", np.array(optimum.y, dtype=object))
+            out.rays += 1
+        else:
+            heapq.heappush(open_leaves, (-optimum.t, k, zero_z, zero_w, optimum))
+
     for k, y, zero_z, zero_w in leaves(cert):
         best, U = _exact_leaf(lcp, M, q, exact, y, zero_z, zero_w)
-        if best is None:
-            return out
         if U == 0:
             if best is not y:  # a ray of the rational LCP only
                 nodes[k] = ("leaf", np.array(best, dtype=object))
                 out.rays += 1
-        else:
-            heapq.heappush(open_leaves, (-U, k, zero_z, zero_w, best))
-    lp = NodeLP(M, q) if open_leaves and node_limit > 0 else None
-    while open_leaves and out.branched < node_limit:
-        _, k, zero_z, zero_w, y = open_leaves[0]
-        fully_fixed = len(zero_z) + len(zero_w) == lcp.n
-        i, pattern = (None, zero_w) if fully_fixed else _branch_index(lp, zero_z, zero_w)
-        if pattern is not None and (solution := pattern_solution(lcp, pattern)) is not None:
-            out.solution = solution
+            continue
+        node_lp = node_lp or ExactNodeLP(lcp.rows, lcp.q)
+        optimum = _verified(exact, node_lp.solve(zero_z, zero_w), zero_z, zero_w)
+        out.exact_lps += 1
+        if optimum is None and best is None:
             return out
-        heapq.heappop(open_leaves)
-        if i is None:  # nothing to branch on (fully fixed, or no LP point): the leaf stays
-            stuck.append((k, y))
+        place(k, optimum, zero_z, zero_w, best)
+    while open_leaves and out.branched < node_limit:
+        _, k, zero_z, zero_w, optimum = heapq.heappop(open_leaves)
+        i = _branch(lcp, optimum, zero_z, zero_w)
+        if i is None:
+            z = [v / optimum.t for v in optimum.z]
+            if _solution(lcp, z):
+                out.solution = z
+                return out
+            stuck.append((k, optimum.y))
             continue
         kz, kw = len(nodes), len(nodes) + 1
         nodes += [None, None]
         nodes[k] = ("branch", i, kz, kw)
         out.branched += 1
         for child, I, J in ((kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})):
-            best, U = _exact_leaf(lcp, M, q, exact, y, I, J)
-            if U == 0:
-                nodes[child] = ("leaf", np.array(best, dtype=object))
-                out.rays += 1
-            else:
-                heapq.heappush(open_leaves, (-U, child, I, J, best))
-    for k, y in stuck + [(k, y) for _, k, _, _, y in open_leaves]:
+            found = _verified(exact, node_lp.solve(I, J, start=optimum.basis), I, J)
+            out.exact_lps += 1
+            place(child, found, I, J, optimum.y)  # the parent's multipliers bound the child too
+    for k, y in stuck + [(k, o.y) for _, k, _, _, o in open_leaves]:
         nodes[k] = ("leaf", np.array(y, dtype=object))
     out.bounds = len(stuck) + len(open_leaves)
     out.tree = TreeCertificate(cert.n, nodes)
     return out
-
-
-def _branch_index(lp: NodeLP, zero_z, zero_w) -> tuple[int | None, np.ndarray | None]:
-    """(i, pattern): the index to branch on at the node ``{z_I = 0, w_J = 0}`` (the largest
-    ``min(z_i, w_i)`` at its LP point, else the largest ``max(z_i, w_i)``), None when the LP has no
-    point; ``pattern`` (the indices with w_i = 0) when the LP point is complementary, else None."""
-    zfix = np.array([i in zero_z for i in range(lp.n)])
-    wfix = np.array([i in zero_w for i in range(lp.n)])
-    solved = lp.solve(zfix, wfix)
-    if solved is None or solved[0] is None:
-        return None, None
-    x = solved[0]
-    gap, _ = lp.gaps(x, ~(zfix | wfix))
-    i = int(np.argmax(gap))
-    if gap[i] > 1e-12:
-        return i, None
-    i, pattern = lp.complementary(x, zfix, wfix)
-    return i, np.flatnonzero(pattern)

@@ -159,11 +159,12 @@ def test_exact_tree_makes_a_nearly_tight_leaf_exact():
     assert tree_min_norm(lcp.exact(), None, res.tree)[0] == math.inf
 
 
-def test_exact_tree_keeps_the_best_bound_where_the_exact_leaf_is_nonempty():
+def test_exact_tree_proves_the_exact_smallest_norm_where_the_exact_leaf_is_nonempty():
     """w1 = z1 - z2 - 1, w2 = -z1 + (1 + d) z2 + 1/3 with d = 1/(3 2^55), lost in rounding: the
     rounded LCP has the Farkas ray y = (1, 1), the rational one a solution z = (1 + t, t),
-    t = 2 / (3 d) = 2^56. The leaf keeps the multipliers proving the largest exact bound, y = (1, 1):
-    U = d / (d + 2/3), no solution with ||z||_1 < (2/3) / d = 2^56, and the solution lies beyond."""
+    t = 2 / (3 d) = 2^56. The leaf's polyhedron needs z1 >= z2 + 1 and d z2 >= 2/3: its smallest
+    1-norm is the solution's, 2^57 + 1, and the exact node LP proves exactly that bound; its
+    optimal point is the solution itself, complementary, which the search then returns."""
     d = Fraction(1, 3 * 2**55)
     lcp = RationalLCP(
         [{0: Fraction(1), 1: Fraction(-1)}, {0: Fraction(-1), 1: 1 + d}], [Fraction(-1), Fraction(1, 3)]
@@ -176,13 +177,13 @@ def test_exact_tree_keeps_the_best_bound_where_the_exact_leaf_is_nonempty():
     assert w == [0, 0]  # an exact solution
     cert = TreeCertificate(2, [("leaf", np.array([1.0, 1.0 + 1e-15]))])
     res = exact_tree(lcp, cert)
-    assert (res.rays, res.bounds, res.branched, res.solution) == (0, 1, 0, None)
-    N, _ = tree_min_norm(lcp.exact(), None, res.tree)
-    assert N == 2.0**56 and sum(z) >= N
-    # branching below the leaf in exact arithmetic finds that solution: on z1 (its z1 = 0 child
-    # empty), on z2 (z2 = 0 empty), and the pattern w1 = w2 = 0 solved exactly
+    assert (res.rays, res.bounds, res.branched, res.exact_lps, res.solution) == (0, 1, 0, 1, None)
+    exact = lcp.exact()
+    assert exact.leaf_bound(res.tree.nodes[0][1], set(), set()) == 1 / (1 + sum(z))
+    N, _ = tree_min_norm(exact, None, res.tree)
+    assert N == 2.0**57 and sum(z) >= N
     res = exact_tree(lcp, cert, node_limit=4)
-    assert res.tree is None and res.branched == 2 and res.solution == z
+    assert res.tree is None and res.branched == 0 and res.solution == z
 
 
 def test_exact_tree_branches_below_a_leaf_until_every_leaf_is_a_ray():
