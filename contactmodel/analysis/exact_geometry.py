@@ -44,7 +44,7 @@ from contactmodel.analysis.certificate import (
     leaves,
     solve_rational,
 )
-from contactmodel.analysis.exact_lp import ExactNodeLP, NodeOptimum
+from contactmodel.analysis.exact_lp import ExactNodeLP, NodeOptimum, _fmpq, _fraction, _mod_p, _pivot_columns
 from contactmodel.analysis.lcp import _q_of_b
 from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
@@ -95,19 +95,11 @@ class RationalLCP:
 # -- exact A and b of a system of free bodies -------------------------------------------------------
 
 
-def _fmpq(x: float | Fraction) -> flint.fmpq:
-    return flint.fmpq(*Fraction(x).as_integer_ratio())
-
-
 def _matrix(values) -> flint.fmpq_mat:
     """A float array (1-D: a column) as an exact FLINT matrix."""
     a = np.asarray(values, dtype=float)
     a = a.reshape(-1, 1) if a.ndim == 1 else a
     return flint.fmpq_mat(a.shape[0], a.shape[1], [_fmpq(float(v)) for v in a.ravel()])
-
-
-def _fraction(x: flint.fmpq) -> Fraction:
-    return Fraction(int(x.p), int(x.q))
 
 
 def _skew(r: flint.fmpq_mat) -> flint.fmpq_mat:
@@ -248,18 +240,15 @@ def exact_lcp(problem) -> RationalLCP:
 
 #: a prime for choosing pivots modulo p (the chosen rows and columns only steer the repair; the
 #: repaired ray is checked exactly, so an unlucky prime costs a leaf, never soundness)
-PRIME = 2**61 - 1
-
-
 def _pivots(rows: list[list[Fraction]]) -> list[int]:
     """The pivot columns of the rational matrix ``rows`` by FLINT's row reduction modulo
-    :data:`PRIME` (the exact pivots unless p divides a minor that decides them)."""
+    :data:`~contactmodel.analysis.exact_lp.PRIME` (the exact pivots unless p divides a minor that
+    decides them)."""
     if not rows or not rows[0]:
         return []
-    p, width = PRIME, len(rows[0])
-    entries = [v.numerator % p * pow(v.denominator, -1, p) % p for row in rows for v in row]
-    reduced, rank = flint.nmod_mat(len(rows), width, entries, p).rref()
-    return [next(c for c in range(width) if int(reduced[i, c])) for i in range(rank)]
+    width = len(rows[0])
+    columns = [[(r, _mod_p(_fmpq(row[c]))) for r, row in enumerate(rows) if row[c]] for c in range(width)]
+    return _pivot_columns(columns, len(rows))
 
 
 def repair(lcp: RationalLCP, M: sp.csr_matrix, y: np.ndarray, zero_z) -> list[Fraction] | None:

@@ -47,8 +47,8 @@ COST_CLIP = 1e3
 SIMPLEX_PIVOTS = 500
 
 
-def _fmpq(v: Fraction) -> flint.fmpq:
-    return flint.fmpq(v.numerator, v.denominator)
+def _fmpq(x: float | Fraction) -> flint.fmpq:
+    return flint.fmpq(*Fraction(x).as_integer_ratio())
 
 
 def _fraction(v: flint.fmpq) -> Fraction:
