@@ -74,6 +74,10 @@ class RationalLCP:
         M = sp.csr_matrix((v, (ri, cj)), shape=(self.n, self.n))
         return M, np.array([float(x) for x in self.q])
 
+    def w(self, z: list[Fraction], t: Fraction = Fraction(1)) -> list[Fraction]:
+        """``M z + q t``, exactly."""
+        return [sum((v * z[j] for j, v in row.items()), qi * t) for row, qi in zip(self.rows, self.q)]
+
     def block(self, index) -> RationalLCP | None:
         """The sub-LCP on ``index`` (its rows and columns, renumbered), or None when a row of it
         has an entry outside ``index`` (the block's w would then depend on other variables)."""
@@ -342,8 +346,7 @@ def _verified(exact: ExactLCP, optimum: NodeOptimum | None, zero_z, zero_w) -> N
 def _branch(lcp: RationalLCP, optimum: NodeOptimum, zero_z, zero_w) -> int | None:
     """The index with the largest ``min(z_i, w_i)`` at the exact LP point (z, t), among the free
     ones; None when the point is complementary (then z / t solves the LCP)."""
-    z, t = optimum.z, optimum.t
-    w = [sum((v * z[j] for j, v in row.items()), qi * t) for row, qi in zip(lcp.rows, lcp.q)]
+    z, w = optimum.z, lcp.w(optimum.z, optimum.t)
     free = [i for i in range(lcp.n) if i not in zero_z and i not in zero_w]
     gap, i = max(((min(z[i], w[i]), i) for i in free), default=(Fraction(0), None))
     return i if gap > 0 else None
@@ -351,8 +354,7 @@ def _branch(lcp: RationalLCP, optimum: NodeOptimum, zero_z, zero_w) -> int | Non
 
 def _solution(lcp: RationalLCP, z: list[Fraction]) -> bool:
     """True iff z solves the rational LCP exactly."""
-    w = [sum((v * z[j] for j, v in row.items()), qi) for row, qi in zip(lcp.rows, lcp.q)]
-    return all(a >= 0 and b >= 0 and a * b == 0 for a, b in zip(z, w))
+    return all(a >= 0 and b >= 0 and a * b == 0 for a, b in zip(z, lcp.w(z)))
 
 
 def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> ExactTree:
