@@ -433,6 +433,30 @@ class TreeResult:
     closed: float = 0.0
 
 
+def highs_model(A: sp.csc_matrix, cost: np.ndarray, cols, rows, maximize: bool = False):
+    """A quiet single-threaded HiGHS instance holding the LP ``min`` (or ``max``) ``cost . x``,
+    ``rows[0] <= A x <= rows[1]``, ``cols[0] <= x <= cols[1]`` (inf for no bound)."""
+    import highspy
+
+    with quiet_stdout():  # HiGHS prints a banner from C on creation
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    m, n = A.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_, lp.col_upper_ = (np.asarray(b, dtype=float) for b in cols)
+    lp.row_lower_, lp.row_upper_ = (np.asarray(b, dtype=float) for b in rows)
+    if maximize:
+        lp.sense_ = highspy.ObjSense.kMaximize
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    h.passModel(lp)
+    return h
+
+
 class NodeLP:
     """The homogenized LP of the module docstring for LCP(q, M) on HiGHS, re-solved warm with new
     fixings. Its rows are scaled exactly: ``M_s = diag(d) M`` and ``q_s = diag(d) q / s`` (d and s
@@ -452,28 +476,17 @@ class NodeLP:
         A = sp.vstack(
             [sp.hstack([M, sp.csr_matrix(q.reshape(-1, 1))]), sp.csr_matrix(np.ones((1, n + 1)))]
         ).tocsc()
-        with quiet_stdout():  # HiGHS prints a banner from C on creation
-            h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
+        cost = np.zeros(n + 1)
+        cost[n] = -1.0
+        h = highs_model(
+            A,
+            cost,
+            (np.zeros(n + 1), np.full(n + 1, np.inf)),
+            (np.r_[np.zeros(n), 1.0], np.r_[np.full(n, np.inf), 1.0]),
+        )
         # duals within 1e-10 of feasible: a leaf's clipped duals then prove a bound near its LP's
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         self.inf = highspy.kHighsInf
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = n + 1, n + 1
-        cost = np.zeros(n + 1)
-        cost[n] = -1.0
-        lp.col_cost_ = cost
-        lp.col_lower_ = np.zeros(n + 1)
-        lp.col_upper_ = np.full(n + 1, self.inf)
-        lp.row_lower_ = np.r_[np.zeros(n), 1.0]
-        lp.row_upper_ = np.r_[np.full(n, self.inf), 1.0]
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = A.indptr
-        lp.a_matrix_.index_ = A.indices
-        lp.a_matrix_.value_ = A.data
-        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n + 1, n + 1
-        h.passModel(lp)
         self.h = h
         self.idx = np.arange(n, dtype=np.int32)
 

@@ -30,7 +30,7 @@ import flint
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.analysis.certificate import quiet_stdout
+from contactmodel.analysis.certificate import highs_model
 
 #: a prime for rank decisions by row reduction modulo p (exact unless p divides a deciding minor;
 #: every answer is re-checked exactly by its user)
@@ -118,22 +118,8 @@ class ExactNodeLP:
             shape=(n + 1, n + 1),
         )
         self.A = A.tocsr()
-        with quiet_stdout():  # HiGHS prints a banner from C on creation
-            h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = n + 1, n + 1
-        lp.col_cost_ = np.zeros(n + 1)
-        lp.col_lower_ = np.zeros(n + 1)
-        lp.col_upper_ = np.full(n + 1, highspy.kHighsInf)
-        lp.row_lower_ = np.zeros(n + 1)
-        lp.row_upper_ = np.full(n + 1, highspy.kHighsInf)
-        lp.sense_ = highspy.ObjSense.kMaximize
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-        lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n + 1, n + 1
-        h.passModel(lp)
+        zeros, free = np.zeros(n + 1), np.full(n + 1, np.inf)
+        h = highs_model(A, zeros, (zeros, free), (zeros, free), maximize=True)
         self.h, self.highspy = h, highspy
         self.every = np.arange(n + 1, dtype=np.int32)
 
