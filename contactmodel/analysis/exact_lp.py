@@ -36,14 +36,14 @@ from contactmodel.analysis.certificate import highs_model
 #: every answer is re-checked exactly by its user)
 PRIME = 2**61 - 1
 
-#: refinement rounds (float solve and exact check) before an LP is given up
+#: refinement rounds (float solve and exact check) before the exact simplex takes over
 ROUNDS = 20
 
 #: the correction LP's costs (the reduced costs scaled so the largest positive one is 1) are
 #: clipped below at -COST_CLIP
 COST_CLIP = 1e3
 
-#: exact simplex pivots (when a float correction LP fails) before an LP is given up
+#: exact simplex pivots (after refinement) before an LP is given up
 SIMPLEX_PIVOTS = 500
 
 
@@ -192,29 +192,35 @@ class ExactNodeLP:
     def solve(self, zero_z, zero_w, start: frozenset | None = None) -> NodeOptimum | None:
         """The exact optimum of the node ``{z_I = 0, w_J = 0}`` (I = ``zero_z``, J = ``zero_w``),
         warm-started from ``start`` (a :attr:`NodeOptimum.basis`), else from HiGHS's own
-        solve; None when neither refinement (:data:`ROUNDS` rounds) nor the exact simplex
-        (:data:`SIMPLEX_PIVOTS` pivots) reaches an optimal basis."""
+        solve. Refinement runs at most :data:`ROUNDS` rounds; where a float correction LP
+        fails, or the rounds alternate between primal and dual infeasible bases, the exact
+        simplex takes over from the last primal feasible basis. A failed warm start is
+        retried cold; None when that fails too (:data:`SIMPLEX_PIVOTS` pivots)."""
         lp = _StandardForm(self, zero_z, zero_w)
         if start is None:
             _, basis = self._float_solve(lp, None, None, None)
         else:
             basis = lp.complete([lp.index[k] for k in start if k in lp.index])
+        feasible = None
         for _ in range(ROUNDS):
             if len(basis) != lp.m or (checked := lp.check(basis)) is None:
-                return None
+                break
             xB, y, d = checked
-            if all(v >= 0 for v in xB) and all(v <= 0 for v in d):
-                return lp.optimum(basis, xB, y)
+            if all(v >= 0 for v in xB):
+                if all(v <= 0 for v in d):
+                    return lp.optimum(basis, xB, y)
+                feasible = basis
             optimal, new = self._float_solve(lp, basis, xB, d)
             if not optimal or sorted(new) == sorted(basis):
-                # the float correction LP fails where rounding A decides it: pivot exactly
-                basis = lp.simplex(basis, SIMPLEX_PIVOTS)
-                if basis is None:
-                    return None
-                xB, y, _ = lp.check(basis)
-                return lp.optimum(basis, xB, y)
+                break  # the float correction LP fails where rounding A decides it
             basis = new
-        return None
+        # pivot exactly, from a primal feasible basis where refinement reached one
+        basis = feasible or basis
+        basis = lp.simplex(basis, SIMPLEX_PIVOTS) if len(basis) == lp.m else None
+        if basis is not None:
+            xB, y, _ = lp.check(basis)
+            return lp.optimum(basis, xB, y)
+        return None if start is None else self.solve(zero_z, zero_w)
 
 
 class _StandardForm:
