@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
+from unittest import mock
 
 import flint
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contactmodel.analysis import exact_lp
 from contactmodel.analysis.certificate import ExactLCP
 from contactmodel.analysis.exact_lp import ExactNodeLP, _fraction, _StandardForm
 
@@ -132,6 +134,17 @@ def test_exact_simplex_alone_matches_vertex_enumeration(node):
     xB, _, d = lp.check(basis)
     assert all(v >= 0 for v in xB) and all(v <= 0 for v in d)
     assert _fraction(dict(zip(basis, xB)).get(lp.t, flint.fmpq(0))) == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(_nodes())
+def test_refinement_cut_short_is_finished_by_the_exact_simplex(node):
+    """With no refinement rounds, ``solve`` hands its start basis (t first, completed mod p)
+    straight to the exact simplex and still reaches the optimum."""
+    rows, q, zero_z, zero_w = node
+    with mock.patch.object(exact_lp, "ROUNDS", 0):
+        opt = ExactNodeLP(rows, q).solve(zero_z, zero_w, start=frozenset({("t", 0)}))
+    assert opt is not None and opt.t == _brute_force(rows, q, zero_z, zero_w)
 
 
 def test_warm_start_reaches_the_cold_optimum():
