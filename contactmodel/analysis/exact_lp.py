@@ -68,7 +68,13 @@ def _pivot_columns(columns: list[list[tuple[int, int]]], rows: int) -> list[int]
         for r, v in col:
             flat[r * width + c] = v
     reduced, rank = flint.nmod_mat(rows, width, flat, PRIME).rref()
-    return [next(c for c in range(width) if int(reduced[i, c])) for i in range(rank)]
+    pivots, c = [], 0
+    for i in range(rank):  # row i's pivot is the first nonzero right of row i - 1's
+        while not int(reduced[i, c]):
+            c += 1
+        pivots.append(c)
+        c += 1
+    return pivots
 
 
 @dataclass
@@ -182,10 +188,11 @@ class ExactNodeLP:
         h.run()
         status = h.getBasis()
         basic = hs.HighsBasisStatus.kBasic
-        keys = [("z", j) for j in range(n) if status.col_status[j] == basic]
-        keys += [("t", 0)] if status.col_status[n] == basic else []
-        keys += [("w", i) for i in range(n) if status.row_status[i] == basic]
-        keys += [("s", 0)] if status.row_status[n] == basic else []
+        col_status, row_status = status.col_status, status.row_status  # copies: read once
+        keys = [("z", j) for j in range(n) if col_status[j] == basic]
+        keys += [("t", 0)] if col_status[n] == basic else []
+        keys += [("w", i) for i in range(n) if row_status[i] == basic]
+        keys += [("s", 0)] if row_status[n] == basic else []
         hint = [lp.index[k] for k in keys if k in lp.index]
         return h.getModelStatus() == hs.HighsModelStatus.kOptimal, lp.complete(hint)
 
@@ -250,39 +257,81 @@ class _StandardForm:
         self.b[where[n]] = flint.fmpq(1)
         self.rows = where
         self.t = self.index[("t", 0)]
+        self._all: flint.fmpq_mat | None = None
 
     def complete(self, hint: list[int]) -> list[int]:
         """A basis (m nonsingular columns) taking the ``hint`` columns first where they are
         independent, mod p."""
-        order = list(dict.fromkeys(hint)) + [c for c in range(len(self.cols)) if c not in set(hint)]
+        hint = list(dict.fromkeys(hint))
+        if len(hint) == self.m and len(_pivot_columns([self.mod_p[c] for c in hint], self.m)) == self.m:
+            return hint  # usually: HiGHS's basis, mapped
+        order = hint + [c for c in range(len(self.cols)) if c not in set(hint)]
         return [order[k] for k in _pivot_columns([self.mod_p[c] for c in order], self.m)]
 
-    def matrix(self, basis: list[int]) -> flint.fmpq_mat:
-        m = self.m
-        flat = [flint.fmpq(0)] * (m * m)
-        for k, c in enumerate(basis):
+    def matrix(self, columns: list[int] | None = None) -> flint.fmpq_mat:
+        """The m x len(columns) matrix of these columns (default: all, kept until the
+        simplex adds or removes its artificial column)."""
+        if columns is None:
+            if self._all is None:
+                self._all = self.matrix(list(range(len(self.cols))))
+            return self._all
+        m, width = self.m, len(columns)
+        flat = [flint.fmpq(0)] * (m * width)
+        for k, c in enumerate(columns):
             for r, v in self.cols[c]:
-                flat[r * m + k] = v
-        return flint.fmpq_mat(m, m, flat)
+                flat[r * width + k] = v
+        return flint.fmpq_mat(m, width, flat)
 
     def check(self, basis: list[int], cost: list | None = None):
         """(x_B, y, d): the basis's exact point, row duals and reduced costs
         (``d_c = cost_c - a_c . y``, 0 on the basis) for ``cost`` (default: max t); None when
-        the basis is singular."""
-        m = self.m
+        the basis is singular. The basis's one-entry columns (the slacks, about half of them)
+        are eliminated first: only the square block of the other columns on the rows no slack
+        covers is solved, twice (for x and for y)."""
+        zero = flint.fmpq(0)
         if cost is None:
-            cost = [flint.fmpq(1) if c == self.t else flint.fmpq(0) for c in range(len(self.cols))]
-        B = self.matrix(basis)
+            cost = [flint.fmpq(1) if c == self.t else zero for c in range(len(self.cols))]
+        unit = {k: self.cols[c][0] for k, c in enumerate(basis) if len(self.cols[c]) == 1}
+        covered = {r: k for k, (r, _) in unit.items()}
+        if len(covered) < len(unit):
+            return None  # two slacks on one row
+        other = [k for k in range(self.m) if k not in unit]
+        free_row = {r: i for i, r in enumerate(r for r in range(self.m) if r not in covered)}
+        slack_row = {r: i for i, r in enumerate(covered)}
+        size, rest = len(other), len(covered)
+        square, side = [zero] * (size * size), [zero] * (rest * size)
+        for i, k in enumerate(other):  # the block on free rows, and its rows under the slacks
+            for r, v in self.cols[basis[k]]:
+                if r in free_row:
+                    square[free_row[r] * size + i] = v
+                else:
+                    side[slack_row[r] * size + i] = v
+        C, D = flint.fmpq_mat(size, size, square), flint.fmpq_mat(rest, size, side)
+        scale = [unit[covered[r]][1] for r in covered]
+        y_slack = [cost[basis[covered[r]]] / v for r, v in zip(covered, scale)]
         try:
-            xB = B.solve(flint.fmpq_mat(m, 1, self.b))
-            y = B.transpose().solve(flint.fmpq_mat(m, 1, [cost[c] for c in basis]))
+            x_other = C.solve(flint.fmpq_mat(size, 1, [self.b[r] for r in free_row]))
+            c_other = [cost[basis[k]] for k in other]
+            y_other = C.transpose().solve(
+                flint.fmpq_mat(size, 1, c_other) - D.transpose() * flint.fmpq_mat(rest, 1, y_slack)
+            )
         except ZeroDivisionError:  # FLINT's "singular matrix"
             return None
-        y = [y[i, 0] for i in range(m)]
-        d = [cost[c] - sum((y[r] * v for r, v in col), flint.fmpq(0)) for c, col in enumerate(self.cols)]
+        x_slack = (flint.fmpq_mat(rest, 1, [self.b[r] for r in covered]) - D * x_other).entries()
+        xB = [zero] * self.m
+        for k, v in zip(other, x_other.entries()):
+            xB[k] = v
+        for r, value, v in zip(covered, x_slack, scale):
+            xB[covered[r]] = value / v
+        y = [zero] * self.m
+        for r, v in zip(free_row, y_other.entries()):
+            y[r] = v
+        for r, v in zip(covered, y_slack):
+            y[r] = v
+        d = (flint.fmpq_mat(1, len(cost), cost) - flint.fmpq_mat(1, self.m, y) * self.matrix()).entries()
         for c in basis:
-            d[c] = flint.fmpq(0)
-        return [xB[i, 0] for i in range(m)], y, d
+            d[c] = zero
+        return xB, y, d
 
     def simplex(self, basis: list[int], limit: int) -> list[int] | None:
         """An optimal basis by the exact primal simplex from a nonsingular ``basis`` (Dantzig's
@@ -304,6 +353,7 @@ class _StandardForm:
                 for r, v in self.cols[basis[k]]:
                     column[r] = column.get(r, zero) - v
             self.cols.append([(r, v) for r, v in column.items() if v])
+            self._all = None
             cost = [zero] * N + [-one]
             worst = min(negative, key=lambda k: xB[k])
             shift = -xB[worst]
@@ -331,6 +381,7 @@ class _StandardForm:
                 if N in basis and xB[basis.index(N)] > 0:
                     break  # the artificial stays positive: infeasible (not expected here)
                 self.cols.pop()
+                self._all = None
                 if N in basis:  # at 0 in the basis: replace it by a column completing the rest
                     rest = [c for c in basis if c != N]
                     basis = self.complete(rest)
@@ -354,6 +405,7 @@ class _StandardForm:
             degenerate = degenerate + 1 if theta == 0 else 0
         if len(self.cols) > N:
             self.cols.pop()
+            self._all = None
         return None
 
     def optimum(self, basis: list[int], xB, y) -> NodeOptimum:
