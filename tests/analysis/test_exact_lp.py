@@ -161,3 +161,22 @@ def test_warm_start_reaches_the_cold_optimum():
         warm = lp.solve(zero_z, zero_w, start=parent.basis)
         cold = lp.solve(zero_z, zero_w)
         assert warm.t == cold.t == _brute_force(rows, q, zero_z, zero_w)
+
+
+def test_a_failing_warm_start_is_retried_cold():
+    """With one round and no exact pivots, a poor start basis (t, the slacks and z_2) cannot
+    reach the optimum; the cold retry from HiGHS's basis does."""
+    rows = [
+        {0: Fraction(2), 1: Fraction(-1)},
+        {0: Fraction(-1), 1: Fraction(2), 2: Fraction(1, 3)},
+        {2: Fraction(1)},
+    ]
+    q = [Fraction(-1), Fraction(-1), Fraction(1, 5)]
+    lp = ExactNodeLP(rows, q)
+    start = frozenset({("t", 0), ("w", 0), ("w", 1), ("z", 2)})
+    with mock.patch.object(exact_lp, "ROUNDS", 1), mock.patch.object(exact_lp, "SIMPLEX_PIVOTS", 0):
+        std = _StandardForm(lp, set(), set())
+        xB, _, d = std.check(std.complete([std.index[k] for k in start]))
+        assert any(v < 0 for v in xB) or any(v > 0 for v in d)  # the start is not optimal
+        opt = lp.solve(set(), set(), start=start)
+    assert opt is not None and opt.t == _brute_force(rows, q, set(), set())
