@@ -307,8 +307,8 @@ class _StandardForm:
                 else:
                     side[slack_row[r] * size + i] = v
         C, D = flint.fmpq_mat(size, size, square), flint.fmpq_mat(rest, size, side)
-        scale = [unit[covered[r]][1] for r in covered]
-        y_slack = [cost[basis[covered[r]]] / v for r, v in zip(covered, scale)]
+        value = [unit[covered[r]][1] for r in covered]  # the slack columns' entries
+        y_slack = [cost[basis[covered[r]]] / v for r, v in zip(covered, value)]
         try:
             x_other = C.solve(flint.fmpq_mat(size, 1, [self.b[r] for r in free_row]))
             c_other = [cost[basis[k]] for k in other]
@@ -321,8 +321,8 @@ class _StandardForm:
         xB = [zero] * self.m
         for k, v in zip(other, x_other.entries()):
             xB[k] = v
-        for r, value, v in zip(covered, x_slack, scale):
-            xB[covered[r]] = value / v
+        for r, x, v in zip(covered, x_slack, value):
+            xB[covered[r]] = x / v
         y = [zero] * self.m
         for r, v in zip(free_row, y_other.entries()):
             y[r] = v
