@@ -147,14 +147,20 @@ def test_refinement_cut_short_is_finished_by_the_exact_simplex(node):
     assert opt is not None and opt.t == _brute_force(rows, q, zero_z, zero_w)
 
 
-def test_warm_start_reaches_the_cold_optimum():
-    """A child started from its parent's basis gets the optimum a cold solve gets."""
-    rows = [
+#: a 3-variable LCP (rows of M, q) for the warm-start tests
+_THREE = (
+    [
         {0: Fraction(2), 1: Fraction(-1)},
         {0: Fraction(-1), 1: Fraction(2), 2: Fraction(1, 3)},
         {2: Fraction(1)},
-    ]
-    q = [Fraction(-1), Fraction(-1), Fraction(1, 5)]
+    ],
+    [Fraction(-1), Fraction(-1), Fraction(1, 5)],
+)
+
+
+def test_warm_start_reaches_the_cold_optimum():
+    """A child started from its parent's basis gets the optimum a cold solve gets."""
+    rows, q = _THREE
     lp = ExactNodeLP(rows, q)
     parent = lp.solve(set(), set())
     for zero_z, zero_w in (({0}, set()), (set(), {0}), ({1}, {2})):
@@ -166,12 +172,7 @@ def test_warm_start_reaches_the_cold_optimum():
 def test_a_failing_warm_start_is_retried_cold():
     """With one round and no exact pivots, a poor start basis (t, the slacks and z_2) cannot
     reach the optimum; the cold retry from HiGHS's basis does."""
-    rows = [
-        {0: Fraction(2), 1: Fraction(-1)},
-        {0: Fraction(-1), 1: Fraction(2), 2: Fraction(1, 3)},
-        {2: Fraction(1)},
-    ]
-    q = [Fraction(-1), Fraction(-1), Fraction(1, 5)]
+    rows, q = _THREE
     lp = ExactNodeLP(rows, q)
     start = frozenset({("t", 0), ("w", 0), ("w", 1), ("z", 2)})
     with mock.patch.object(exact_lp, "ROUNDS", 1), mock.patch.object(exact_lp, "SIMPLEX_PIVOTS", 0):
