@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import logging
 import math
 import os
 import sys
@@ -106,7 +107,9 @@ def _solve_arguments(solve: argparse.ArgumentParser) -> None:
         "each one's table",
     )
     solve.add_argument(
-        "--decide", action="store_true", help="decide existence/uniqueness, print the evidence"
+        "--decide",
+        action="store_true",
+        help="decide existence/uniqueness, print the evidence (with -v: its long steps' progress on stderr)",
     )
     solve.add_argument(
         "--tol",
@@ -282,6 +285,11 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         problem = cm.formulate(model, friction=friction, form=args.form)
     if args.decide:
+        if args.verbosity == VERBOSE:  # the long steps' progress (trees, exact LPs) on stderr
+            logger = logging.getLogger("contactmodel")
+            logger.setLevel(logging.INFO)
+            if not logger.handlers:
+                logger.addHandler(logging.StreamHandler(sys.stderr))
         verdict = cm.decide(problem, tol=args.tol)
         print(json.dumps(verdict.to_json()) if args.json else verdict.summary())
         return EXIT_SOLVED if verdict.solutions else EXIT_NOT_SOLVED

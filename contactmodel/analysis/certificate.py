@@ -44,6 +44,7 @@ Trinkle et al. (1997) size-170 problem this shrinks the trees from beyond 10^5 n
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import sys
@@ -58,6 +59,11 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from contactmodel.errors import SolverError
+
+log = logging.getLogger(__name__)
+
+#: nodes between two progress lines of :func:`branch_and_bound` (logging, INFO)
+REPORT_NODES = 2000
 
 #: a node of a tree: ("leaf", y) or ("branch", i, child_z, child_w) (children are node indices)
 Node = tuple
@@ -668,9 +674,19 @@ def branch_and_bound(
             status, cert, z, len(nodes), unverified, time.perf_counter() - t0, norm_of_bound(worst), closed
         )
 
+    reported = 0
     while stack:
         if time.perf_counter() - t0 > time_limit or len(nodes) > node_limit:
             return result("limit")
+        if len(nodes) // REPORT_NODES > reported:
+            reported = len(nodes) // REPORT_NODES
+            log.info(
+                "complementarity tree (n = %d): %d nodes, leaves covering %.3g of the patterns, %.0f s",
+                n,
+                len(nodes),
+                closed,
+                time.perf_counter() - t0,
+            )
         k, zfix, wfix = stack.pop()
         out = lp.solve(zfix, wfix)
         if out is None:

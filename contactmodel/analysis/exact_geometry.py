@@ -30,6 +30,9 @@ tree's bound rises as far as the budget allows.
 from __future__ import annotations
 
 import heapq
+import logging
+import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -50,6 +53,11 @@ from contactmodel.analysis.round_laws import _force_map
 from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
 from contactmodel.system import Body
+
+log = logging.getLogger(__name__)
+
+#: branch nodes between two progress lines of :func:`exact_tree` (logging, INFO)
+REPORT_BRANCHES = 500
 
 #: the rational LCP must agree with the compiled one to this, relative to max |M|, |q|
 AGREE = 1e-12
@@ -371,6 +379,7 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
     whose exact LP fails keeps the multipliers proving its largest bound.
     :func:`~contactmodel.analysis.certificate.tree_min_norm` on ``lcp.exact()`` says what the
     tree proves (inf when ``bounds`` is 0)."""
+    t0 = time.perf_counter()
     M, q = lcp.to_float()
     exact = lcp.exact()
     nodes = list(cert.nodes)
@@ -401,7 +410,27 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
         if optimum is None and best is None:
             return out
         place(k, optimum, zero_z, zero_w, best)
+
+    def report(what: str) -> None:
+        t = float(open_leaves[0][4].t) if open_leaves else 0.0  # the largest t: the smallest norm
+        log.info(
+            "exact tree (n = %d): %s: %d exact Farkas rays added, %d exact LPs, %d leaves to branch "
+            "on (smallest norm they prove %.3g), %.0f s",
+            lcp.n,
+            what,
+            out.rays,
+            out.exact_lps,
+            len(open_leaves),
+            (1 - t) / t if t else math.inf,
+            time.perf_counter() - t0,
+        )
+
+    report(f"{cert.leaves} leaves re-proven")
+    reported = 0
     while open_leaves and out.branched < node_limit:
+        if out.branched // REPORT_BRANCHES > reported:
+            reported = out.branched // REPORT_BRANCHES
+            report(f"{out.branched} branch nodes")
         _, k, zero_z, zero_w, optimum = heapq.heappop(open_leaves)
         i = _branch(lcp, optimum, zero_z, zero_w)
         if i is None:

@@ -64,6 +64,19 @@ def test_random_small_lcps_agree_with_brute_force_and_every_tree_checks_exactly(
     assert min(seen.values()) >= 10  # both verdicts exercised
 
 
+def test_a_long_tree_reports_its_progress(caplog, monkeypatch) -> None:
+    """Every REPORT_NODES nodes the tree logs its size and how much of the patterns it covers."""
+    from contactmodel.analysis import certificate
+
+    monkeypatch.setattr(certificate, "REPORT_NODES", 2)
+    M = np.array([[-2.0, 1.0], [0.0, 1.0]])  # no solution, a tree of 3 nodes (below)
+    q = np.array([-2.0, 0.0])
+    with caplog.at_level("INFO", logger="contactmodel.analysis.certificate"):
+        res = branch_and_bound(M, q)
+    lines = [r.getMessage() for r in caplog.records]
+    assert res.nodes >= 3 and lines and all(line.startswith("complementarity tree (n = 2)") for line in lines)
+
+
 def test_check_tree_rejects_incomplete_or_wrong_trees() -> None:
     # w1 = -2 z1 + z2 - 2, w2 = z2: feasible (z = (0, 2)), no solution (z2 w2 = z2^2)
     M = np.array([[-2.0, 1.0], [0.0, 1.0]])

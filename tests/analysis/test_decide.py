@@ -274,6 +274,24 @@ def test_cli_decide_prints_the_verdict(capsys) -> None:
     assert verdict["status"] == "unique" and len(verdict["solutions"]) == 1
 
 
+def test_cli_decide_verbose_prints_the_progress_on_stderr(capsys) -> None:
+    """``-v`` routes the package's progress lines (logging, INFO) to stderr."""
+    import logging
+
+    from contactmodel.cli import main
+
+    logger = logging.getLogger("contactmodel")
+    try:
+        assert main(["solve", str(EXAMPLES / "painleve.py"), "--decide", "-v"]) == 0
+        logging.getLogger("contactmodel.analysis.certificate").info("complementarity tree: 2000 nodes")
+        captured = capsys.readouterr()
+        assert "complementarity tree: 2000 nodes" in captured.err and "unique" in captured.out
+    finally:
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.setLevel(logging.NOTSET)
+
+
 def _block_diag(*blocks: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Block-diagonal (M, q) with the blocks' rows interleaved by a fixed permutation, so that the
     split into blocks has to be found from M's pattern."""

@@ -186,7 +186,7 @@ def test_exact_tree_proves_the_exact_smallest_norm_where_the_exact_leaf_is_nonem
     assert res.tree is None and res.branched == 0 and res.solution == z
 
 
-def test_exact_tree_branches_below_a_leaf_until_every_leaf_is_a_ray():
+def test_exact_tree_branches_below_a_leaf_until_every_leaf_is_a_ray(caplog):
     """w1 = z1 - z2 - 1, w2 = z2 + 1, w3 = -z1 + (1 + d) z2 + 1/3 (d as above, lost in rounding):
     rounded, y = (1, 0, 1) is a Farkas ray; in exact arithmetic {z, w >= 0} is nonempty (z2 >= 2 /
     (3 d)), so no ray exists and the leaf proves only a bound. The LCP has no solution (w2 > 0
@@ -200,10 +200,13 @@ def test_exact_tree_branches_below_a_leaf_until_every_leaf_is_a_ray():
     res = exact_tree(lcp, cert)
     assert (res.rays, res.bounds, res.branched) == (0, 1, 0)
     assert tree_min_norm(lcp.exact(), None, res.tree)[0] < math.inf
-    res = exact_tree(lcp, cert, node_limit=4)
+    with caplog.at_level("INFO", logger="contactmodel.analysis.exact_geometry"):
+        res = exact_tree(lcp, cert, node_limit=4)
     assert res.solution is None and res.bounds == 0 and 1 <= res.branched <= 4
     assert any(node[:2] == ("branch", 1) for node in res.tree.nodes)
     assert tree_min_norm(lcp.exact(), None, res.tree)[0] == math.inf
+    # the progress line after the pass over the leaves
+    assert "1 leaves re-proven: 0 exact Farkas rays added, 1 exact LPs, 1 leaves to branch on" in caplog.text
 
 
 def test_decide_settles_a_norm_bound_in_exact_geometry():
