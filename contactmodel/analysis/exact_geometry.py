@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import heapq
 import logging
-import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -415,13 +414,13 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
         t = float(open_leaves[0][4].t) if open_leaves else 0.0  # the largest t: the smallest norm
         log.info(
             "exact tree (n = %d): %s: %d exact Farkas rays added, %d exact LPs, %d leaves to branch "
-            "on (smallest norm they prove %.3g), %.0f s",
+            "on%s, %.0f s",
             lcp.n,
             what,
             out.rays,
             out.exact_lps,
             len(open_leaves),
-            (1 - t) / t if t else math.inf,
+            f" (smallest norm they prove {(1 - t) / t:.3g})" if t else "",
             time.perf_counter() - t0,
         )
 
