@@ -170,8 +170,8 @@ SEARCH_K = 6
 #: many times the smallest 1-norm of an LP-feasible z (the verdict then states the bound proven)
 TREE_NORM_FACTOR = 1e6
 #: branch nodes that exact geometry may add below leaves whose exact node LP has t > 0
-#: (two exact LPs each, 0.3-0.8 s apiece on the size-170 block of 154, whose mu = 0.7 tree
-#: needed 6,879 below the leaves of a float-branched tree)
+#: (two exact LPs each, about 0.25 s apiece on the size-170 block of 154, whose mu = 0.7 tree
+#: needed 5,789)
 EXACT_BRANCH_NODES = 10000
 
 

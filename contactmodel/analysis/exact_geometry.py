@@ -249,12 +249,11 @@ def exact_lcp(problem) -> RationalLCP:
 # -- exact leaves -----------------------------------------------------------------------------------
 
 
-#: a prime for choosing pivots modulo p (the chosen rows and columns only steer the repair; the
-#: repaired ray is checked exactly, so an unlucky prime costs a leaf, never soundness)
 def _pivots(rows: list[list[Fraction]]) -> list[int]:
     """The pivot columns of the rational matrix ``rows`` by FLINT's row reduction modulo
     :data:`~contactmodel.analysis.exact_lp.PRIME` (the exact pivots unless p divides a minor that
-    decides them)."""
+    decides them; they only steer the repair, whose ray is checked exactly, so an unlucky prime
+    costs a leaf, never soundness)."""
     if not rows or not rows[0]:
         return []
     width = len(rows[0])
@@ -343,13 +342,6 @@ def _exact_leaf(lcp: RationalLCP, M, q, exact: ExactLCP, own, zero_z, zero_w):
     return candidates[i], U
 
 
-def _verified(exact: ExactLCP, optimum: NodeOptimum | None, zero_z, zero_w) -> NodeOptimum | None:
-    """``optimum`` when its multipliers prove, checked exactly, the bound its t claims."""
-    if optimum is None or exact.leaf_bound(optimum.y, zero_z, zero_w) != optimum.t:
-        return None
-    return optimum
-
-
 def _branch(lcp: RationalLCP, optimum: NodeOptimum, zero_z, zero_w) -> int | None:
     """The index with the largest ``min(z_i, w_i)`` at the exact LP point (z, t), among the free
     ones; None when the point is complementary (then z / t solves the LCP)."""
@@ -387,6 +379,17 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
     open_leaves: list = []  # heap of (-t, node, I, J, optimum): the smallest proven norm first
     stuck: list = []  # (node, y) of leaves kept as bounds
 
+    def solve(zero_z, zero_w, start=None) -> NodeOptimum | None:
+        """The node's exact LP optimum, when its multipliers prove, checked exactly, the t it
+        claims; else None."""
+        nonlocal node_lp
+        node_lp = node_lp or ExactNodeLP(lcp.rows, lcp.q)
+        out.exact_lps += 1
+        optimum = node_lp.solve(zero_z, zero_w, start)
+        if optimum is None or exact.leaf_bound(optimum.y, zero_z, zero_w) != optimum.t:
+            return None
+        return optimum
+
     def place(k: int, optimum: NodeOptimum | None, zero_z, zero_w, fallback) -> None:
         if optimum is None:
             stuck.append((k, fallback))
@@ -403,9 +406,7 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
                 nodes[k] = ("leaf", np.array(best, dtype=object))
                 out.rays += 1
             continue
-        node_lp = node_lp or ExactNodeLP(lcp.rows, lcp.q)
-        optimum = _verified(exact, node_lp.solve(zero_z, zero_w), zero_z, zero_w)
-        out.exact_lps += 1
+        optimum = solve(zero_z, zero_w)
         if optimum is None and best is None:
             return out
         place(k, optimum, zero_z, zero_w, best)
@@ -444,9 +445,9 @@ def exact_tree(lcp: RationalLCP, cert: TreeCertificate, node_limit: int = 0) -> 
         nodes[k] = ("branch", i, kz, kw)
         out.branched += 1
         for child, I, J in ((kz, zero_z | {i}, zero_w), (kw, zero_z, zero_w | {i})):
-            found = _verified(exact, node_lp.solve(I, J, start=optimum.basis), I, J)
-            out.exact_lps += 1
-            place(child, found, I, J, optimum.y)  # the parent's multipliers bound the child too
+            place(
+                child, solve(I, J, optimum.basis), I, J, optimum.y
+            )  # the parent's multipliers bound the child too
     for k, y in stuck + [(k, o.y) for _, k, _, _, o in open_leaves]:
         nodes[k] = ("leaf", np.array(y, dtype=object))
     out.bounds = len(stuck) + len(open_leaves)

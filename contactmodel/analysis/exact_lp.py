@@ -257,6 +257,7 @@ class _StandardForm:
         self.b[where[n]] = flint.fmpq(1)
         self.rows = where
         self.t = self.index[("t", 0)]
+        self.width = len(keys)  # the LP's own columns (the simplex may append an artificial one)
         self._all: flint.fmpq_mat | None = None
 
     def complete(self, hint: list[int]) -> list[int]:
@@ -269,11 +270,10 @@ class _StandardForm:
         return [order[k] for k in _pivot_columns([self.mod_p[c] for c in order], self.m)]
 
     def matrix(self, columns: list[int] | None = None) -> flint.fmpq_mat:
-        """The m x len(columns) matrix of these columns (default: all, kept until the
-        simplex adds or removes its artificial column)."""
+        """The m x len(columns) matrix of these columns (default: the LP's own, built once)."""
         if columns is None:
             if self._all is None:
-                self._all = self.matrix(list(range(len(self.cols))))
+                self._all = self.matrix(list(range(self.width)))
             return self._all
         m, width = self.m, len(columns)
         flat = [flint.fmpq(0)] * (m * width)
@@ -328,7 +328,11 @@ class _StandardForm:
             y[r] = v
         for r, v in zip(covered, y_slack):
             y[r] = v
-        d = (flint.fmpq_mat(1, len(cost), cost) - flint.fmpq_mat(1, self.m, y) * self.matrix()).entries()
+        own = flint.fmpq_mat(1, self.width, cost[: self.width]) - flint.fmpq_mat(1, self.m, y) * self.matrix()
+        d = own.entries() + [  # the simplex's artificial column, when it has one
+            cost[c] - sum((y[r] * v for r, v in self.cols[c]), zero)
+            for c in range(self.width, len(self.cols))
+        ]
         for c in basis:
             d[c] = zero
         return xB, y, d
@@ -353,7 +357,6 @@ class _StandardForm:
                 for r, v in self.cols[basis[k]]:
                     column[r] = column.get(r, zero) - v
             self.cols.append([(r, v) for r, v in column.items() if v])
-            self._all = None
             cost = [zero] * N + [-one]
             worst = min(negative, key=lambda k: xB[k])
             shift = -xB[worst]
@@ -381,7 +384,6 @@ class _StandardForm:
                 if N in basis and xB[basis.index(N)] > 0:
                     break  # the artificial stays positive: infeasible (not expected here)
                 self.cols.pop()
-                self._all = None
                 if N in basis:  # at 0 in the basis: replace it by a column completing the rest
                     rest = [c for c in basis if c != N]
                     basis = self.complete(rest)
@@ -405,7 +407,6 @@ class _StandardForm:
             degenerate = degenerate + 1 if theta == 0 else 0
         if len(self.cols) > N:
             self.cols.pop()
-            self._all = None
         return None
 
     def optimum(self, basis: list[int], xB, y) -> NodeOptimum:
