@@ -65,6 +65,13 @@ log = logging.getLogger(__name__)
 #: nodes between two progress lines of :func:`branch_and_bound` (logging, INFO)
 REPORT_NODES = 2000
 
+#: a warm-started node LP that takes more than this many simplex pivots per row is re-solved cold
+#: (:meth:`NodeLP.solve_cold`)
+WARM_PIVOTS = 4
+
+#: HiGHS's ``simplex_strategy`` values: the dual simplex (its default) and the primal one
+DUAL_SIMPLEX, PRIMAL_SIMPLEX = 1, 4
+
 #: a node of a tree: ("leaf", y) or ("branch", i, child_z, child_w) (children are node indices)
 Node = tuple
 
@@ -492,6 +499,15 @@ class NodeLP:
         )
         # duals within 1e-10 of feasible: a leaf's clipped duals then prove a bound near its LP's
         h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        # rows violated by 1e-7 (the default) would let t be off by that much: deep nodes have
+        # max t of 1e-9 to 1e-7 (solutions of norm 1e7 to 1e9), and branching follows t
+        h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        # the warm dual simplex can stall on these degenerate LPs (10^5 to 10^6 pivots at
+        # n = 995): past the cap the LP is re-solved cold (solve_cold)
+        self.warm_pivots = WARM_PIVOTS * (n + 1)
+        self.cold_solves = 0
+        h.setOptionValue("simplex_iteration_limit", self.warm_pivots)
+        h.setOptionValue("simplex_strategy", DUAL_SIMPLEX)
         self.inf = highspy.kHighsInf
         self.h = h
         self.idx = np.arange(n, dtype=np.int32)
@@ -504,8 +520,7 @@ class NodeLP:
         h.changeRowsBounds(n, self.idx, np.zeros(n), np.where(wfix, 0.0, self.inf))
         h.run()
         if h.getModelStatus() not in (status.kOptimal, status.kInfeasible):
-            h.clearSolver()
-            h.run()
+            self.solve_cold()
         if h.getModelStatus() == status.kInfeasible:
             _, has_ray, ray = h.getDualRay()
             return None, (np.asarray(ray, dtype=float)[:n] if has_ray else np.zeros(n))
@@ -513,6 +528,18 @@ class NodeLP:
             return None
         sol = h.getSolution()
         return np.asarray(sol.col_value, dtype=float), np.asarray(sol.row_dual, dtype=float)[:n]
+
+    def solve_cold(self) -> None:
+        """Re-solve the current LP from scratch by the primal simplex, without the warm pivot cap
+        (where a warm dual simplex stalled, a cold primal one takes about 2n pivots)."""
+        h = self.h
+        self.cold_solves += 1
+        h.clearSolver()
+        h.setOptionValue("simplex_iteration_limit", self.highspy.kHighsIInf)
+        h.setOptionValue("simplex_strategy", PRIMAL_SIMPLEX)
+        h.run()
+        h.setOptionValue("simplex_strategy", DUAL_SIMPLEX)
+        h.setOptionValue("simplex_iteration_limit", self.warm_pivots)
 
     def child_t(self, i: int, on_w: bool) -> float:
         """max t of the last solved node with ``w_i = 0`` (``on_w``) or ``z_i = 0`` added, from the

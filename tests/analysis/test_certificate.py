@@ -64,6 +64,40 @@ def test_random_small_lcps_agree_with_brute_force_and_every_tree_checks_exactly(
     assert min(seen.values()) >= 10  # both verdicts exercised
 
 
+def test_a_node_lp_past_its_warm_pivot_cap_is_solved_cold_to_the_same_optimum(monkeypatch) -> None:
+    """With a cap of 0 warm pivots every re-solve that needs a pivot goes cold (primal simplex
+    from scratch); its max t is the one a fresh LP finds, and a tree still decides correctly."""
+    from contactmodel.analysis import certificate
+
+    rng = np.random.default_rng(11)
+    problems, fixings = [], []
+    for _ in range(20):
+        n = int(rng.integers(3, 7))
+        problems.append((rng.integers(-3, 4, (n, n)).astype(float), rng.integers(-3, 4, n).astype(float)))
+        zfix, wfix = rng.random(n) < 0.3, rng.random(n) < 0.3
+        fixings.append((zfix, wfix & ~zfix))
+
+    def max_t(lp, zfix, wfix):
+        out = lp.solve(zfix, wfix)
+        assert out is not None
+        return None if out[0] is None else out[0][-1]
+
+    expected = [max_t(certificate.NodeLP(sp.csr_matrix(M), q), *f) for (M, q), f in zip(problems, fixings)]
+    monkeypatch.setattr(certificate, "WARM_PIVOTS", 0)
+    cold = 0
+    for (M, q), f, t in zip(problems, fixings, expected):
+        lp = certificate.NodeLP(sp.csr_matrix(M), q)
+        max_t(lp, np.zeros(q.size, bool), np.zeros(q.size, bool))
+        got = max_t(lp, *f)
+        assert (got is None) == (t is None) and (t is None or abs(got - t) <= 1e-9)
+        cold += lp.cold_solves
+        res = branch_and_bound(M, q, time_limit=30.0)
+        assert (res.status == "solution") == _solvable(M, q)
+        if res.status == "no-solution":
+            assert check_tree(M, q, res.certificate)[0]
+    assert cold >= 20  # the root at least, on every LP
+
+
 def test_a_long_tree_reports_its_progress(caplog, monkeypatch) -> None:
     """Every REPORT_NODES nodes the tree logs its size and how much of the patterns it covers."""
     from contactmodel.analysis import certificate
