@@ -543,8 +543,8 @@ class NodeLP:
 
     def child_t(self, i: int, on_w: bool) -> float:
         """max t of the last solved node with ``w_i = 0`` (``on_w``) or ``z_i = 0`` added, from the
-        node's basis; 0 when that LP is infeasible, inf when HiGHS fails (the node's bounds and
-        basis are restored afterwards)."""
+        node's basis; 0 when that LP is infeasible, inf when HiGHS fails or stops at the warm pivot
+        cap (the node's bounds and basis are restored afterwards)."""
         h, status = self.h, self.highspy.HighsModelStatus
         basis = h.getBasis()
         if on_w:
