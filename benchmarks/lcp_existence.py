@@ -2,7 +2,7 @@
 
 Usage:
     python benchmarks/lcp_existence.py [--mus 0.5 0.55 0.6 0.602 0.65 0.7 1.0]
-    python benchmarks/lcp_existence.py --npz INSTANCE.npz [INSTANCE.npz ...]
+    python benchmarks/lcp_existence.py --npz INSTANCE.npz [INSTANCE.npz ...] [--probes]
 
 Without ``--npz`` the LCPs are those of the Trinkle et al. (1997) Table 1 problem of size 170,
 generator seed 0 (``contactmodel experiment trinkle1997-table1``), under the friction pyramid, at
@@ -15,6 +15,20 @@ point its ``max_z``. A solution norm that grows without bound as ``mu`` rises to
 (``max_z`` ~ C / (mu* - mu)) is the mark of a Painleve-type loss of solutions: ``d = z / max z``
 tends to a nonzero solution of the homogeneous LCP (``d >= 0, M d >= 0, d . M d = 0``) with
 ``q . d < 0``, reported as ``d_min_Md``, ``d_dot_Md``, ``q_dot_d``. Not part of the test suite.
+
+``--probes`` (friction-pyramid LCPs of ``make_peer_instances.py``, whose files name the sliding
+contacts; unknowns ``[c_Sn, c_Rn, s_Rt+, s_Ro+, a_Rt-, a_Ro-]``, rows ``[a_Sn, a_Rn, a_Rt+, a_Ro+,
+s_Rt-, s_Ro-]``) adds two probes, findings rather than certificates (about a minute at n = 1000):
+
+* ``relaxation_*``: the **normal relaxation**, maximum dissipation dropped at the rolling contacts
+  (their friction anywhere in its pyramid, ``0 <= s_R+ <= 2 mu c_Rn``, tangential accelerations
+  free), normal complementarity kept at every contact, the sliding friction exact. Every solution
+  of the LCP solves it, so a relaxation without solution would prove that the LCP has none; a
+  solved one (residual checked here) cannot decide it.
+* ``sliding_*``: with the sliding normal forces c_S fixed, the rolling rest is solved (newton,
+  else lemke), and ``0 <= c_S _|_ a_Sn(c_S) >= 0`` is searched by least squares on its
+  Fischer-Burmeister residual from c_S = 0 and from the relaxation's c_S: where each start
+  stops, and the LCP's residual there.
 
 References:
 
@@ -31,11 +45,12 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
+from scipy.optimize import least_squares, linprog
 from scipy.sparse.csgraph import connected_components
 
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import lemke, newton
+from contactmodel.solvers.base import Outcome
 
 
 def lcp_residual(M: np.ndarray, q: np.ndarray, z: np.ndarray) -> float:
@@ -81,17 +96,81 @@ def analyse(M: np.ndarray, q: np.ndarray) -> dict:
     return out
 
 
+def normal_relaxation(M: np.ndarray, q: np.ndarray, n_sliding: int) -> tuple[np.ndarray, np.ndarray]:
+    """The LCP on ``[c_S, c_Rn, s_Rt+, s_Ro+, y_t, y_o]`` with rows ``[a_Sn, a_Rn, 0, 0, s_Rt-, s_Ro-]``:
+    the y have zero columns, so the box rows ``s_R- = 2 mu c_Rn - s_R+`` are only required >= 0."""
+    n_rolling = (q.size - n_sliding) // 5
+    nc = n_sliding + n_rolling
+    kept = nc + 2 * n_rolling  # c_S, c_Rn, s_Rt+, s_Ro+
+    size = kept + 2 * n_rolling
+    Mr, qr = np.zeros((size, size)), np.zeros(size)
+    Mr[:nc, :kept], qr[:nc] = M[:nc, :kept], q[:nc]
+    Mr[kept:, :kept] = M[nc + 2 * n_rolling :, :kept]
+    return Mr, qr
+
+
+def solve_lcp(M: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """newton's point if it converged, else lemke's, else None."""
+    mcp = MCP.from_lcp(M, q)
+    res = newton.solve(mcp, newton.NewtonOptions())
+    if res.outcome is not Outcome.CONVERGED:
+        res = lemke.solve(mcp, lemke.LemkeOptions(max_restarts=5))
+    return np.maximum(np.asarray(res.x, dtype=float), 0.0) if res.outcome is Outcome.CONVERGED else None
+
+
+def sliding_search(M: np.ndarray, q: np.ndarray, n_sliding: int, start: np.ndarray) -> dict:
+    """Least squares over the sliding normal forces (module docstring), from ``start`` (n_sliding,)."""
+    S, R = np.arange(n_sliding), np.arange(n_sliding, q.size)
+    MRR, MRS = M[np.ix_(R, R)], M[np.ix_(R, S)]
+
+    def full(cS: np.ndarray) -> np.ndarray:
+        zR = solve_lcp(MRR, q[R] + MRS @ cS)
+        return np.r_[cS, np.zeros(R.size) if zR is None else zR]
+
+    def fb(cS: np.ndarray) -> np.ndarray:
+        cS = np.maximum(cS, 0.0)
+        a = (M @ full(cS) + q)[S]
+        return cS + a - np.sqrt(cS * cS + a * a)
+
+    fit = least_squares(fb, start, bounds=(0, np.inf), max_nfev=60, diff_step=1e-6)
+    return {
+        "fb_residual": float(np.abs(fit.fun).max()),
+        "lcp_residual": lcp_residual(M, q, full(fit.x)),
+        "sum_c_S": float(fit.x.sum()),
+    }
+
+
+def probes(M: np.ndarray, q: np.ndarray, n_sliding: int) -> dict:
+    """The ``--probes`` evidence of the module docstring."""
+    Mr, qr = normal_relaxation(M, q, n_sliding)
+    zr = solve_lcp(Mr, qr)
+    out: dict = {"relaxation_n": int(qr.size), "relaxation_solved": zr is not None}
+    starts = {"zero": np.zeros(n_sliding)}
+    if zr is not None:
+        out.update(relaxation_residual=lcp_residual(Mr, qr, zr), relaxation_norm_1=float(zr.sum()))
+        starts["relaxation"] = zr[:n_sliding]
+    for name, start in starts.items():
+        out.update({f"sliding_{name}_{k}": v for k, v in sliding_search(M, q, n_sliding, start).items()})
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mus = [0.5, 0.55, 0.58, 0.59, 0.595, 0.6, 0.602, 0.7, 1.0]
     ap.add_argument("--mus", type=float, nargs="+", default=mus)
     ap.add_argument("--npz", type=Path, nargs="+", default=None)
+    ap.add_argument(
+        "--probes", action="store_true", help="peer pyramid LCPs: relaxation and sliding-force probes"
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     if args.npz:
         for path in args.npz:
             data = np.load(path)
-            row = analyse(np.asarray(data["M"], dtype=float), np.asarray(data["q"], dtype=float))
+            M, q = np.asarray(data["M"], dtype=float), np.asarray(data["q"], dtype=float)
+            row = analyse(M, q)
+            if args.probes:
+                row.update(probes(M, q, int(data["sliding"].sum())))
             print(json.dumps({"instance": str(path), **row}), flush=True)
         return
     from contactmodel.experiments.generators import build_problem
