@@ -28,7 +28,7 @@ s_Rt-, s_Ro-]``) adds two probes, findings rather than certificates (about a min
 * ``sliding_*``: with the sliding normal forces c_S fixed, the rolling rest is solved (newton,
   else lemke), and ``0 <= c_S _|_ a_Sn(c_S) >= 0`` is searched by least squares on its
   Fischer-Burmeister residual from c_S = 0 and from the relaxation's c_S: where each start
-  stops, and the LCP's residual there.
+  stops, the LCP's residual there, and how many rolling rests neither solver solved.
 
 References:
 
@@ -122,9 +122,11 @@ def sliding_search(M: np.ndarray, q: np.ndarray, n_sliding: int, start: np.ndarr
     """Least squares over the sliding normal forces (module docstring), from ``start`` (n_sliding,)."""
     S, R = np.arange(n_sliding), np.arange(n_sliding, q.size)
     MRR, MRS = M[np.ix_(R, R)], M[np.ix_(R, S)]
+    unsolved = [0]  # rolling rests neither solver solved (their z_R taken as 0)
 
     def full(cS: np.ndarray) -> np.ndarray:
         zR = solve_lcp(MRR, q[R] + MRS @ cS)
+        unsolved[0] += zR is None
         return np.r_[cS, np.zeros(R.size) if zR is None else zR]
 
     def fb(cS: np.ndarray) -> np.ndarray:
@@ -137,6 +139,7 @@ def sliding_search(M: np.ndarray, q: np.ndarray, n_sliding: int, start: np.ndarr
         "fb_residual": float(np.abs(fit.fun).max()),
         "lcp_residual": lcp_residual(M, q, full(fit.x)),
         "sum_c_S": float(fit.x.sum()),
+        "unsolved_rests": unsolved[0],
     }
 
 
