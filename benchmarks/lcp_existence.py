@@ -29,6 +29,12 @@ s_Rt-, s_Ro-]``) adds two probes, findings rather than certificates (about a min
   else lemke), and ``0 <= c_S _|_ a_Sn(c_S) >= 0`` is searched by least squares on its
   Fischer-Burmeister residual from c_S = 0 and from the relaxation's c_S: where each start
   stops, the LCP's residual there, and how many rolling rests neither solver solved.
+* ``sweep_*``: the sliding contact i whose residual is largest where the search from zero stops,
+  its normal force fixed at c on a grid from 0 to 1e4 (the other n - 1 unknowns solved by newton,
+  warm-started along the grid), and its normal acceleration w_i(c): the largest value and where,
+  and the value at the largest c. ``max_w < 0`` everywhere is a Painleve-type contact (pushing
+  harder accelerates it further into the contact), on the branch the warm starts follow; not a
+  proof, since the other unknowns' solutions need not be unique.
 
 References:
 
@@ -135,12 +141,36 @@ def sliding_search(M: np.ndarray, q: np.ndarray, n_sliding: int, start: np.ndarr
         return cS + a - np.sqrt(cS * cS + a * a)
 
     fit = least_squares(fb, start, bounds=(0, np.inf), max_nfev=60, diff_step=1e-6)
+    z = full(fit.x)
     return {
         "fb_residual": float(np.abs(fit.fun).max()),
-        "lcp_residual": lcp_residual(M, q, full(fit.x)),
+        "lcp_residual": lcp_residual(M, q, z),
         "sum_c_S": float(fit.x.sum()),
         "unsolved_rests": unsolved[0],
+        "worst_contact": int(np.abs(fit.fun).argmax()),
+        "stop": z,
     }
+
+
+def contact_sweep(M: np.ndarray, q: np.ndarray, i: int, start: np.ndarray, forces: np.ndarray) -> dict:
+    """Fix z_i = c for each c of ``forces`` (ascending), solve the other n - 1 (newton, warm-started
+    from the last solved point, first from ``start``), and read w_i(c) = (M z + q)_i."""
+    R = np.r_[0:i, i + 1 : q.size]
+    MRR, Mi = M[np.ix_(R, R)], M[R, i]
+    x, solved, w = start[R], [], []
+    for c in forces:
+        qR = q[R] + Mi * c
+        res = newton.solve(MCP.from_lcp(MRR, qR), newton.NewtonOptions(x0=x))
+        if res.outcome is not Outcome.CONVERGED:
+            continue
+        x = np.maximum(np.asarray(res.x, dtype=float), 0.0)
+        solved.append(float(c))
+        w.append(float(M[i, R] @ x + M[i, i] * c + q[i]))
+    out: dict = {"contact": i, "forces": len(forces), "unsolved": len(forces) - len(solved)}
+    if w:
+        k = int(np.argmax(w))
+        out.update(max_w=w[k], at_force=solved[k], w_at_largest=w[-1], largest_force=solved[-1])
+    return out
 
 
 def probes(M: np.ndarray, q: np.ndarray, n_sliding: int) -> dict:
@@ -153,7 +183,20 @@ def probes(M: np.ndarray, q: np.ndarray, n_sliding: int) -> dict:
         out.update(relaxation_residual=lcp_residual(Mr, qr, zr), relaxation_norm_1=float(zr.sum()))
         starts["relaxation"] = zr[:n_sliding]
     for name, start in starts.items():
-        out.update({f"sliding_{name}_{k}": v for k, v in sliding_search(M, q, n_sliding, start).items()})
+        found = sliding_search(M, q, n_sliding, start)
+        stop = found.pop("stop")
+        out.update({f"sliding_{name}_{k}": v for k, v in found.items()})
+        if name == "zero":
+            c = float(stop[found["worst_contact"]])
+            forces = np.r_[
+                np.linspace(0.0, 2.0 * max(c, 1.0), 41)[:-1], np.geomspace(2.0 * max(c, 1.0), 1e4, 13)
+            ]
+            out.update(
+                {
+                    f"sweep_{k}": v
+                    for k, v in contact_sweep(M, q, found["worst_contact"], stop, forces).items()
+                }
+            )
     return out
 
 
