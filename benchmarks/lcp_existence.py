@@ -18,7 +18,7 @@ tends to a nonzero solution of the homogeneous LCP (``d >= 0, M d >= 0, d . M d 
 
 ``--probes`` (friction-pyramid LCPs of ``make_peer_instances.py``, whose files name the sliding
 contacts; unknowns ``[c_Sn, c_Rn, s_Rt+, s_Ro+, a_Rt-, a_Ro-]``, rows ``[a_Sn, a_Rn, a_Rt+, a_Ro+,
-s_Rt-, s_Ro-]``) adds two probes, findings rather than certificates (about a minute at n = 1000):
+s_Rt-, s_Ro-]``) adds three probes, findings rather than certificates (about a minute at n = 1000):
 
 * ``relaxation_*``: the **normal relaxation**, maximum dissipation dropped at the rolling contacts
   (their friction anywhere in its pyramid, ``0 <= s_R+ <= 2 mu c_Rn``, tangential accelerations
@@ -187,16 +187,10 @@ def probes(M: np.ndarray, q: np.ndarray, n_sliding: int) -> dict:
         stop = found.pop("stop")
         out.update({f"sliding_{name}_{k}": v for k, v in found.items()})
         if name == "zero":
-            c = float(stop[found["worst_contact"]])
-            forces = np.r_[
-                np.linspace(0.0, 2.0 * max(c, 1.0), 41)[:-1], np.geomspace(2.0 * max(c, 1.0), 1e4, 13)
-            ]
-            out.update(
-                {
-                    f"sweep_{k}": v
-                    for k, v in contact_sweep(M, q, found["worst_contact"], stop, forces).items()
-                }
-            )
+            i = found["worst_contact"]
+            top = 2.0 * max(float(stop[i]), 1.0)  # fine steps up to twice its force, then geometric
+            forces = np.r_[np.linspace(0.0, top, 41)[:-1], np.geomspace(top, 1e4, 13)]
+            out.update({f"sweep_{k}": v for k, v in contact_sweep(M, q, i, stop, forces).items()})
     return out
 
 
