@@ -1,8 +1,8 @@
 """Evidence on whether friction LCPs that no solver solves have a solution at all.
 
 Usage:
-    python benchmarks/lcp_existence.py [--mus 0.5 0.55 0.6 0.602 0.65 0.7 1.0]
-    python benchmarks/lcp_existence.py --npz INSTANCE.npz [INSTANCE.npz ...] [--probes]
+    python benchmarks/lcp_existence.py [--mus 0.5 0.55 0.6 0.602 0.65 0.7 1.0] [--profile]
+    python benchmarks/lcp_existence.py --npz INSTANCE.npz [INSTANCE.npz ...] [--probes] [--profile]
 
 Without ``--npz`` the LCPs are those of the Trinkle et al. (1997) Table 1 problem of size 170,
 generator seed 0 (``contactmodel experiment trinkle1997-table1``), under the friction pyramid, at
@@ -36,16 +36,31 @@ s_Rt-, s_Ro-]``) adds three probes, findings rather than certificates (about a m
   harder accelerates it further into the contact), on the branch the warm starts follow; not a
   proof, since the other unknowns' solutions need not be unique.
 
+``--profile`` (with or without ``--npz``) estimates the size of the complementarity tree that would
+decide the LCP (``tree_*``) by Knuth's estimator: ``--dives`` random root-to-leaf paths
+(``--seed``) on the largest independent block, each node branched as
+:func:`~contactmodel.analysis.certificate.branch_and_bound` branches (strong branching among the
+``--candidates`` indices with the largest ``min(z_i, w_i)`` on the homogenized node LP,
+:class:`~contactmodel.analysis.certificate.NodeLP`), the child taken at random; a leaf is a node
+whose LP has max t = 0 or a complementary optimum (a solution). A path ending at depth d
+estimates ``2^(d+1) - 1`` nodes; the mean over paths estimates the tree's size, heavy-tailed
+(rare deep paths carry it). Also the root's max t, the paths' depths (min, median, max), and
+the seconds per node (its LP and strong branching), so that estimate times seconds is the
+tree's time on this machine.
+
 References:
 
 - J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
   Coulomb friction", ZAMM 77(4), 1997.
+- D. E. Knuth, "Estimating the efficiency of backtrack programs", Mathematics of Computation 29(129),
+  1975.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 import warnings
 from pathlib import Path
 
@@ -54,6 +69,8 @@ import scipy.sparse as sp
 from scipy.optimize import least_squares, linprog
 from scipy.sparse.csgraph import connected_components
 
+from contactmodel.analysis.certificate import NodeLP
+from contactmodel.analysis.decide import lcp_blocks
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import lemke, newton
 from contactmodel.solvers.base import Outcome
@@ -194,6 +211,47 @@ def probes(M: np.ndarray, q: np.ndarray, n_sliding: int) -> dict:
     return out
 
 
+def tree_estimate(M: np.ndarray, q: np.ndarray, dives: int, candidates: int, seed: int = 0) -> dict:
+    """``tree_*`` of the module docstring, on the largest independent block of LCP(q, M)."""
+    block = lcp_blocks(M)[-1]
+    Mb, qb = sp.csr_matrix(M[np.ix_(block, block)]), q[block]
+    n = qb.size
+    lp = NodeLP(Mb, qb)
+    rng = np.random.default_rng(seed)
+    sizes, depths, root_t = [], [], None
+    start = time.perf_counter()
+    for _ in range(dives):
+        zfix, wfix = np.zeros(n, bool), np.zeros(n, bool)
+        size, width = 0.0, 1.0  # width: 2^depth, the nodes at this depth if all were like this one
+        while True:
+            size += width
+            solved = lp.solve(zfix, wfix)
+            if solved is None:
+                return {"tree_error": "a node LP failed"}
+            x, _ = solved
+            t = 0.0 if x is None else float(x[n])
+            root_t = t if root_t is None else root_t
+            if t <= 0.0:
+                break
+            gap, _ = lp.gaps(x, ~(zfix | wfix))
+            if gap.max(initial=0.0) <= 1e-9:  # a complementary point with t > 0: a solution
+                break
+            i = lp.strong_branch(t, np.argsort(-gap)[:candidates])
+            side = zfix if rng.random() < 0.5 else wfix
+            side[i] = True
+            width *= 2.0
+        sizes.append(size)
+        depths.append(int(np.log2(width)))
+    return {
+        "tree_block": int(n),
+        "tree_root_max_t": root_t,
+        "tree_dives": dives,
+        "tree_dive_depths": [int(v) for v in np.percentile(depths, [0, 50, 100])],
+        "tree_nodes_estimate": float(np.mean(sizes)),
+        "tree_seconds_per_node": (time.perf_counter() - start) / sum(d + 1 for d in depths),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mus = [0.5, 0.55, 0.58, 0.59, 0.595, 0.6, 0.602, 0.7, 1.0]
@@ -202,6 +260,12 @@ def main() -> None:
     ap.add_argument(
         "--probes", action="store_true", help="peer pyramid LCPs: relaxation and sliding-force probes"
     )
+    ap.add_argument(
+        "--profile", action="store_true", help="estimate the size of the tree that would decide the LCP"
+    )
+    ap.add_argument("--dives", type=int, default=40, help="random dives of --profile's tree estimate")
+    ap.add_argument("--candidates", type=int, default=32, help="strong-branching candidates of --profile")
+    ap.add_argument("--seed", type=int, default=0, help="random paths of --profile")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     if args.npz:
@@ -211,6 +275,8 @@ def main() -> None:
             row = analyse(M, q)
             if args.probes:
                 row.update(probes(M, q, int(data["sliding"].sum())))
+            if args.profile:
+                row.update(tree_estimate(M, q, args.dives, args.candidates, args.seed))
             print(json.dumps({"instance": str(path), **row}), flush=True)
         return
     from contactmodel.experiments.generators import build_problem
@@ -218,7 +284,10 @@ def main() -> None:
     for mu in args.mus:
         mcp = build_problem({"family": "boxes", "size": 170, "seed": 0, "mu": mu}, "pyramid").compile().mcp
         M = mcp.M.toarray() if sp.issparse(mcp.M) else np.asarray(mcp.M, dtype=float)
-        print(json.dumps({"instance": "seed000 size 170 seed 0", "mu": mu, **analyse(M, mcp.q)}), flush=True)
+        row = analyse(M, mcp.q)
+        if args.profile:
+            row.update(tree_estimate(M, mcp.q, args.dives, args.candidates, args.seed))
+        print(json.dumps({"instance": "seed000 size 170 seed 0", "mu": mu, **row}), flush=True)
 
 
 if __name__ == "__main__":
