@@ -25,8 +25,10 @@ if TYPE_CHECKING:  # annotations only: formulation imports this module
 
 @dataclass
 class LawGroup:
-    """Contacts sharing one law object and one row count d: ``contacts`` (k,) their positions in
-    the layout, ``rows`` (k, d) their assembly rows, ``contexts`` their contexts."""
+    """Contacts whose laws share one :attr:`~contactmodel.friction.base.FrictionLaw.key` (class and
+    parameters, whatever the law objects) and one row count d: ``law`` the first of them,
+    ``contacts`` (k,) their positions in the layout, ``rows`` (k, d) their assembly rows,
+    ``contexts`` their contexts."""
 
     law: FrictionLaw
     contacts: np.ndarray
@@ -63,6 +65,7 @@ class Layout:
 
     assembly: object = field(repr=False)
     laws: list = field(repr=False)
+    keys: list = field(repr=False)  # each contact's law key, or a number standing for it
     contexts: dict = field(repr=False)
     names: list[str]
     rows: list[list[int]]
@@ -99,10 +102,11 @@ class Layout:
             order = np.fromiter((i for r in rows for i in r), dtype=np.int64, count=int(sizes.sum()))
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         sliding_names = set(asm.sliding)
-        by_key: dict[tuple[int, int], list[int]] = {}
+        by_key: dict[tuple, list[int]] = {}
         laws = list(problem.laws.values())  # in the order of the names
-        for j, law in enumerate(laws):
-            by_key.setdefault((id(law), len(rows[j])), []).append(j)
+        keys = _law_keys(laws)
+        for j, key in enumerate(keys):
+            by_key.setdefault((key, len(rows[j])), []).append(j)
         contexts = list(problem.contexts.values()) if list(problem.contexts) == names else None
         groups = []
         for js in by_key.values():
@@ -118,6 +122,7 @@ class Layout:
         return cls(
             assembly=asm,
             laws=laws,
+            keys=keys,
             contexts=problem.contexts,
             names=names,
             rows=rows,
@@ -143,25 +148,23 @@ class Layout:
         )
 
     def friction_set(self, j: int) -> FrictionSet:
-        """The friction set of contact j (one per law object, made on first use)."""
-        law = self.laws[j]
-        fset = self._fsets.get(id(law))
+        """The friction set of contact j (one per law key, made on first use)."""
+        key = self.keys[j]
+        fset = self._fsets.get(key)
         if fset is None:
-            fset = self._fsets[id(law)] = law.friction_set()
+            fset = self._fsets[key] = self.laws[j].friction_set()
         return fset
 
     def friction_sets(self) -> SetArrays:
         """Every contact's friction set and what the modes read of it, made on first use."""
         if self._sets is None:
-            by_law: dict[int, int] = {}  # law object -> its set's position in ``own`` (made once)
+            by_law: dict = {}  # law key -> its set's position in ``own`` (made once)
             own: list[FrictionSet] = []
-            for j, law in enumerate(self.laws):
-                if id(law) not in by_law:
-                    by_law[id(law)] = len(own)
+            for j, key in enumerate(self.keys):
+                if key not in by_law:
+                    by_law[key] = len(own)
                     own.append(self.friction_set(j))
-            which = np.fromiter(
-                map(by_law.__getitem__, map(id, self.laws)), dtype=np.int64, count=len(self.laws)
-            )
+            which = np.fromiter(map(by_law.__getitem__, self.keys), dtype=np.int64, count=len(self.laws))
             k = which.tolist()
             fsets = list(map(own.__getitem__, k))
             lcp = [f.lcp for f in own]
@@ -207,6 +210,19 @@ class Layout:
                 g.plan, g.planned = g.law.residual_plan(g.contexts), True
             out[g.contacts] = g.law.law_residuals(g.contexts, c[g.rows], a[g.rows], g.plan)
         return out
+
+
+def _law_keys(laws: list) -> list:
+    """Each law's :attr:`~contactmodel.friction.base.FrictionLaw.key`, asked once per law object
+    (a problem often shares one object among many contacts)."""
+    by_object: dict[int, tuple] = {}
+    out = []
+    for law in laws:
+        key = by_object.get(id(law))
+        if key is None:
+            key = by_object[id(law)] = law.key
+        out.append(key)
+    return out
 
 
 def layout_of(problem: Problem) -> Layout:

@@ -276,9 +276,31 @@ class FrictionLaw(ABC):
             res[decided] = np.maximum(res[decided], gap)
         return res
 
+    @property
+    def key(self) -> tuple:
+        """What makes this law behave as it does: its class and its public fields (numbers, strings,
+        arrays by shape and bytes). Laws with equal keys state the same rows and check the same
+        conditions, so contacts whose laws share a key are handled together (one vectorized
+        residual, one friction set), however many law objects were declared."""
+        return (type(self), *((k, _hashable(v)) for k, v in vars(self).items() if not k.startswith("_")))
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
+
+
+def _hashable(value) -> object:
+    """``value`` as a hashable key part: arrays by dtype, shape and bytes, sequences as tuples, laws
+    by their :attr:`FrictionLaw.key`."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(map(_hashable, value))
+    if isinstance(value, dict):
+        return tuple((k, _hashable(v)) for k, v in value.items())
+    if isinstance(value, FrictionLaw):
+        return value.key
+    return value
 
 
 # -- small builders shared by the laws ------------------------------------------------------
