@@ -47,14 +47,8 @@ from contactmodel.assembly import (
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
-from contactmodel.friction.base import (
-    ContactContext,
-    DirectRows,
-    ForceMap,
-    FrictionLaw,
-    axes_set,
-    declare_pairs,
-)
+from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
+from contactmodel.friction.rows import ContactRows
 from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import (
     LAST_X,
@@ -64,7 +58,7 @@ from contactmodel.mcp.compile import (
     record_matrix,
     record_pairs,
 )
-from contactmodel.mcp.direct import compile_direct, direct_rows, reduced_matrix
+from contactmodel.mcp.direct import DirectMCP, compile_direct, contact_rows, reduced_matrix
 from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
@@ -116,12 +110,11 @@ class Problem:
     _variables: list | None = field(default=None, repr=False)
     #: each contact's rows, while the model is not built (see :mod:`contactmodel.mcp.direct`), and
     #: the first of each contact's force variables among T's columns
-    _direct: dict[str, DirectRows] | None = field(default=None, repr=False)
+    _direct: dict[str, ContactRows] | None = field(default=None, repr=False)
     _starts: list[int] | None = field(default=None, repr=False)
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
     _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
-    _carried: np.ndarray | None = field(default=None, repr=False)  # see _build
     _lazy_rows: bool = field(default=True, repr=False)  # LAZY_ROWS when formulated: the build's
 
     def __post_init__(self) -> None:
@@ -147,21 +140,19 @@ class Problem:
         return self._model is not None
 
     def _build(self) -> None:
-        """Build the model from the current assembly, laws and contexts (what :func:`formulate`
-        builds at once); a point loaded before is written into it, and the MCP made without it is
-        dropped (the next :meth:`compile` compiles the model, keeping its last accepted answer)."""
+        """Build the model from the current assembly, laws and contexts (what the laws' rows or
+        their own builders declare); a point loaded before is written into it. An MCP made from
+        the arrays stays this problem's MCP until the model's structure is edited (a component
+        added, removed or (de)activated: see :class:`~contactmodel.mcp.compile.Structure`)."""
         with building():
             model, variables, _ = _build_model(
                 self.assembly, self.laws, self.contexts, self.form, self._lazy_rows
             )
         self._model, self._variables = model, variables
-        compiled = self._compiled
-        self._direct = self._starts = self._compiled = None
+        self._direct = self._starts = None
         adopt_param_edits(self)
-        if compiled is not None:
-            if compiled.point is not None:
-                compiled.load(compiled.point)
-            self._carried = compiled.derived.get(LAST_X)
+        if self._compiled is not None:
+            self._compiled.adopt_model(model)
 
     @property
     def system(self) -> System:
@@ -201,13 +192,16 @@ class Problem:
                 compiled.update()
                 return compiled
         if compiled is None or refresh or compiled.structure.changed():
+            # the last answer of the MCP made from the arrays is a point of the model's MCP too
+            last = compiled.derived.get(LAST_X) if isinstance(compiled, DirectMCP) else None
             with building():  # see formulate
                 self._compiled = compile_model(self.model)
-            if self._carried is not None:
-                self._compiled.derived[LAST_X], self._carried = self._carried, None
+            if last is not None and last.shape == (self._compiled.mcp.n,):
+                self._compiled.derived[LAST_X] = last
+            adopt_param_edits(self)
         else:
             compiled.update()
-        adopt_param_edits(self)
+            adopt_param_edits(self)
         return self._compiled
 
     def update(self, b=None, f=None, mu=None) -> None:
@@ -368,7 +362,7 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
     # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, and
     # the objects handed to its oldest generation afterwards (see ``building``).
     with building():
-        return _formulate(system, friction, Form.parse(form))
+        return _formulate(system, friction, Form.parse(form), lazy=True)
 
 
 def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
@@ -378,7 +372,7 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     contexts = _contexts(assembly)
-    direct = direct_rows(laws, contexts) if lazy and form is Form.REDUCED else None
+    direct = contact_rows(laws, contexts) if lazy and form is Form.REDUCED else None
     if direct is not None:
         starts, T = direct_force_matrix(assembly, direct)
         return Problem(

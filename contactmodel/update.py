@@ -197,5 +197,5 @@ def _update_mu(problem: Problem, mu) -> None:
         if cone is not None:
             cone.mu._value = value
         else:  # the rows the model will be built with, and the MCP made without it reads
-            problem._direct[name] = new.direct_rows(problem.contexts[name])
+            problem._direct[name] = new.rows(problem.contexts[name])
     problem.laws = laws

@@ -1,5 +1,5 @@
 """A problem made from matrices is compiled from its arrays, without building its Pyomo model
-(``contactmodel.mcp.direct``), where every law states its rows (``FrictionLaw.direct_rows``): that
+(``contactmodel.mcp.direct``), where every law states its rows (``FrictionLaw.rows``): that
 MCP is the one compiling the built model gives (names, order, bounds, pairs, cone blocks, M, q,
 the maps back to the model), the model built afterwards is today's, and once built the model is
 what ``cm.solve`` reads (edits of it are noticed)."""
@@ -27,21 +27,25 @@ def _data(nc: int, torsion: bool, seed: int = 3):
     return G @ G.T + 0.1 * np.eye(d * nc), rng.standard_normal(d * nc)
 
 
-#: every law with the direct route (each law class that overrides direct_rows), as used per contact
+#: every law with the direct route (each law class that overrides rows), as used per contact
 LAWS = {
     "cone": lambda: cm.CoulombCone(0.4),
     "cone_soc": lambda: cm.CoulombCone(0.3, form="soc"),
     "cone_mncp_sliding": lambda: cm.CoulombCone(0.4, form="mncp"),  # direct where contacts slide
     "frictionless": lambda: cm.Frictionless(),
+    "pyramid": lambda: cm.Pyramid(0.45),
+    "planar": lambda: cm.Planar(0.35),
+    "polygonal": lambda: cm.Polygonal(0.5, 6, offset=0.3),
+    "polygonal4": lambda: cm.Polygonal(0.5, 4),  # directions with coefficients 0, 1, -1
 }
 
 
 def test_every_law_with_a_direct_route_is_covered() -> None:
-    """A law class gaining direct_rows must be added to LAWS (so this file checks it)."""
+    """A law class gaining rows must be added to LAWS (so this file checks it)."""
     own = {
         cls.__name__
         for cls in _subclasses(FrictionLaw)
-        if cls.direct_rows is not FrictionLaw.direct_rows and not cls.__module__.startswith("tests")
+        if cls.rows is not FrictionLaw.rows and not cls.__module__.startswith("tests")
     }
     assert own <= {type(make()).__name__ for make in LAWS.values()}
 
@@ -171,22 +175,28 @@ def test_updates_before_and_after_the_build() -> None:
 
 
 def test_edits_of_the_built_model_are_read() -> None:
-    """Once the model is read, cm.solve compiles it: a hand edit of b, and a pair added, are what
-    the next solves read; the last accepted answer (warm starts) is carried over the build."""
+    """Reading the model builds it without recompiling: the MCP made from the arrays stays, and
+    reads a hand edit of b or of a cone's mu; a pair added (a structural edit) makes cm.solve
+    compile the model. The last accepted answer (warm starts) is carried over the build."""
     lazy, _ = _problems("cone_soc", False, "none")
+    direct = lazy.compile()
     first = cm.solve(lazy, solver="newton")
     model = lazy.model
-    assert lazy.built and lazy.compile() is not None
-    assert not isinstance(lazy.compile(), DirectMCP)
+    assert lazy.built and lazy.compile() is direct
     np.testing.assert_array_equal(lazy.compile().derived["last_x"], first.x)
     for r in range(0, lazy.assembly.m, 3):  # every contact pressed harder
         model.b[r] = model.b[r].value - 1.0
     again = cm.solve(lazy, solver="newton")
+    assert lazy.compile() is direct
     assert lazy.assembly.b[0] == model.b[0].value  # the edit was taken into the assembly
     assert again.ok and not np.array_equal(again.x, first.x)
+    np.testing.assert_array_equal(direct.mcp.q, compile_model(model).mcp.q)
+    model.contact["c0"].cone.mu = 0.05
+    assert lazy.compile().mcp.cones.mu[0] == 0.05 == compile_model(model).mcp.cones.mu[0]
     n = lazy.compile().mcp.n
     model.extra_x = pe.Var()
     model.extra = Complementarity(expr=complements(model.extra_x >= 0, model.extra_x + 1 >= 0))
+    assert not isinstance(lazy.compile(), DirectMCP)
     assert lazy.compile().mcp.n == n + 1
     extra = list(lazy.compile().mcp.names).index("extra_x")
     assert cm.solve(lazy, solver="newton").x[extra] == 0.0

@@ -94,8 +94,9 @@ def test_a_formulated_model_is_handed_to_the_oldest_generation_and_still_freed(m
     from contactmodel import _pyomo
 
     problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
+    model, block = problem.model, problem.block(problem.contact_names[0])  # built when first read
     oldest = {id(o) for o in gc.get_objects(generation=2)}
-    assert id(problem.model) in oldest and id(problem.block(problem.contact_names[0])) in oldest
+    assert id(model) in oldest and id(block) in oldest
     monkeypatch.setattr(_pyomo, "SETTLE_LIMIT", 2000)  # a few small models
     gc.disable()  # only settle's own full collections
     try:

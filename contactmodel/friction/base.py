@@ -16,7 +16,6 @@ References:
 
 from __future__ import annotations
 
-import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -25,10 +24,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contactmodel import validate
-from contactmodel._pyomo import add_complementarity, add_expression, add_var, complements, pe
+from contactmodel._pyomo import add_block, add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
+from contactmodel.friction.rows import ContactRows, sliding_coefficients
 from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pairs
+from contactmodel.mcp.cones import SOCComplementarity
 
 if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
     from contactmodel.system import Contact
@@ -79,68 +80,6 @@ def check_coefficient(value, field: str, positive: bool = False) -> float:
     return v
 
 
-@dataclass(frozen=True)
-class DirectRows:
-    """What a law contributes to the reduced form's MCP at one contact, stated without Pyomo (the
-    direct route of :meth:`FrictionLaw.direct_rows`): exactly the rows and variables its
-    ``build`` and ``add_conditions`` declare, so that the MCP compiled from these equals, bit for
-    bit, the MCP compiled from the built block (tests/test_direct_route.py).
-
-    ``variables`` (local name, lower bound, upper bound) of each scalar variable in declaration
-    order; ``force`` the force map (component -> (coefficient, variable position)), as ``build``
-    returns it; ``pairs`` (key, variable position, lower bound) of each pair
-    ``var >= lower _|_ accel[axis] >= 0``, its axis the pair's ``axis`` (``"n"``, ...), in the
-    order stated; ``cone`` the positions of the (n, t, o) force variables of the contact's
-    :class:`~contactmodel.mcp.cones.SOCComplementarity` block (its rows ``accel[n|t|o]``) and
-    ``mu`` its coefficient, or None without a cone block."""
-
-    variables: tuple[tuple[str, float, float], ...]
-    force: dict[str, list[tuple[float, int]]]
-    pairs: tuple[tuple[str, int, float, str], ...] = ()
-    cone: tuple[int, int, int] | None = None
-    mu: float = 0.0
-
-    @functools.cached_property
-    def terms(self) -> tuple[list[str], list[int], list[float], list[str]]:
-        """The force map's terms as lists: (component, rank of the variable in order of first use,
-        coefficient) of each term, in order, and the variables' local names in that order."""
-        rank: dict[int, int] = {}
-        comps, ranks, coefs = [], [], []
-        for comp, terms in self.force.items():
-            for coef, pos in terms:
-                comps.append(comp)
-                ranks.append(rank.setdefault(pos, len(rank)))
-                coefs.append(coef)
-        return comps, ranks, coefs, [self.variables[pos][0] for pos in rank]
-
-    @functools.cached_property
-    def rows(self) -> tuple[tuple[list, ...], tuple[list, ...]]:
-        """The MCP rows this contact gives, as lists: for its pairs (keys, variables, lower and
-        upper bounds (the pair's and the variable's together), axes, ranks) and for its cone rows
-        (variables, axes, ranks), a variable's rank its position in :attr:`terms` order (-1: no
-        force variable); checked to name each variable once."""
-        keys, pvars, lows, highs, paxes = [], [], [], [], []
-        for key, pos, low, axis in self.pairs:
-            var, vlb, vub = self.variables[pos]
-            keys.append(key)
-            pvars.append(var)
-            lows.append(max(low, vlb))
-            highs.append(min(math.inf, vub))
-            paxes.append(axis)
-        cvars = [] if self.cone is None else [self.variables[p][0] for p in self.cone]
-        caxes = [] if self.cone is None else list("nto")
-        if len(set(pvars + cvars)) != len(pvars + cvars):
-            raise FrictionLawError(
-                f"DirectRows: a variable is matched with more than one row ({pvars + cvars}); give "
-                "each pair and cone row its own variable"
-            )
-        rank = {var: r for r, var in enumerate(self.terms[3])}
-        return (
-            (keys, pvars, lows, highs, paxes, [rank.get(v, -1) for v in pvars]),
-            (cvars, caxes, [rank.get(v, -1) for v in cvars]),
-        )
-
-
 #: one step of a law's residual plan: a part of its friction set, the mask of the contacts it
 #: decides, its components' positions in (n, t, o, r)
 _PlanStep = tuple[SetPart, np.ndarray, list[int]]
@@ -160,19 +99,40 @@ class FrictionLaw(ABC):
                 "normal; declare the contact with torsion=True (soft finger / distributed contact)"
             )
 
-    @abstractmethod
-    def build(self, blk: pe.Block, ctx: ContactContext) -> ForceMap:
-        """Declare variables on ``blk``, name the forces ``blk.c_n``, ``blk.c_t``...; return them."""
-
-    @abstractmethod
-    def add_conditions(self, blk: pe.Block, ctx: ContactContext) -> None:
-        """Add this contact's complementarity pairs, using ``blk.accel[comp]``."""
-
-    def direct_rows(self, ctx: ContactContext) -> DirectRows | None:
-        """The rows ``build`` and ``add_conditions`` declare at ``ctx``, stated without Pyomo
-        (:class:`DirectRows`), so a problem of such contacts is compiled without building its
-        model; None (the default) when this law has no such statement here: the model is built."""
+    def rows(self, ctx: ContactContext) -> ContactRows | None:
+        """This law's statement at ``ctx`` (:class:`~contactmodel.friction.rows.ContactRows`):
+        variables, force map, pairs, cone block. The contact's Pyomo Block and the MCP made without
+        Pyomo are both derived from it. None (the default) for a law that builds its Block itself
+        (:meth:`build`, :meth:`add_conditions`); a problem with such a contact builds its model."""
         return None
+
+    def build(self, blk: pe.Block, ctx: ContactContext) -> ForceMap:
+        """Declare variables on ``blk``, name the forces ``blk.c_n``, ``blk.c_t``...; return them
+        (by default derived from :meth:`rows`, see :func:`build_rows`)."""
+        return build_rows(blk, self._stated(ctx))
+
+    def add_conditions(self, blk: pe.Block, ctx: ContactContext) -> None:
+        """Add this contact's complementarity pairs, using ``blk.accel[comp]`` (by default derived
+        from :meth:`rows`, see :func:`add_row_conditions`)."""
+        add_row_conditions(blk, self._stated(ctx))
+
+    def _stated(self, ctx: ContactContext) -> ContactRows:
+        rows = self.rows(ctx)
+        if rows is None:
+            raise FrictionLawError(
+                f"{type(self).__name__} states no rows: define {type(self).__name__}.rows(ctx) returning "
+                "a contactmodel.friction.rows.ContactRows (or build() and add_conditions())"
+            )
+        return rows
+
+    def cached_rows(self, make) -> ContactRows:
+        """``make()``, made once per law parameters (:attr:`key`) and kept on the law: the rows of a
+        rolling contact depend on the law alone, and many contacts share them."""
+        key = self.key
+        hit = self.__dict__.get("_rows_cache")
+        if hit is None or hit[0] != key:
+            hit = self.__dict__["_rows_cache"] = (key, make())
+        return hit[1]
 
     @abstractmethod
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
@@ -378,30 +338,88 @@ def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], m
     """Maximum-work friction at a sliding contact, linear in c_n (Trinkle et al. (1997) (10), Trinkle and
     Pang (1997) KKT): c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
     fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
-    for c, k in sliding_coefficients(ctx, weights, mu).items():
+    for c, k in sliding_coefficients(ctx.velocity, weights, mu).items():
         add_expression(blk, f"c_{c}", k * blk.c_n)
         fmap[c] = [(k, blk.c_n)]
     return fmap
 
 
-def sliding_coefficients(ctx: ContactContext, weights: dict[str, float], mu: float) -> dict[str, float]:
-    """The coefficients k_alpha of :func:`sliding_map`, c_alpha = k_alpha c_n, in the order of
-    ``weights``."""
-    comps = "".join(weights)
-    v = {c: ctx.velocity["ntor".index(c)] for c in comps}
-    norm = math.sqrt(sum(weights[c] ** 2 * v[c] ** 2 for c in comps))
-    return {c: -mu * weights[c] ** 2 * v[c] / norm for c in comps}
+# -- a contact's Block derived from its statement ----------------------------------------------
+def build_rows(blk: pe.Block, rows: ContactRows) -> ForceMap:
+    """Declare the variables of ``rows`` on ``blk`` (one component per name: scalar, indexed by the
+    shared axes Set for axis letters, or by ``range(k)`` for integers), then each force component
+    that is not one variable ``c_<component>`` as the Expression ``c_<component>``; return the
+    force map over the variables."""
+    by_name: dict[str, list[int]] = {}
+    for pos, (name, _, _, _) in enumerate(rows.variables):
+        by_name.setdefault(name, []).append(pos)
+    found: list = [None] * len(rows.variables)
+    for name, positions in by_name.items():
+        _, index, low, high = rows.variables[positions[0]]
+        if (
+            any(rows.variables[p][2:] != (low, high) for p in positions)
+            or high != math.inf
+            or low
+            not in (
+                0.0,
+                -math.inf,
+            )
+        ):
+            raise FrictionLawError(
+                f"ContactRows: the entries of variable '{name}' must all be >= 0 or all free"
+            )
+        nonneg = low == 0.0
+        if index is None:
+            found[positions[0]] = add_var(blk, name, nonneg=nonneg)
+            continue
+        indices = [rows.variables[p][1] for p in positions]
+        if isinstance(index, str):
+            comp = add_var(blk, name, axes_set(blk, "".join(indices)), nonneg=nonneg)
+        else:
+            domain = pe.NonNegativeReals if nonneg else pe.Reals
+            blk.add_component(name, pe.Var(range(len(indices)), domain=domain, initialize=0.0))
+            comp = blk.component(name)
+        for p, i in zip(positions, indices):
+            found[p] = comp[i]
+    fmap: ForceMap = {}
+    for comp, terms in rows.force.items():
+        fmap[comp] = [(coef, found[pos]) for coef, pos in terms]
+        if not (len(terms) == 1 and terms[0][0] == 1.0 and rows.local(terms[0][1]) == f"c_{comp}"):
+            add_expression(blk, f"c_{comp}", _sum(terms, found, None))
+    blk.__dict__["_contact_row_variables"] = found
+    return fmap
 
 
-def sliding_direct_rows(ctx: ContactContext, weights: dict[str, float], mu: float) -> DirectRows:
-    """:class:`DirectRows` of a sliding contact built by :func:`normal_force`, :func:`sliding_map`
-    and :func:`normal_pair`: c_n >= 0 _|_ a_n >= 0, the friction forces k_alpha c_n."""
-    force = {"n": [(1.0, 0)]}
-    for c, k in sliding_coefficients(ctx, weights, mu).items():
-        force[c] = [(k, 0)]
-    return DirectRows(NORMAL_VARIABLE, force, NORMAL_PAIR)
+def add_row_conditions(blk: pe.Block, rows: ContactRows) -> None:
+    """The pairs of ``rows`` (``0 <= var _|_ F >= 0``, or ``F == 0`` with a free var) and its cone
+    block, on ``blk`` after :func:`build_rows` and the accelerations ``blk.accel``."""
+    found = blk.__dict__.pop("_contact_row_variables")
+    for key, pos, terms in rows.pairs:
+        var, expr = found[pos], _sum(terms, found, blk.accel)
+        if rows.variables[pos][2] == 0.0:
+            nonneg_pair(blk, key, var, expr)
+        else:
+            equation(blk, key, expr, var)
+    if rows.cone is not None:
+        force = {ax: found[p] for ax, p in zip("nto", rows.cone)}
+        add_block(blk, "cone", SOCComplementarity).set(force, {ax: blk.accel[ax] for ax in "nto"}, rows.mu)
 
 
-#: the normal force variable and pair of :func:`normal_force` and :func:`normal_pair`
-NORMAL_VARIABLE = (("c_n", 0.0, math.inf),)
-NORMAL_PAIR = (("normal", 0, 0.0, "n"),)
+def _sum(terms, found: list, accel):
+    """The Pyomo expression of ``terms`` (see :mod:`contactmodel.friction.rows`), written as a law
+    would write it: term after term, ``- x`` for a coefficient of -1, a group as its own sum."""
+    expr = None
+    for coef, what in terms:
+        if isinstance(what, tuple):
+            part = sum(c * found[p] for c, p in what)
+        elif isinstance(what, str):
+            part = accel[what]
+        else:
+            part = found[what]
+        if expr is None:
+            expr = part if coef == 1.0 else coef * part
+        elif coef == -1.0:
+            expr = expr - part
+        else:
+            expr = expr + coef * part
+    return expr

@@ -50,24 +50,23 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from contactmodel._pyomo import add_block, add_expression, add_var, pe
+from contactmodel._pyomo import add_expression, add_var, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
-    DirectRows,
     ForceMap,
     FrictionLaw,
     Lifted,
+    add_row_conditions,
+    build_rows,
     check_coefficient,
     equation,
     nonneg_pair,
     normal_force,
     normal_pair,
-    sliding_direct_rows,
-    sliding_map,
 )
+from contactmodel.friction.rows import ContactRows, sliding_rows
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
-from contactmodel.mcp.cones import SOCComplementarity
 from contactmodel.mcp.cones import residual as cone_residual
 
 if TYPE_CHECKING:
@@ -127,14 +126,29 @@ class CoulombCone(FrictionLaw):
         law.auto = self.auto
         return law
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
+    def rows(self, ctx: ContactContext) -> ContactRows | None:
+        """A sliding contact (either form) and a rolling one in the SOC form (free c_n, c_t, c_o in
+        one cone block); None for a rolling MNCP contact, whose rows are written by :meth:`build`
+        and :meth:`add_conditions` (its squared forces are not yet stated as arrays)."""
         if ctx.sliding("to"):
-            normal_force(blk)
-            return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
-        if self.form == "soc":
-            # free: the cone block bounds them
-            c_n, c_t, c_o = (add_var(blk, f"c_{ax}") for ax in "nto")
-            return {"n": [(1.0, c_n)], "t": [(1.0, c_t)], "o": [(1.0, c_o)]}
+            return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
+        if self.form != "soc":
+            return None
+        return self.cached_rows(self._soc_rows)
+
+    def _soc_rows(self) -> ContactRows:
+        free = (-math.inf, math.inf)
+        return ContactRows(
+            tuple((f"c_{ax}", None, *free) for ax in "nto"),
+            {"n": [(1.0, 0)], "t": [(1.0, 1)], "o": [(1.0, 2)]},
+            cone=(0, 1, 2),
+            mu=self.mu,
+        )
+
+    def build(self, blk, ctx: ContactContext) -> ForceMap:
+        rows = self.rows(ctx)
+        if rows is not None:
+            return build_rows(blk, rows)
         c_n = normal_force(blk)
         c_t, c_o = add_var(blk, "c_t"), add_var(blk, "c_o")
         add_var(blk, "lam", nonneg=True)
@@ -143,14 +157,11 @@ class CoulombCone(FrictionLaw):
         return {"n": [(1.0, c_n)], "t": [(1.0, c_t)], "o": [(1.0, c_o)]}
 
     def add_conditions(self, blk, ctx: ContactContext) -> None:
-        if self.form == "soc" and not ctx.sliding("to"):
-            add_block(blk, "cone", SOCComplementarity).set(
-                {ax: getattr(blk, f"c_{ax}") for ax in "nto"}, {ax: blk.accel[ax] for ax in "nto"}, self.mu
-            )
+        rows = self.rows(ctx)
+        if rows is not None:
+            add_row_conditions(blk, rows)
             return
         normal_pair(blk)
-        if ctx.sliding("to"):
-            return
         mu = self.mu
         if self.slack == "quadratic":
             add_expression(blk, "s", mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
@@ -162,25 +173,6 @@ class CoulombCone(FrictionLaw):
             c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")
             equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
             equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
-
-    def direct_rows(self, ctx: ContactContext) -> DirectRows | None:
-        """A sliding contact (either form) and a rolling one in the SOC form; None for a rolling
-        MNCP contact (its rows are not accelerations alone: the model is built)."""
-        if ctx.sliding("to"):
-            return sliding_direct_rows(ctx, {"t": 1.0, "o": 1.0}, self.mu)
-        if self.form != "soc":
-            return None
-        rows = self.__dict__.get("_soc_rows")  # one object for every rolling contact of this law
-        if rows is None or rows.mu != self.mu:  # (a copy given another mu makes its own)
-            free = (-math.inf, math.inf)
-            rows = DirectRows(
-                tuple((f"c_{ax}", *free) for ax in "nto"),
-                {"n": [(1.0, 0)], "t": [(1.0, 1)], "o": [(1.0, 2)]},
-                cone=(0, 1, 2),
-                mu=self.mu,
-            )
-            self.__dict__["_soc_rows"] = rows
-        return rows
 
     def friction_set(self) -> FrictionSet:
         from contactmodel.friction.pyramid import Pyramid

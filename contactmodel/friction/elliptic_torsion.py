@@ -15,20 +15,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel._pyomo import pe
+from contactmodel._pyomo import add_expression, add_var, pe
 from contactmodel.friction.base import (
     ContactContext,
     ForceMap,
     FrictionLaw,
     Lifted,
+    axes_set,
     check_coefficient,
+    nonneg_pair,
     normal_force,
     normal_pair,
     sliding_map,
 )
 from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
-from contactmodel.friction.pyramid import Pyramid, add_interval_axes, add_interval_pairs, lift_interval_axes
+from contactmodel.friction.pyramid import Pyramid, lift_interval_axes
 from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
+
+
+def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
+    """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
+    index = axes_set(blk, axes)
+    s_plus = add_var(blk, "s_plus", index, nonneg=True)
+    add_var(blk, "a_minus", index, nonneg=True)
+    fmap: ForceMap = {}
+    for alpha in axes:
+        k = bound[alpha]
+        add_expression(blk, f"c_{alpha}", s_plus[alpha] - k * blk.c_n)
+        fmap[alpha] = [(1.0, s_plus[alpha]), (-k, blk.c_n)]
+    return fmap
+
+
+def add_interval_pairs(blk, axes: str, bound: dict[str, float]) -> None:
+    for alpha in axes:
+        k = bound[alpha]
+        nonneg_pair(blk, f"plus_{alpha}", blk.s_plus[alpha], blk.accel[alpha] + blk.a_minus[alpha])
+        nonneg_pair(blk, f"minus_{alpha}", blk.a_minus[alpha], 2 * k * blk.c_n - blk.s_plus[alpha])
 
 
 class EllipticTorsion(FrictionLaw):

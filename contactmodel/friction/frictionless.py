@@ -4,31 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel.friction.base import (
-    NORMAL_PAIR,
-    NORMAL_VARIABLE,
-    ContactContext,
-    DirectRows,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    normal_force,
-    normal_pair,
-)
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted
+from contactmodel.friction.rows import ContactRows, normal_rows
 from contactmodel.friction.sets import FrictionSet
 
 
 class Frictionless(FrictionLaw):
     """A frictionless contact: c_t = c_o (= c_r) = 0."""
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        return {"n": [(1.0, normal_force(blk))]}
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-
-    def direct_rows(self, ctx: ContactContext) -> DirectRows:
-        return DirectRows(NORMAL_VARIABLE, {"n": [(1.0, 0)]}, NORMAL_PAIR)
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        return self.cached_rows(normal_rows)
 
     def friction_set(self) -> FrictionSet:
         return FrictionSet([], "frictionless")

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    check_coefficient,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
-from contactmodel.friction.pyramid import add_interval_axes, add_interval_pairs, lift_interval_axes
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.pyramid import lift_interval_axes
+from contactmodel.friction.rows import ContactRows, interval_rows, sliding_rows
 from contactmodel.friction.sets import BoxPart, FrictionSet
 
 
@@ -28,18 +20,10 @@ class Planar(FrictionLaw):
     def __init__(self, mu: float):
         self.mu = check_coefficient(mu, "Planar.mu")
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        normal_force(blk)
+    def rows(self, ctx: ContactContext) -> ContactRows:
         if ctx.sliding("t"):
-            return sliding_map(blk, ctx, {"t": 1.0}, self.mu)
-        fmap = add_interval_axes(blk, "t", {"t": self.mu})
-        fmap["n"] = [(1.0, blk.c_n)]
-        return fmap
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if not ctx.sliding("t"):
-            add_interval_pairs(blk, "t", {"t": self.mu})
+            return sliding_rows(ctx.velocity, {"t": 1.0}, self.mu)
+        return self.cached_rows(lambda: interval_rows("t", {"t": self.mu}))
 
     def friction_set(self) -> FrictionSet:
         return FrictionSet([BoxPart("t", self.mu)], f"planar mu={self.mu:g}")

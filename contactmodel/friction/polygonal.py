@@ -15,22 +15,14 @@ References:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from contactmodel import validate
-from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    check_coefficient,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.rows import NORMAL_PAIR, ContactRows, sliding_rows
 from contactmodel.friction.sets import FrictionSet, PolygonPart
 
 
@@ -50,29 +42,27 @@ class Polygonal(FrictionLaw):
         th = self.offset + 2 * np.pi * np.arange(self.k) / self.k
         return np.column_stack([np.cos(th), np.sin(th)])
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        c_n = normal_force(blk)
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        """Rolling: c_n, beta[i] and lam >= 0 with c_T = D beta and the pairs
+        ``0 <= beta[i] _|_ lam + d_i . a_T >= 0``, ``0 <= lam _|_ mu c_n - sum(beta) >= 0``."""
         if ctx.sliding("to"):
-            return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
-        D = self.directions
-        blk.beta = pe.Var(range(self.k), domain=pe.NonNegativeReals, initialize=0.0)
-        blk.lam = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
-        fmap: ForceMap = {"n": [(1.0, c_n)]}
-        for col, alpha in enumerate("to"):
-            terms = [(float(D[i, col]), blk.beta[i]) for i in range(self.k) if D[i, col] != 0.0]
-            blk.add_component(f"c_{alpha}", pe.Expression(expr=sum(c * v for c, v in terms)))
-            fmap[alpha] = terms
-        return fmap
+            return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
+        return self.cached_rows(self._rolling_rows)
 
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if ctx.sliding("to"):
-            return
-        D = self.directions
-        for i in range(self.k):
-            expr = blk.lam + D[i, 0] * blk.accel["t"] + D[i, 1] * blk.accel["o"]
-            nonneg_pair(blk, f"direction_{i}", blk.beta[i], expr)
-        nonneg_pair(blk, "limit", blk.lam, self.mu * blk.c_n - sum(blk.beta[i] for i in range(self.k)))
+    def _rolling_rows(self) -> ContactRows:
+        D = self.directions.tolist()
+        k, inf = self.k, math.inf
+        beta = list(range(1, k + 1))
+        lam = k + 1
+        betas = tuple(("beta", i, 0.0, inf) for i in range(k))
+        variables = (("c_n", None, 0.0, inf), *betas, ("lam", None, 0.0, inf))
+        force = {"n": [(1.0, 0)]}
+        for col, alpha in enumerate("to"):
+            force[alpha] = [(D[i][col], beta[i]) for i in range(k) if D[i][col] != 0.0]
+        pairs = [NORMAL_PAIR[0]]
+        pairs += [(f"direction_{i}", beta[i], ((1.0, lam), (D[i][0], "t"), (D[i][1], "o"))) for i in range(k)]
+        pairs.append(("limit", lam, ((self.mu, 0), (-1.0, tuple((1.0, b) for b in beta)))))
+        return ContactRows(variables, force, tuple(pairs))
 
     def decompose(self, friction: np.ndarray) -> np.ndarray:
         """beta >= 0 with D beta = friction using the two directions adjacent to it (minimal sum)."""

@@ -20,40 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel._pyomo import add_expression, add_var
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    axes_set,
-    check_coefficient,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.rows import ContactRows, interval_rows, sliding_rows
 from contactmodel.friction.sets import BoxPart, FrictionSet
-
-
-def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
-    """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
-    index = axes_set(blk, axes)
-    s_plus = add_var(blk, "s_plus", index, nonneg=True)
-    add_var(blk, "a_minus", index, nonneg=True)
-    fmap: ForceMap = {}
-    for alpha in axes:
-        k = bound[alpha]
-        add_expression(blk, f"c_{alpha}", s_plus[alpha] - k * blk.c_n)
-        fmap[alpha] = [(1.0, s_plus[alpha]), (-k, blk.c_n)]
-    return fmap
-
-
-def add_interval_pairs(blk, axes: str, bound: dict[str, float]) -> None:
-    for alpha in axes:
-        k = bound[alpha]
-        nonneg_pair(blk, f"plus_{alpha}", blk.s_plus[alpha], blk.accel[alpha] + blk.a_minus[alpha])
-        nonneg_pair(blk, f"minus_{alpha}", blk.a_minus[alpha], 2 * k * blk.c_n - blk.s_plus[alpha])
 
 
 def lift_interval_axes(axes: str, bound: dict[str, float], force, accel) -> Lifted:
@@ -71,18 +40,10 @@ class Pyramid(FrictionLaw):
     def __init__(self, mu: float):
         self.mu = check_coefficient(mu, "Pyramid.mu")
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        normal_force(blk)
+    def rows(self, ctx: ContactContext) -> ContactRows:
         if ctx.sliding("to"):
-            return sliding_map(blk, ctx, {"t": 1.0, "o": 1.0}, self.mu)
-        fmap = add_interval_axes(blk, "to", {"t": self.mu, "o": self.mu})
-        fmap["n"] = [(1.0, blk.c_n)]
-        return fmap
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if not ctx.sliding("to"):
-            add_interval_pairs(blk, "to", {"t": self.mu, "o": self.mu})
+            return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
+        return self.cached_rows(lambda: interval_rows("to", {"t": self.mu, "o": self.mu}))
 
     def friction_set(self) -> FrictionSet:
         return FrictionSet([BoxPart("to", self.mu)], f"pyramid mu={self.mu:g}", relaxes_cone=self.mu)

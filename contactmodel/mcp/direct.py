@@ -1,10 +1,10 @@
 """The MCP of a reduced-form contact problem compiled from its arrays, without its Pyomo model.
 
 A problem made by :func:`~contactmodel.formulation.formulate_from_matrices` whose laws all state
-their rows without Pyomo (:meth:`~contactmodel.friction.base.FrictionLaw.direct_rows`) does not
+their rows (:meth:`~contactmodel.friction.base.FrictionLaw.rows`) does not
 build its model until something reads it (``problem.model``, a block, its variables). Until then
 :meth:`Problem.compile <contactmodel.formulation.Problem.compile>` makes the MCP here, from A, b,
-the contacts' rows and the laws' :class:`~contactmodel.friction.base.DirectRows`: the very MCP the
+the contacts' rows and the laws' :class:`~contactmodel.friction.rows.ContactRows`: the very MCP the
 compiler makes of the built model (names, variable order, bounds, pair rows, cone blocks, M and q
 bit for bit; tests/test_direct_route.py compares the two for every law with the direct route).
 
@@ -26,33 +26,36 @@ import numpy as np
 import scipy.sparse as sp
 from pyomo.core.base.component_namer import index_repr
 
-from contactmodel.mcp.compile import CompiledMCP, _Functions, _Terms, matrix_rows
+from contactmodel.mcp.compile import _VALUE, CompiledMCP, Structure, _Functions, _Terms, matrix_rows
 from contactmodel.mcp.types import MCP, CoulombBlocks
 from contactmodel.modes import Pair
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
     from contactmodel.formulation import Problem
-    from contactmodel.friction.base import ContactContext, DirectRows, FrictionLaw
+    from contactmodel.friction.base import ContactContext, FrictionLaw
+    from contactmodel.friction.rows import ContactRows
 
 
-def direct_rows(
+def contact_rows(
     laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]
-) -> dict[str, DirectRows] | None:
-    """Each contact's :class:`~contactmodel.friction.base.DirectRows`, or None when some law has
-    no direct statement of its contact (the model is then built)."""
+) -> dict[str, ContactRows] | None:
+    """Each contact's :class:`~contactmodel.friction.rows.ContactRows`, or None when some law
+    states no rows at its contact (the model is then built)."""
     out = {}
     for name, law in laws.items():
-        rows = law.direct_rows(contexts[name])
+        rows = law.rows(contexts[name])
         if rows is None:
             return None
         out[name] = rows
     return out
 
 
-def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tuple[list[int], sp.csr_matrix]:
+def force_matrix(
+    assembly: ContactAssembly, direct: dict[str, ContactRows]
+) -> tuple[list[int], sp.csr_matrix]:
     """(starts, T): the first of each contact's force variables among T's columns (each
-    contact's own, in order of first use: :attr:`DirectRows.terms`) and T (m, columns) with
+    contact's own, in order of first use: :attr:`ContactRows.terms`) and T (m, columns) with
     c = T y: what :func:`~contactmodel.formulation._force_matrix` makes of the built blocks' force
     maps (the same entries in the same order)."""
     starts: list[int] = []
@@ -61,12 +64,12 @@ def force_matrix(assembly: ContactAssembly, direct: dict[str, DirectRows]) -> tu
     base = 0
     for name, rows in direct.items():
         crow = contact_rows[name]
-        comps, ranks, coefs, local = rows.terms
+        comps, ranks, coefs, positions = rows.terms
         starts.append(base)
         ti.extend([crow[c] for c in comps])
         tj.extend([base + r for r in ranks])
         tv.extend(coefs)
-        base += len(local)
+        base += len(positions)
     return starts, _csr(
         np.array(ti, dtype=np.int64), np.array(tj, dtype=np.int64), np.array(tv), (assembly.m, base)
     )
@@ -93,8 +96,9 @@ def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix
 
 
 class KeyNames(Sequence):
-    """The Pyomo names of variables given by key (contact name, local name):
-    ``contact[NAME].LOCAL`` with NAME written as Pyomo writes an index; made when first read."""
+    """The Pyomo names of variables given by key (contact name, component name, index or None):
+    ``contact[NAME].COMPONENT[INDEX]`` with NAME and INDEX written as Pyomo writes an index; made
+    when first read."""
 
     def __init__(self, keys: list[tuple[str, str]]) -> None:
         self._keys = keys
@@ -102,7 +106,10 @@ class KeyNames(Sequence):
 
     def __getitem__(self, i):
         if self._names is None:
-            self._names = [f"contact{index_repr(name)}.{local}" for name, local in self._keys]
+            self._names = [
+                f"contact{index_repr(name)}.{comp}{'' if index is None else index_repr(index)}"
+                for name, comp, index in self._keys
+            ]
         return self._names[i]
 
     def __len__(self) -> int:
@@ -110,7 +117,8 @@ class KeyNames(Sequence):
 
 
 class ModelVariables(Sequence):
-    """The built model's variables of keys (contact name, local name), in order: reading one
+    """The built model's variables of keys (contact name, component name, index or None), in order:
+    reading one
     builds the problem's model (once) and finds them all."""
 
     def __init__(self, problem: Problem, keys: list[tuple[str, str]]) -> None:
@@ -121,7 +129,7 @@ class ModelVariables(Sequence):
     def _resolve(self) -> list:
         if self._vars is None:
             model = self._problem.model
-            self._vars = [model.contact[name].component(local) for name, local in self._keys]
+            self._vars = [model.contact[name].component(comp)[index] for name, comp, index in self._keys]
         return self._vars
 
     def __getitem__(self, i):
@@ -137,15 +145,17 @@ class ModelVariables(Sequence):
 @dataclass
 class DirectMCP(CompiledMCP):
     """A :class:`~contactmodel.mcp.compile.CompiledMCP` made without the model (see the module
-    docstring). ``rows_b`` (n,): the row of b each MCP row reads; ``cone_names`` the contact of
+    docstring). ``rows_b``: the rows of b each MCP row reads (an index array, or the (n, m) matrix
+    of the rows' acceleration coefficients, see :func:`_linear_part`); ``cone_names`` the contact of
     each cone block (its law's mu re-read when the problem's laws are replaced). While the model
     is not built, a point loaded (:meth:`load`) is kept in ``point`` and written into the model
     when it is built; afterwards it reads and writes the model's variables as any compilation."""
 
     problem: Problem | None = field(default=None, repr=False)
-    rows_b: np.ndarray | None = field(default=None, repr=False)
+    rows_b: np.ndarray | sp.csr_matrix | None = field(default=None, repr=False)
     cone_names: list[str] = field(default_factory=list, repr=False)
     point: np.ndarray | None = field(default=None, repr=False)
+    b_params: list = field(default_factory=list, repr=False)  # the built model's b entries
     _seen: tuple = field(default=(None, None), repr=False)  # (assembly, laws) last read
 
     def __post_init__(self) -> None:
@@ -156,15 +166,30 @@ class DirectMCP(CompiledMCP):
         when the problem was given a new assembly or laws since the last read."""
         problem = self.problem
         asm, laws = problem.assembly, problem.laws
-        if asm is not self._seen[0]:
-            self._q_linear[:] = np.asarray(asm.b, dtype=float)[self.rows_b]
-        if self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
+        if self.b_params:  # the model is built: its b, as a compilation of it reads it
+            self._q_linear[:] = _constants(self.rows_b, np.fromiter(map(_VALUE, self.b_params), float))
+        elif asm is not self._seen[0]:
+            self._q_linear[:] = _constants(self.rows_b, asm.b)
+        if self.cone_mu:  # the model is built: its cone blocks' mu Params
+            self.mcp.cones.mu[:] = list(map(_VALUE, self.cone_mu))
+        elif self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
             direct, ctx = problem._direct, problem.contexts
             self.mcp.cones.mu[:] = [
-                (laws[name].direct_rows(ctx[name]) if direct is None else direct[name]).mu
+                (laws[name].rows(ctx[name]) if direct is None else direct[name]).mu
                 for name in self.cone_names
             ]
         self._seen = (asm, laws)
+
+    def adopt_model(self, model) -> None:
+        """The problem's model was built: write the point loaded before into it, and from now on
+        notice edits of its structure (:class:`~contactmodel.mcp.compile.Structure`) and read its
+        cone blocks' mu Params, as a compilation of the model does."""
+        if self.point is not None:
+            self.load(self.point)
+        self.structure = Structure(model)
+        self.cone_mu = [model.contact[name].cone.mu for name in self.cone_names]
+        self.b_params = list(model.b.values())
+        self.pair_rows = {id(model.contact[p.contact].pairs[p.key]): p.index for p in self.derived["pairs"]}
 
     def values(self) -> np.ndarray:
         """The model's values in MCP order once it is built; before, the point last loaded (0
@@ -193,7 +218,7 @@ def _identity(T: sp.csr_matrix) -> bool:
 
 
 def compile_direct(
-    problem: Problem, direct: dict[str, DirectRows], starts: list[int], T: sp.csr_matrix
+    problem: Problem, direct: dict[str, ContactRows], starts: list[int], T: sp.csr_matrix
 ) -> DirectMCP | None:
     """The MCP of ``problem`` from its arrays (see the module docstring): ``direct`` each contact's
     rows, ``starts`` the first of each contact's force variables among T's columns (c = T y, see
@@ -201,31 +226,37 @@ def compile_direct(
     built model then names it)."""
     asm = problem.assembly
     contact_rows = asm.contact_rows
-    names, lb, ub, rows_b, tcols = [], [], [], [], []  # per MCP row; tcols: its T column or -1
+    names, lb, ub, tcols = [], [], [], []  # per MCP row; tcols: its T column or -1
     pairs = []  # (contact, key, MCP row)
+    row_terms = []  # (MCP row, contact's rows, its accel and variable terms, where its variables are)
     cones = []  # (contact, its cone rows, its first T column)
+    where: dict[str, dict[int, int]] = {}  # contact -> its variables' MCP columns
     for (name, rows), start in zip(direct.items(), starts):
-        (keys, pvars, lows, highs, paxes, pranks), cone_rows = rows.rows
+        (keys, pvars, lows, highs, flat, pranks), cone_rows = rows.rows
+        mine = where[name] = {}
         if cone_rows[0]:
-            cones.append((name, cone_rows, start))
-        if not keys:
-            continue
+            cones.append((name, rows, cone_rows, start))
         crow = contact_rows[name]
-        pairs.extend([(name, key, len(names) + k) for k, key in enumerate(keys)])
-        names.extend([(name, var) for var in pvars])
+        for k, key in enumerate(keys):
+            i = len(names)
+            pairs.append((name, key, i))
+            mine[pvars[k]] = i
+            row_terms.append((i, crow, flat[k], mine))
+            names.append((name, *rows.variables[pvars[k]][:2]))
+            tcols.append(start + pranks[k] if pranks[k] >= 0 else -1)
         lb.extend(lows)
         ub.extend(highs)
-        rows_b.extend([crow[axis] for axis in paxes])
-        tcols.extend([start + r if r >= 0 else -1 for r in pranks])
     cone_index, cone_mu, cone_names = [], [], []
-    for name, (cvars, caxes, cranks), start in cones:
-        crow = contact_rows[name]
+    for name, rows, (cvars, caxes, cranks), start in cones:
+        crow, mine = contact_rows[name], where[name]
         cone_index.append(range(len(names), len(names) + 3))
-        cone_mu.append(direct[name].mu)
+        cone_mu.append(rows.mu)
         cone_names.append(name)
-        names.extend([(name, var) for var in cvars])
-        rows_b.extend([crow[axis] for axis in caxes])
-        tcols.extend([start + r if r >= 0 else -1 for r in cranks])
+        for pos, axis, r in zip(cvars, caxes, cranks):
+            mine[pos] = len(names)
+            row_terms.append((len(names), crow, ([(1.0, axis)], []), mine))
+            names.append((name, *rows.variables[pos][:2]))
+            tcols.append(start + r if r >= 0 else -1)
     n = len(names)
     lb.extend([-np.inf] * (n - len(lb)))
     ub.extend([np.inf] * (n - len(ub)))
@@ -235,18 +266,7 @@ def compile_direct(
     cols[to_t[matched]] = np.flatnonzero(matched)
     if (cols < 0).any():
         return None
-    theirs = np.asarray(rows_b, dtype=np.int64)
-    order = np.arange(n)
-    if n == T.shape[0] == T.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
-        # every row of K = A T in its own order (e.g. contacts that all roll, SOC form), canonical
-        # as the compiler's L is; K = A itself when T is the identity (A T sums a_ij * 1.0 = a_ij)
-        if _identity(T):
-            L = asm.A_sparse.copy()
-        else:
-            L = reduced_matrix(asm, T)
-        L.sum_duplicates()
-    else:  # canonical: the compiler's L (empty + these rows)
-        L = matrix_rows(reduced_matrix(asm, T), cols, order, theirs, n)
+    L, Cb = _linear_part(asm, T, cols, row_terms, n)
     terms = _Terms(
         L=L,
         qi=np.asarray([]).astype(int),
@@ -256,7 +276,7 @@ def compile_direct(
         nonlinear=[],
     )
     lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
-    q = np.asarray(asm.b, dtype=float)[theirs]
+    q = _constants(Cb, asm.b)
     functions = _Functions(terms, q)
     variables = ModelVariables(problem, names)
     compiled = DirectMCP(
@@ -265,7 +285,7 @@ def compile_direct(
         rows=[],
         _q_linear=q,
         problem=problem,
-        rows_b=theirs,
+        rows_b=Cb,
         cone_names=cone_names,
     )
     compiled._seen = (asm, problem.laws)
@@ -287,3 +307,46 @@ def compile_direct(
     compiled.derived["force_columns"] = cols
     compiled.derived["pairs"] = [Pair(name, key, row, variables) for name, key, row in pairs]
     return compiled
+
+
+def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, cols: np.ndarray, row_terms: list, n: int):
+    """(L, Cb): the MCP's linear part L (n, n) and the rows of b each MCP row reads: an int array
+    (row i reads b[Cb[i]]) when every row is one acceleration, else an (n, m) CSR of the rows'
+    acceleration coefficients (q = Cb b). A row F_i = sum_k coef_k a_axis_k + sum coef var
+    reads the acceleration rows from K = A T (:func:`reduced_matrix`)."""
+    pure = all(len(acc) == 1 and acc[0][0] == 1.0 and not var for _, _, (acc, var), _ in row_terms)
+    if pure:
+        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, _), _ in row_terms], dtype=np.int64)
+        order = np.arange(n)
+        if n == T.shape[0] == T.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
+            # every row of K = A T in its own order (e.g. contacts that all roll, SOC form), canonical
+            # as the compiler's L is; K = A itself when T is the identity (A T sums a_ij * 1.0 = a_ij)
+            L = asm.A_sparse.copy() if _identity(T) else reduced_matrix(asm, T)
+            L.sum_duplicates()
+            return L, theirs
+        return matrix_rows(reduced_matrix(asm, T), cols, order, theirs, n), theirs
+    ci, cj, cv, vi, vj, vv = [], [], [], [], [], []
+    for i, crow, (acc, var), mine in row_terms:
+        for coef, axis in acc:
+            ci.append(i)
+            cj.append(crow[axis])
+            cv.append(coef)
+        for coef, pos in var:
+            vi.append(i)
+            vj.append(mine[pos])
+            vv.append(coef)
+    C = _csr(
+        np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
+    )
+    CK = (C @ reduced_matrix(asm, T)).tocsr()
+    accel = sp.csr_matrix((CK.data, cols[CK.indices], CK.indptr), shape=(n, n))
+    V = _csr(np.array(vi, dtype=np.int64), np.array(vj, dtype=np.int64), np.array(vv, dtype=float), (n, n))
+    L = (accel + V).tocsr()
+    L.sum_duplicates()
+    return L, C
+
+
+def _constants(Cb, b: np.ndarray) -> np.ndarray:
+    """(n,) the rows' constants: b[Cb] (an index array) or Cb @ b (a matrix)."""
+    b = np.asarray(b, dtype=float)
+    return b[Cb] if isinstance(Cb, np.ndarray) else np.asarray(Cb @ b, dtype=float)
