@@ -80,6 +80,9 @@ def check_coefficient(value, field: str, positive: bool = False) -> float:
     return v
 
 
+#: the rows of rolling contacts by law key (see :meth:`FrictionLaw.cached_rows`)
+_SHARED_ROWS: dict[tuple, ContactRows] = {}
+
 #: one step of a law's residual plan: a part of its friction set, the mask of the contacts it
 #: decides, its components' positions in (n, t, o, r)
 _PlanStep = tuple[SetPart, np.ndarray, list[int]]
@@ -126,13 +129,15 @@ class FrictionLaw(ABC):
         return rows
 
     def cached_rows(self, make) -> ContactRows:
-        """``make()``, made once per law parameters (:attr:`key`) and kept on the law: the rows of a
-        rolling contact depend on the law alone, and many contacts share them."""
+        """``make()``, made once per law parameters (:attr:`key`): the rows of a rolling contact depend
+        on the law alone, and every contact whose law has the same key shares them."""
         key = self.key
-        hit = self.__dict__.get("_rows_cache")
-        if hit is None or hit[0] != key:
-            hit = self.__dict__["_rows_cache"] = (key, make())
-        return hit[1]
+        rows = _SHARED_ROWS.get(key)
+        if rows is None:
+            if len(_SHARED_ROWS) >= 4096:  # many distinct laws (a sweep over mu): start over
+                _SHARED_ROWS.clear()
+            rows = _SHARED_ROWS[key] = make()
+        return rows
 
     @abstractmethod
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
@@ -241,17 +246,31 @@ class FrictionLaw(ABC):
         """What makes this law behave as it does: its class and its public fields (numbers, strings,
         arrays by shape and bytes). Laws with equal keys state the same rows and check the same
         conditions, so contacts whose laws share a key are handled together (one vectorized
-        residual, one friction set), however many law objects were declared."""
-        return (type(self), *((k, _hashable(v)) for k, v in vars(self).items() if not k.startswith("_")))
+        residual, one friction set), however many law objects were declared. Kept until a field
+        is set."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            fields = ((k, _hashable(v)) for k, v in vars(self).items() if not k.startswith("_"))
+            key = self.__dict__["_key"] = (type(self), *fields)
+        return key
+
+    def __setattr__(self, name: str, value) -> None:
+        self.__dict__.pop("_key", None)  # a new field value: a new key
+        super().__setattr__(name, value)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
 
 
+_PLAIN = frozenset((float, int, str, bool, type(None)))
+
+
 def _hashable(value) -> object:
     """``value`` as a hashable key part: arrays by dtype, shape and bytes, sequences as tuples, laws
     by their :attr:`FrictionLaw.key`."""
+    if value.__class__ in _PLAIN:
+        return value
     if isinstance(value, np.ndarray):
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):
