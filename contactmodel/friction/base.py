@@ -437,6 +437,8 @@ def _sum(terms, found: list, accel):
             part = found[what]
         if expr is None:
             expr = part if coef == 1.0 else coef * part
+        elif coef == 1.0:
+            expr = expr + part
         elif coef == -1.0:
             expr = expr - part
         else:

@@ -15,22 +15,14 @@ References:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from contactmodel import validate
-from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    check_coefficient,
-    equation,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
-)
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.rows import NORMAL_PAIR, NORMAL_VARIABLE, ContactRows
 from contactmodel.friction.sets import FrictionSet, PolytopePart
 
 
@@ -89,38 +81,39 @@ class PolyhedralLimitSurface(FrictionLaw):
         )
         return res.x
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        c_n = normal_force(blk)
-        fmap: ForceMap = {"n": [(1.0, c_n)]}
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        """Sliding: c_alpha = mu f*_alpha c_n with f* = :meth:`vertex` of the velocity. Rolling: c_n,
+        nu[i] >= 0 and free c_alpha with ``a_alpha + sum_i G[i, alpha] nu[i] == 0`` matched with
+        c_alpha and ``0 <= nu[i] _|_ mu c_n - G[i] . c_T >= 0`` (the KKT conditions of maximum work
+        over G c_T <= mu c_n)."""
         axes = self.axes
         if ctx.sliding(axes):
             v = np.array([ctx.velocity["ntor".index(a)] for a in axes])
-            fstar = self.mu * self.vertex(v)
-            for a, k in zip(axes, fstar):
-                blk.add_component(f"c_{a}", pe.Expression(expr=float(k) * c_n))
-                fmap[a] = [(float(k), c_n)]
-            return fmap
-        blk.nu = pe.Var(range(len(self.G)), domain=pe.NonNegativeReals, initialize=0.0)
-        for a in axes:
-            blk.add_component(f"c_{a}", pe.Var(initialize=0.0))
-            fmap[a] = [(1.0, getattr(blk, f"c_{a}"))]
-        return fmap
+            force = {"n": [(1.0, 0)]}
+            force.update({a: [(float(k), 0)] for a, k in zip(axes, self.mu * self.vertex(v))})
+            return ContactRows(NORMAL_VARIABLE, force, NORMAL_PAIR)
+        return self.cached_rows(self._rolling_rows)
 
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        axes = self.axes
-        if ctx.sliding(axes):
-            return
-        G = self.G
-        rows = range(len(G))
+    def _rolling_rows(self) -> ContactRows:
+        axes, G, inf = self.axes, self.G, math.inf
+        faces = range(len(G))
+        nu = [1 + i for i in faces]
+        c = {a: 1 + len(G) + k for k, a in enumerate(axes)}
+        variables = (
+            ("c_n", None, 0.0, inf),
+            *(("nu", i, 0.0, inf) for i in faces),
+            *((f"c_{a}", None, -inf, inf) for a in axes),
+        )
+        force = {"n": [(1.0, 0)]}
+        force.update({a: [(1.0, c[a])] for a in axes})
+        pairs = [NORMAL_PAIR[0]]
         for col, a in enumerate(axes):
-            expr = blk.accel[a] + sum(G[i, col] * blk.nu[i] for i in rows if G[i, col] != 0)
-            equation(blk, f"max_work_{a}", expr, getattr(blk, f"c_{a}"))
-        for i in rows:
-            face = self.mu * blk.c_n - sum(
-                G[i, col] * getattr(blk, f"c_{a}") for col, a in enumerate(axes) if G[i, col] != 0
-            )
-            nonneg_pair(blk, f"face_{i}", blk.nu[i], face)
+            group = tuple((float(G[i, col]), nu[i]) for i in faces if G[i, col] != 0)
+            pairs.append((f"max_work_{a}", c[a], ((1.0, a), (1.0, group))))
+        for i in faces:
+            group = tuple((float(G[i, col]), c[a]) for col, a in enumerate(axes) if G[i, col] != 0)
+            pairs.append((f"face_{i}", nu[i], ((self.mu, 0), (-1.0, group))))
+        return ContactRows(variables, force, tuple(pairs))
 
     def friction_set(self) -> FrictionSet:
         label = f"polyhedral ({len(self.G)} faces) mu={self.mu:g}"
