@@ -19,17 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    check_coefficient,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
-from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.ellipsoid import lift_ellipse
+from contactmodel.friction.rows import ContactRows, ellipse_rows, sliding_rows
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 
 
@@ -49,18 +41,13 @@ class AnisotropicCone(FrictionLaw):
     def _weights(self) -> dict[str, float]:
         return {"t": self.mu_t, "o": self.mu_o}
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        normal_force(blk)
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        weights = self._weights
         if ctx.sliding("to"):
-            return sliding_map(blk, ctx, self._weights, 1.0)
-        fmap = ellipse_variables(blk, "to")
-        fmap["n"] = [(1.0, blk.c_n)]
-        return fmap
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if not ctx.sliding("to"):
-            add_ellipse(blk, "to", self._weights, 1.0)
+            return sliding_rows(ctx.velocity, weights, 1.0)
+        return self.cached_rows(
+            lambda: ellipse_rows("to", weights, 1.0, {a: w**2 for a, w in weights.items()})
+        )
 
     def friction_set(self) -> FrictionSet:
         from contactmodel.friction.pyramid import Pyramid

@@ -26,7 +26,7 @@ import numpy as np
 from contactmodel import validate
 from contactmodel._pyomo import add_block, add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.rows import ContactRows, sliding_coefficients
+from contactmodel.friction.rows import ContactRows, Named, Product, Square, sliding_coefficients
 from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pairs
 from contactmodel.mcp.cones import SOCComplementarity
@@ -373,48 +373,65 @@ def build_rows(blk: pe.Block, rows: ContactRows) -> ForceMap:
     for pos, (name, _, _, _) in enumerate(rows.variables):
         by_name.setdefault(name, []).append(pos)
     found: list = [None] * len(rows.variables)
+    # each force component that is not one variable c_<component>: an Expression, declared once
+    # the variables stated before it are (ContactRows.force_marks)
+    pending = [
+        (rows.force_marks.get(comp, len(rows.variables)), comp, terms)
+        for comp, terms in rows.force.items()
+        if not (len(terms) == 1 and terms[0][0] == 1.0 and rows.local(terms[0][1]) == f"c_{comp}")
+    ]
+    declared = 0
     for name, positions in by_name.items():
-        _, index, low, high = rows.variables[positions[0]]
-        if (
-            any(rows.variables[p][2:] != (low, high) for p in positions)
-            or high != math.inf
-            or low
-            not in (
-                0.0,
-                -math.inf,
-            )
-        ):
-            raise FrictionLawError(
-                f"ContactRows: the entries of variable '{name}' must all be >= 0 or all free"
-            )
-        nonneg = low == 0.0
-        if index is None:
-            found[positions[0]] = add_var(blk, name, nonneg=nonneg)
-            continue
-        indices = [rows.variables[p][1] for p in positions]
-        if isinstance(index, str):
-            comp = add_var(blk, name, axes_set(blk, "".join(indices)), nonneg=nonneg)
-        else:
-            domain = pe.NonNegativeReals if nonneg else pe.Reals
-            blk.add_component(name, pe.Var(range(len(indices)), domain=domain, initialize=0.0))
-            comp = blk.component(name)
-        for p, i in zip(positions, indices):
-            found[p] = comp[i]
-    fmap: ForceMap = {}
-    for comp, terms in rows.force.items():
-        fmap[comp] = [(coef, found[pos]) for coef, pos in terms]
-        if not (len(terms) == 1 and terms[0][0] == 1.0 and rows.local(terms[0][1]) == f"c_{comp}"):
-            add_expression(blk, f"c_{comp}", _sum(terms, found, None))
+        while pending and pending[0][0] <= declared:
+            _, comp, terms = pending.pop(0)
+            add_expression(blk, f"c_{comp}", _sum(terms, found, blk))
+        _declare(blk, name, positions, rows, found)
+        declared = max(declared, positions[-1] + 1)
+    for _, comp, terms in pending:
+        add_expression(blk, f"c_{comp}", _sum(terms, found, blk))
+    fmap: ForceMap = {comp: [(coef, found[pos]) for coef, pos in terms] for comp, terms in rows.force.items()}
     blk.__dict__["_contact_row_variables"] = found
     return fmap
 
 
+def _declare(blk: pe.Block, name: str, positions: list[int], rows: ContactRows, found: list) -> None:
+    """Declare the variable component ``name`` holding ``positions`` of ``rows`` on ``blk`` and
+    enter its entries in ``found``."""
+    _, index, low, high = rows.variables[positions[0]]
+    if (
+        any(rows.variables[p][2:] != (low, high) for p in positions)
+        or high != math.inf
+        or low
+        not in (
+            0.0,
+            -math.inf,
+        )
+    ):
+        raise FrictionLawError(f"ContactRows: the entries of variable '{name}' must all be >= 0 or all free")
+    nonneg = low == 0.0
+    if index is None:
+        found[positions[0]] = add_var(blk, name, nonneg=nonneg)
+        return
+    indices = [rows.variables[p][1] for p in positions]
+    if isinstance(index, str):
+        comp = add_var(blk, name, axes_set(blk, "".join(indices)), nonneg=nonneg)
+    else:
+        domain = pe.NonNegativeReals if nonneg else pe.Reals
+        blk.add_component(name, pe.Var(range(len(indices)), domain=domain, initialize=0.0))
+        comp = blk.component(name)
+    for p, i in zip(positions, indices):
+        found[p] = comp[i]
+
+
 def add_row_conditions(blk: pe.Block, rows: ContactRows) -> None:
-    """The pairs of ``rows`` (``0 <= var _|_ F >= 0``, or ``F == 0`` with a free var) and its cone
-    block, on ``blk`` after :func:`build_rows` and the accelerations ``blk.accel``."""
+    """The named expressions of ``rows``, its pairs (``0 <= var _|_ F >= 0``, or ``F == 0`` with a
+    free var) and its cone block, on ``blk`` after :func:`build_rows` and the accelerations
+    ``blk.accel``."""
     found = blk.__dict__.pop("_contact_row_variables")
+    for name, terms in rows.expressions:
+        add_expression(blk, name, _sum(terms, found, blk))
     for key, pos, terms in rows.pairs:
-        var, expr = found[pos], _sum(terms, found, blk.accel)
+        var, expr = found[pos], _sum(terms, found, blk)
         if rows.variables[pos][2] == 0.0:
             nonneg_pair(blk, key, var, expr)
         else:
@@ -424,23 +441,38 @@ def add_row_conditions(blk: pe.Block, rows: ContactRows) -> None:
         add_block(blk, "cone", SOCComplementarity).set(force, {ax: blk.accel[ax] for ax in "nto"}, rows.mu)
 
 
-def _sum(terms, found: list, accel):
+def _sum(terms, found: list, blk):
     """The Pyomo expression of ``terms`` (see :mod:`contactmodel.friction.rows`), written as a law
     would write it: term after term, ``- x`` for a coefficient of -1, a group as its own sum."""
     expr = None
     for coef, what in terms:
-        if isinstance(what, tuple):
-            part = sum(c * found[p] for c, p in what)
-        elif isinstance(what, str):
-            part = accel[what]
-        else:
-            part = found[what]
-        if expr is None:
-            expr = part if coef == 1.0 else coef * part
-        elif coef == 1.0:
-            expr = expr + part
-        elif coef == -1.0:
-            expr = expr - part
-        else:
-            expr = expr + coef * part
+        if expr is not None and coef == -1.0:
+            expr = expr - _part(what, found, blk)
+            continue
+        piece = _scaled(coef, what, found, blk)
+        expr = piece if expr is None else expr + piece
     return expr
+
+
+def _scaled(coef: float, what, found: list, blk):
+    """``coef * what``: the coefficient on the first factor of a product (``k*x*y``)."""
+    if coef == 1.0:
+        return _part(what, found, blk)
+    if isinstance(what, Product):
+        return coef * found[what.a] * found[what.b]
+    return coef * _part(what, found, blk)
+
+
+def _part(what, found: list, blk):
+    """The Pyomo expression of one term's ``what`` (without its coefficient)."""
+    if isinstance(what, str):
+        return blk.accel[what]
+    if isinstance(what, Product):
+        return found[what.a] * found[what.b]
+    if isinstance(what, Square):
+        return found[what.pos] ** 2 if what.divisor is None else found[what.pos] ** 2 / what.divisor
+    if isinstance(what, Named):
+        return blk.component(what.name)
+    if isinstance(what, tuple):
+        return sum(_scaled(c, w, found, blk) for c, w in what)
+    return found[what]

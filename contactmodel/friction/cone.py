@@ -65,7 +65,14 @@ from contactmodel.friction.base import (
     normal_force,
     normal_pair,
 )
-from contactmodel.friction.rows import ContactRows, sliding_rows
+from contactmodel.friction.rows import (
+    NORMAL_PAIR,
+    ContactRows,
+    RowsBuilder,
+    Square,
+    add_ellipse,
+    sliding_rows,
+)
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import residual as cone_residual
 
@@ -127,14 +134,16 @@ class CoulombCone(FrictionLaw):
         return law
 
     def rows(self, ctx: ContactContext) -> ContactRows | None:
-        """A sliding contact (either form) and a rolling one in the SOC form (free c_n, c_t, c_o in
-        one cone block); None for a rolling MNCP contact, whose rows are written by :meth:`build`
-        and :meth:`add_conditions` (its squared forces are not yet stated as arrays)."""
+        """A sliding contact (either form); a rolling one in the SOC form (free c_n, c_t, c_o in one
+        cone block) or the MNCP form (27)-(29) with the quadratic slack; None for the MNCP with
+        ``slack="norm"``, whose square root :meth:`build` and :meth:`add_conditions` write."""
         if ctx.sliding("to"):
             return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
-        if self.form != "soc":
-            return None
-        return self.cached_rows(self._soc_rows)
+        if self.form == "soc":
+            return self.cached_rows(self._soc_rows)
+        if self.slack == "quadratic":
+            return self.cached_rows(self._mncp_rows)
+        return None
 
     def _soc_rows(self) -> ContactRows:
         free = (-math.inf, math.inf)
@@ -144,6 +153,22 @@ class CoulombCone(FrictionLaw):
             cone=(0, 1, 2),
             mu=self.mu,
         )
+
+    def _mncp_rows(self) -> ContactRows:
+        """c_n, lam >= 0, free c_t, c_o, a_t, a_o; s = mu^2 c_n^2 - c_t^2 - c_o^2; the pairs
+        0 <= c_n _|_ a_n, 0 <= lam _|_ s, mu c_n a_alpha + c_alpha lam == 0 (with c_alpha) and
+        a_alpha - accel_alpha == 0 (with a_alpha)."""
+        rows = RowsBuilder()
+        cn = rows.var("c_n")
+        c = {a: rows.var(f"c_{a}", free=True) for a in "to"}
+        lam = rows.var("lam")
+        acc = {a: rows.var(f"a_{a}", free=True) for a in "to"}
+        for a, pos in (("n", cn), ("t", c["t"]), ("o", c["o"])):
+            rows.set_force(a, [(1.0, pos)])
+        rows.pairs.append(NORMAL_PAIR[0])
+        squares = tuple((-1.0, Square(c[a])) for a in "to")
+        add_ellipse(rows, "to", {}, self.mu, {"t": 1.0, "o": 1.0}, cn, (lam, c, acc), squares, key="cone")
+        return rows.rows()
 
     def build(self, blk, ctx: ContactContext) -> ForceMap:
         rows = self.rows(ctx)
@@ -162,12 +187,8 @@ class CoulombCone(FrictionLaw):
             add_row_conditions(blk, rows)
             return
         normal_pair(blk)
-        mu = self.mu
-        if self.slack == "quadratic":
-            add_expression(blk, "s", mu**2 * blk.c_n**2 - blk.c_t**2 - blk.c_o**2)
-        else:
-            eps = self.norm_eps
-            add_expression(blk, "s", mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
+        mu, eps = self.mu, self.norm_eps
+        add_expression(blk, "s", mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
         nonneg_pair(blk, "cone", blk.lam, blk.s)
         for alpha in "to":
             c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")

@@ -31,58 +31,20 @@ import math
 
 import numpy as np
 
-from contactmodel._pyomo import pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    check_coefficient,
-    equation,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.rows import NORMAL_PAIR, NORMAL_VARIABLE, ContactRows, ellipse_rows, sliding_rows
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 
 #: accepted values of ``Ellipsoid(direction=...)``
 DIRECTIONS = ("max-work", "opposite")
 
 
-def add_ellipse(
-    blk, axes: str, weights: dict[str, float], mu: float, k: dict[str, float] | None = None
-) -> None:
-    """The weighted-cone MNCP rows over ``axes`` (variables made by :func:`ellipse_variables`).
-
-    ``k``: the direction weight of each axis in ``k_alpha mu c_n a_alpha + c_alpha lambda = 0``
-    (default ``weights[alpha]**2``: maximum work)."""
-    k = k if k is not None else {a: weights[a] ** 2 for a in axes}
-    blk.s = pe.Expression(
-        expr=mu**2 * blk.c_n**2 - sum(getattr(blk, f"c_{a}") ** 2 / weights[a] ** 2 for a in axes)
-    )
-    nonneg_pair(blk, "ellipse", blk.lam, blk.s)
-    for a in axes:
-        c, acc = getattr(blk, f"c_{a}"), getattr(blk, f"a_{a}")
-        equation(blk, f"max_work_{a}", k[a] * mu * blk.c_n * acc + c * blk.lam, c)
-        equation(blk, f"accel_{a}", acc - blk.accel[a], acc)
-
-
-def ellipse_variables(blk, axes: str) -> ForceMap:
-    blk.lam = pe.Var(domain=pe.NonNegativeReals, initialize=0.0)
-    fmap: ForceMap = {}
-    for a in axes:
-        blk.add_component(f"c_{a}", pe.Var(initialize=0.0))
-        blk.add_component(f"a_{a}", pe.Var(initialize=0.0))
-        fmap[a] = [(1.0, getattr(blk, f"c_{a}"))]
-    return fmap
-
-
 def lift_ellipse(
     axes: str, weights: dict[str, float], force, accel, k: dict[str, float] | None = None
 ) -> Lifted:
-    """Values of the rolling-contact variables at (force, accel); ``k`` as in :func:`add_ellipse`."""
+    """Values of the rolling-contact variables at (force, accel); ``k`` as in
+    :func:`~contactmodel.friction.rows.add_ellipse` (default ``weights[alpha]**2``)."""
     k = k if k is not None else {a: weights[a] ** 2 for a in axes}
     idx = ["ntor".index(a) for a in axes]
     values = {f"c_{a}": float(force[i]) for a, i in zip(axes, idx)}
@@ -126,31 +88,20 @@ class Ellipsoid(FrictionLaw):
             return {a: 1.0 for a in "tor"}
         return {a: e**2 for a, e in self.weights.items()}
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        normal_force(blk)
+    def rows(self, ctx: ContactContext) -> ContactRows:
         if ctx.sliding("tor"):
             if self.direction == "max-work":
-                return sliding_map(blk, ctx, self.weights, self.mu)
-            return self._opposite_sliding_map(blk, ctx)
-        fmap = ellipse_variables(blk, "tor")
-        fmap["n"] = [(1.0, blk.c_n)]
-        return fmap
+                return sliding_rows(ctx.velocity, self.weights, self.mu)
+            return self._opposite_sliding_rows(ctx)
+        return self.cached_rows(lambda: ellipse_rows("tor", self.weights, self.mu, self.direction_weights))
 
-    def _opposite_sliding_map(self, blk, ctx: ContactContext) -> ForceMap:
+    def _opposite_sliding_rows(self, ctx: ContactContext) -> ContactRows:
         """c_alpha = -mu c_n v_alpha / sqrt(sum v_beta^2 / e_beta^2): on the ellipsoid, along -v."""
         v = {a: float(ctx.velocity["ntor".index(a)]) for a in "tor"}
         norm = math.sqrt(sum((v[a] / e) ** 2 for a, e in self.weights.items()))
-        fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
-        for a in "tor":
-            coef = -self.mu * v[a] / norm
-            blk.add_component(f"c_{a}", pe.Expression(expr=coef * blk.c_n))
-            fmap[a] = [(coef, blk.c_n)]
-        return fmap
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if not ctx.sliding("tor"):
-            add_ellipse(blk, "tor", self.weights, self.mu, self.direction_weights)
+        force = {"n": [(1.0, 0)]}
+        force.update({a: [(-self.mu * v[a] / norm, 0)] for a in "tor"})
+        return ContactRows(NORMAL_VARIABLE, force, NORMAL_PAIR)
 
     def friction_set(self) -> FrictionSet:
         from contactmodel.friction.pyramid import Pyramid

@@ -15,42 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel._pyomo import add_expression, add_var, pe
-from contactmodel.friction.base import (
-    ContactContext,
-    ForceMap,
-    FrictionLaw,
-    Lifted,
-    axes_set,
-    check_coefficient,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
-    sliding_map,
-)
-from contactmodel.friction.ellipsoid import add_ellipse, ellipse_variables, lift_ellipse
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.ellipsoid import lift_ellipse
 from contactmodel.friction.pyramid import Pyramid, lift_interval_axes
+from contactmodel.friction.rows import (
+    NORMAL_PAIR,
+    ContactRows,
+    RowsBuilder,
+    add_ellipse,
+    add_interval,
+    ellipse_variables,
+    sliding_coefficients,
+)
 from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
-
-
-def add_interval_axes(blk, axes: str, bound: dict[str, float]) -> ForceMap:
-    """Variables and forces of |c_alpha| <= bound_alpha c_n for each axis (the pyramid trick)."""
-    index = axes_set(blk, axes)
-    s_plus = add_var(blk, "s_plus", index, nonneg=True)
-    add_var(blk, "a_minus", index, nonneg=True)
-    fmap: ForceMap = {}
-    for alpha in axes:
-        k = bound[alpha]
-        add_expression(blk, f"c_{alpha}", s_plus[alpha] - k * blk.c_n)
-        fmap[alpha] = [(1.0, s_plus[alpha]), (-k, blk.c_n)]
-    return fmap
-
-
-def add_interval_pairs(blk, axes: str, bound: dict[str, float]) -> None:
-    for alpha in axes:
-        k = bound[alpha]
-        nonneg_pair(blk, f"plus_{alpha}", blk.s_plus[alpha], blk.accel[alpha] + blk.a_minus[alpha])
-        nonneg_pair(blk, f"minus_{alpha}", blk.a_minus[alpha], 2 * k * blk.c_n - blk.s_plus[alpha])
 
 
 class EllipticTorsion(FrictionLaw):
@@ -72,27 +49,35 @@ class EllipticTorsion(FrictionLaw):
     def _torsion(self) -> dict[str, float]:
         return {"r": self.e_r * self.mu}
 
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        normal_force(blk)
-        if ctx.sliding("to"):
-            fmap = sliding_map(blk, ctx, self._ellipse, self.mu)
-        else:
-            fmap = ellipse_variables(blk, "to")
-            fmap["n"] = [(1.0, blk.c_n)]
-        if ctx.sliding("r"):
-            k = -self.e_r * self.mu * float(np.sign(ctx.velocity[3]))
-            blk.c_r = pe.Expression(expr=k * blk.c_n)
-            fmap["r"] = [(k, blk.c_n)]
-        else:
-            fmap.update(add_interval_axes(blk, "r", self._torsion))
-        return fmap
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        """c_n >= 0 and its normal pair; in (t, o) the sliding force map or the rolling ellipse rows;
+        in r the sliding moment -e_r mu sign(v_r) c_n or the rolling interval rows."""
+        slide_to, slide_r = ctx.sliding("to"), ctx.sliding("r")
+        if not (slide_to or slide_r):
+            return self.cached_rows(lambda: self._rows(ctx))
+        return self._rows(ctx)
 
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
-        if not ctx.sliding("to"):
-            add_ellipse(blk, "to", self._ellipse, self.mu)
-        if not ctx.sliding("r"):
-            add_interval_pairs(blk, "r", self._torsion)
+    def _rows(self, ctx: ContactContext) -> ContactRows:
+        rows = RowsBuilder()
+        cn = rows.var("c_n")
+        rolling = not ctx.sliding("to")
+        if rolling:
+            variables = ellipse_variables(rows, "to")
+        rows.set_force("n", [(1.0, cn)])
+        if not rolling:
+            for a, k in sliding_coefficients(ctx.velocity, self._ellipse, self.mu).items():
+                rows.set_force(a, [(k, cn)])
+        torsion = []
+        if ctx.sliding("r"):
+            rows.set_force("r", [(-self.e_r * self.mu * float(np.sign(ctx.velocity[3])), cn)])
+        else:
+            torsion = add_interval(rows, "r", self._torsion, cn)
+        rows.pairs.append(NORMAL_PAIR[0])
+        if rolling:
+            weights = self._ellipse
+            add_ellipse(rows, "to", weights, self.mu, {a: w**2 for a, w in weights.items()}, cn, variables)
+        rows.pairs.extend(torsion)
+        return rows.rows()
 
     def friction_set(self) -> FrictionSet:
         parts = [EllipsoidPart("to", self.mu, (self.e_t, self.e_o)), BoxPart("r", self.e_r * self.mu)]

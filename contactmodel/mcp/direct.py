@@ -254,7 +254,7 @@ def compile_direct(
         cone_names.append(name)
         for pos, axis, r in zip(cvars, caxes, cranks):
             mine[pos] = len(names)
-            row_terms.append((len(names), crow, ([(1.0, axis)], []), mine))
+            row_terms.append((len(names), crow, ([(1.0, axis)], [], []), mine))
             names.append((name, *rows.variables[pos][:2]))
             tcols.append(start + r if r >= 0 else -1)
     n = len(names)
@@ -267,12 +267,19 @@ def compile_direct(
     if (cols < 0).any():
         return None
     L, Cb = _linear_part(asm, T, cols, row_terms, n)
+    qi, qa, qb, qv = [], [], [], []
+    for i, _, (_, _, quad), mine in row_terms:
+        for coef, a, b in quad:
+            qi.append(i)
+            qa.append(mine[a])
+            qb.append(mine[b])
+            qv.append(coef)
     terms = _Terms(
         L=L,
-        qi=np.asarray([]).astype(int),
-        qa=np.asarray([]).astype(int),
-        qb=np.asarray([]).astype(int),
-        qv=np.asarray([]).astype(float),
+        qi=np.asarray(qi).astype(int),
+        qa=np.asarray(qa).astype(int),
+        qb=np.asarray(qb).astype(int),
+        qv=np.asarray(qv).astype(float),
         nonlinear=[],
     )
     lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
@@ -299,9 +306,9 @@ def compile_direct(
         ub=ub_arr,
         x0=np.clip(np.zeros(n), lb_arr, ub_arr),
         names=KeyNames(names),
-        M=terms.L,
-        q=q,
-        hess=None,
+        M=terms.L if functions.affine else None,
+        q=q if functions.affine else None,
+        hess=None if functions.affine else functions.hess,
         cones=cones,
     )
     compiled.derived["force_columns"] = cols
@@ -313,10 +320,11 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, cols: np.ndarray, row_t
     """(L, Cb): the MCP's linear part L (n, n) and the rows of b each MCP row reads: an int array
     (row i reads b[Cb[i]]) when every row is one acceleration, else an (n, m) CSR of the rows'
     acceleration coefficients (q = Cb b). A row F_i = sum_k coef_k a_axis_k + sum coef var
-    reads the acceleration rows from K = A T (:func:`reduced_matrix`)."""
-    pure = all(len(acc) == 1 and acc[0][0] == 1.0 and not var for _, _, (acc, var), _ in row_terms)
+    reads the acceleration rows from K = A T (:func:`reduced_matrix`); quadratic terms are not part
+    of L."""
+    pure = all(len(acc) == 1 and acc[0][0] == 1.0 and not (var or q) for _, _, (acc, var, q), _ in row_terms)
     if pure:
-        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, _), _ in row_terms], dtype=np.int64)
+        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, _, _), _ in row_terms], dtype=np.int64)
         order = np.arange(n)
         if n == T.shape[0] == T.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
             # every row of K = A T in its own order (e.g. contacts that all roll, SOC form), canonical
@@ -326,7 +334,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, cols: np.ndarray, row_t
             return L, theirs
         return matrix_rows(reduced_matrix(asm, T), cols, order, theirs, n), theirs
     ci, cj, cv, vi, vj, vv = [], [], [], [], [], []
-    for i, crow, (acc, var), mine in row_terms:
+    for i, crow, (acc, var, _), mine in row_terms:
         for coef, axis in acc:
             ci.append(i)
             cj.append(crow[axis])
