@@ -15,6 +15,8 @@ import sys
 import types
 from typing import TYPE_CHECKING, Any
 
+from contactmodel.friction.registry import LAWS
+
 #: public name -> module defining it (imported on first access)
 _LAZY: dict[str, str] = {
     "Assembly": "contactmodel.assembly",
@@ -28,15 +30,9 @@ _LAZY: dict[str, str] = {
     "Problem": "contactmodel.formulation",
     "formulate": "contactmodel.formulation",
     "formulate_from_matrices": "contactmodel.formulation",
-    "CoulombCone": "contactmodel.friction",
-    "Ellipsoid": "contactmodel.friction",
-    "EllipticTorsion": "contactmodel.friction",
     "FrictionLaw": "contactmodel.friction",
-    "Frictionless": "contactmodel.friction",
-    "Planar": "contactmodel.friction",
-    "Polygonal": "contactmodel.friction",
-    "PolyhedralLimitSurface": "contactmodel.friction",
-    "Pyramid": "contactmodel.friction",
+    # every friction law, from the one table of laws
+    **{law.name: "contactmodel.friction" for law in LAWS},
     "MCP": "contactmodel.mcp",
     "compile_model": "contactmodel.mcp.compile",
     "mncp_opt": "contactmodel.mcp.nlp",
@@ -67,6 +63,7 @@ _SUBMODULES = ("inertia", "shapes")
 __all__ = sorted([*_LAZY, *_SUBMODULES])
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ provides these names
+    # (the friction laws, from the table, reach type checkers through __getattr__)
     from contactmodel import inertia, shapes
     from contactmodel.analysis import all_solutions, decide, diagnose, verify
     from contactmodel.assembly import Assembly, assemble
@@ -80,17 +77,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ pr
         StateError,
     )
     from contactmodel.formulation import Problem, formulate, formulate_from_matrices
-    from contactmodel.friction import (
-        CoulombCone,
-        Ellipsoid,
-        EllipticTorsion,
-        FrictionLaw,
-        Frictionless,
-        Planar,
-        Polygonal,
-        PolyhedralLimitSurface,
-        Pyramid,
-    )
+    from contactmodel.friction import FrictionLaw
     from contactmodel.mcp import MCP
     from contactmodel.mcp.compile import compile_model
     from contactmodel.mcp.nlp import mncp_opt

@@ -82,7 +82,8 @@ def _verbosity(parser: argparse.ArgumentParser, default: int | str) -> None:
 
 
 def _solve_arguments(solve: argparse.ArgumentParser) -> None:
-    from contactmodel.constants import ACCEPTED, FORMS, TOL
+    from contactmodel.constants import FORMS, TOL
+    from contactmodel.friction.registry import ACCEPTED
 
     solve.add_argument(
         "model",
@@ -121,7 +122,8 @@ def _solve_arguments(solve: argparse.ArgumentParser) -> None:
 
 
 def _draw_arguments(draw: argparse.ArgumentParser) -> None:
-    from contactmodel.constants import ACCEPTED, FORMS
+    from contactmodel.constants import FORMS
+    from contactmodel.friction.registry import ACCEPTED
 
     draw.add_argument("model", metavar="MODEL.py", help="Python file defining build() -> contactmodel.System")
     draw.add_argument(

@@ -31,18 +31,3 @@ class Form(StrEnum):
 
 #: the formulation forms' names
 FORMS = tuple(f.value for f in Form)
-
-#: every accepted friction spec (:func:`contactmodel.friction.spec.parse_friction`), as shown in
-#: error messages and help texts
-FRICTION_SPECS: tuple[str, ...] = (
-    "cone:MU[:mncp|soc]",
-    "pyramid:MU",
-    "polygon:MU[:K]",
-    "frictionless",
-    "planar:MU",
-    "ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite]",
-    "elliptic-torsion:MU[:E_T:E_O:E_R]",
-    "anisotropic:MU_T:MU_O",
-)
-
-ACCEPTED = ", ".join(FRICTION_SPECS)
