@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import _split
+from contactmodel.mcp.compile import split_pair
 
 if TYPE_CHECKING:  # annotations only: these modules import this one (through the friction laws)
     from contactmodel.formulation import Problem
@@ -116,7 +116,7 @@ def _find_pairs(problem: Problem, compiled: CompiledMCP) -> list[Pair]:
             if row is None:
                 if position is None:
                     position = {id(v): i for i, v in enumerate(variables)}
-                var = _split(cdata)[0]
+                var = split_pair(cdata)[0]
                 row = position[id(var)]
             out.append(Pair(name, str(key), row, variables))
     return out

@@ -8,7 +8,7 @@ from mcp_checks import assert_same_mcp
 
 import contactmodel as cm
 from contactmodel import catalogue
-from contactmodel.mcp.compile import _split
+from contactmodel.mcp.compile import split_pair
 from contactmodel.modes import pairs_of
 
 CASE = catalogue.get("box_push_static")
@@ -27,7 +27,7 @@ def test_pairs_read_from_the_compilation_match_a_split_of_every_pair(law, form) 
     for name in problem.contact_names:
         comp = problem.block(name).component("pairs")
         for key in comp if comp is not None else []:
-            var = _split(comp[key])[0]
+            var = split_pair(comp[key])[0]
             expected.append((name, str(key), position[id(var)], id(var)))
     found = [(p.contact, p.key, p.index, id(p.var)) for p in pairs_of(problem, compiled)]
     assert found == expected
@@ -44,7 +44,7 @@ def test_a_pair_added_after_compiling_is_found_the_long_way() -> None:
     key = next(iter(pairs))
     compiled.pair_rows.pop(id(pairs[key]))
     found = {(p.contact, p.key): p.index for p in pairs_of(problem, compiled)}
-    var = _split(pairs[key])[0]
+    var = split_pair(pairs[key])[0]
     assert found[(name, str(key))] == next(i for i, v in enumerate(compiled.variables) if v is var)
     assert np.isfinite(compiled.mcp.lb[found[(name, str(key))]])
 

@@ -50,7 +50,8 @@ from contactmodel.errors import FormulationError
 from contactmodel.mcp.cones import AXES, SOCComplementarityData
 from contactmodel.mcp.types import MCP, CoulombBlocks
 
-_VALUE = attrgetter("_value")  # a ParamData's or VarData's stored number (the public .value costs 7x)
+#: a ParamData's or VarData's stored number (the public ``.value`` costs 7x)
+stored_value = attrgetter("_value")
 
 #: key of a compilation's ``derived`` holding its last accepted answer (the start of
 #: ``solve(..., warm_start=True)``)
@@ -88,7 +89,7 @@ class _Constants:
         """(n,) the constants at the Params' current values."""
         out = self.fixed.copy()
         if self.params:
-            out[self.param_rows] = list(map(_VALUE, self.params))
+            out[self.param_rows] = list(map(stored_value, self.params))
         for i, e in zip(self.expr_rows, self.exprs):
             out[i] = pe.value(e)
         return out
@@ -165,11 +166,11 @@ class CompiledMCP:
         if self.mcp.q is not None:
             self.mcp.q[:] = const
         if self.cone_mu:
-            self.mcp.cones.mu[:] = list(map(_VALUE, self.cone_mu))
+            self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
 
     def values(self) -> np.ndarray:
         """Current values of the model's variables in MCP order (0 where unset)."""
-        return np.array([0.0 if v is None else v for v in map(_VALUE, self.variables)], dtype=float)
+        return np.array([0.0 if v is None else v for v in map(stored_value, self.variables)], dtype=float)
 
     def load(self, x: np.ndarray) -> None:
         """Write the point x into the Pyomo variables (their stored values directly: Pyomo's
@@ -182,7 +183,7 @@ def _is_var(expr) -> bool:
     return isinstance(expr, VarData) and not expr.fixed
 
 
-def _split(cdata):
+def split_pair(cdata):
     """(var, lb, ub, F) for one complementarity condition."""
     a, b = cdata._args
     for first, second in ((a, b), (b, a)):
@@ -219,7 +220,7 @@ PAIR_SPLITS = "_contactmodel_pair_splits"
 def record_pairs(model: pe.Block, entries) -> None:
     """Record the split of each Complementarity entry just made from ``complements(var >= L, expr
     >= 0)`` or ``complements(expr == 0, var)`` (a number L, an unfixed variable var), as
-    :func:`_split` would make it; entries of any other shape are not recorded."""
+    :func:`split_pair` would make it; entries of any other shape are not recorded."""
     known = model.__dict__.setdefault(PAIR_SPLITS, {})
     numbers = native_numeric_types
     for cdata in entries:
@@ -340,7 +341,7 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     compiled.pair_rows = pair_rows
     q = compiled._q_linear
     q[:] = compiled._constants.values()
-    functions = _Functions(terms, q)
+    functions = Functions(terms, q)
     x0 = np.clip(compiled.values(), lb, ub)
     compiled.mcp = MCP(
         F=functions.F,
@@ -382,7 +383,7 @@ def _pairs(model: pe.Block, found: list) -> tuple[list[tuple], CoulombBlocks | N
             if hit is not None and hit[0] is comp and hit[1] is comp._args and not hit[2][0].fixed:
                 var, lb, ub, expr = hit[2]
             else:
-                var, lb, ub, expr = _split(comp)
+                var, lb, ub, expr = split_pair(comp)
             vlb, vub = var.bounds
             if vlb is not None:
                 lb = max(lb, vlb)
@@ -504,7 +505,7 @@ def matrix_rows(K: sp.csr_matrix, columns: np.ndarray, mine, theirs, n: int) -> 
 
 
 @dataclass
-class _Terms:
+class Terms:
     """The rows' non-constant parts: the linear part ``L`` (n, n) CSR; quadratic terms
     ``qv[k] * x[qa[k]] * x[qb[k]]`` added to row ``qi[k]``; the nonlinear remainders."""
 
@@ -518,7 +519,7 @@ class _Terms:
 
 def _read_rows(
     pairs: list[tuple], col, known: dict, matrices: list | None = None
-) -> tuple[list[_Row], _Terms]:
+) -> tuple[list[_Row], Terms]:
     """Each row's constant (kept symbolic, for :meth:`CompiledMCP.update`) and its terms
     (``known``: the model's recorded linear expressions, see :data:`LINEAR_ROWS`; ``matrices``
     the recorded matrices, see :data:`MATRIX_ROWS`)."""
@@ -560,7 +561,7 @@ def _read_rows(
         if repn.nonlinear_expr is not None:
             nl_vars = [col(v) for v in repn.nonlinear_vars]
             nonlinear.append(_Nonlinear(i, repn.nonlinear_expr, list(repn.nonlinear_vars), nl_vars))
-    terms = _Terms(
+    terms = Terms(
         L=matrices.add_to(sp.csr_matrix((lv, (li, lj)), shape=(n, n))).tocsr(),
         qi=np.asarray(qi).astype(int),
         qa=np.asarray(qa).astype(int),
@@ -730,12 +731,12 @@ def _kind(e) -> int:
     return kind
 
 
-class _Functions:
-    """F(x) = L x + q + quadratic terms + nonlinear remainders (see :class:`_Terms`), its sparse
+class Functions:
+    """F(x) = L x + q + quadratic terms + nonlinear remainders (see :class:`Terms`), its sparse
     Jacobian J(x) and the weighted Hessian sum_i w_i Hess F_i(x). ``q`` (n,) is shared with
     :class:`CompiledMCP`, which updates it in place."""
 
-    def __init__(self, terms: _Terms, q: np.ndarray) -> None:
+    def __init__(self, terms: Terms, q: np.ndarray) -> None:
         self.t = terms
         self.q = q
         self.n = q.shape[0]

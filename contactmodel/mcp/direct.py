@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from pyomo.core.base.component_namer import index_repr
 
-from contactmodel.mcp.compile import _VALUE, CompiledMCP, Structure, _Functions, _Terms, matrix_rows
+from contactmodel.mcp.compile import CompiledMCP, Functions, Structure, Terms, matrix_rows, stored_value
 from contactmodel.mcp.types import MCP, CoulombBlocks
 from contactmodel.modes import Pair
 
@@ -167,11 +167,11 @@ class DirectMCP(CompiledMCP):
         problem = self.problem
         asm, laws = problem.assembly, problem.laws
         if self.b_params:  # the model is built: its b, as a compilation of it reads it
-            self._q_linear[:] = _constants(self.rows_b, np.fromiter(map(_VALUE, self.b_params), float))
+            self._q_linear[:] = _constants(self.rows_b, np.fromiter(map(stored_value, self.b_params), float))
         elif asm is not self._seen[0]:
             self._q_linear[:] = _constants(self.rows_b, asm.b)
         if self.cone_mu:  # the model is built: its cone blocks' mu Params
-            self.mcp.cones.mu[:] = list(map(_VALUE, self.cone_mu))
+            self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
         elif self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
             direct, ctx = problem._direct, problem.contexts
             self.mcp.cones.mu[:] = [
@@ -274,7 +274,7 @@ def compile_direct(
             qa.append(mine[a])
             qb.append(mine[b])
             qv.append(coef)
-    terms = _Terms(
+    terms = Terms(
         L=L,
         qi=np.asarray(qi).astype(int),
         qa=np.asarray(qa).astype(int),
@@ -284,7 +284,7 @@ def compile_direct(
     )
     lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
     q = _constants(Cb, asm.b)
-    functions = _Functions(terms, q)
+    functions = Functions(terms, q)
     variables = ModelVariables(problem, names)
     compiled = DirectMCP(
         mcp=None,

@@ -20,7 +20,7 @@ import numpy as np
 
 from contactmodel._pyomo import Complementarity, pe
 from contactmodel.errors import FormulationError
-from contactmodel.mcp.compile import _split
+from contactmodel.mcp.compile import split_pair
 from contactmodel.mcp.cones import cone_blocks
 
 TERMS = ("product", "componentwise")
@@ -39,7 +39,7 @@ def mncp_opt(model: pe.Block, complementarity_term: str = "product") -> pe.Concr
     new = model.clone()
     u_rows, g_rows = [], []
     for comp in list(new.component_data_objects(Complementarity, active=True, descend_into=True)):
-        var, lb, ub, F = _split(comp)
+        var, lb, ub, F = split_pair(comp)
         lb = max(lb, var.lb) if var.lb is not None else lb
         ub = min(ub, var.ub) if var.ub is not None else ub
         if np.isinf(lb) and np.isinf(ub):

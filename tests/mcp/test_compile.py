@@ -7,7 +7,7 @@ from pyomo.mpec import Complementarity, complements
 
 import contactmodel as cm
 from contactmodel import catalogue
-from contactmodel.mcp.compile import _split
+from contactmodel.mcp.compile import split_pair
 
 
 def box_problem(form="reduced"):
@@ -104,7 +104,7 @@ def test_every_kind_of_structural_edit_is_noticed_without_a_walk():
     blk = m.contact["floor0"]
     # one entry of an indexed Complementarity deactivated, then reactivated
     key = next(k for k in blk.pairs if k != "normal")
-    var = _split(blk.pairs[key])[0]
+    var = split_pair(blk.pairs[key])[0]
     blk.pairs[key].deactivate()
     var.fix(0.0)  # its variable leaves the MCP with its row
     assert problem.compile().mcp.n == n - 1
