@@ -1,10 +1,14 @@
-"""The friction-law interface: each law builds its own contact Block.
+"""The friction-law interface: each law states its contact's rows once.
 
-Formulation calls, per contact: ``build`` (the law declares its variables and returns the
-contact force components as linear maps of them), then adds the contact's relative
-accelerations ``blk.accel[comp]`` (Pyomo expressions), then ``add_conditions`` (the law's
-complementarity pairs and equations). ``lift`` maps a physical point (forces, accelerations)
-to values of the law's variables, so any known solution can be substituted into any model.
+A law's :meth:`FrictionLaw.rows` gives one contact's statement as arrays
+(:class:`~contactmodel.friction.rows.ContactRows`: variables, force map, pairs, cone block). From
+it, per contact, formulation derives the Pyomo Block: :func:`build_rows` declares the variables
+and force expressions, formulation adds the relative accelerations ``blk.accel[comp]``, and
+:func:`add_row_conditions` the complementarity pairs; the numeric MCP is compiled from the same
+statement without Pyomo (:mod:`contactmodel.mcp.direct`). A law may instead write its Block itself
+(``build`` and ``add_conditions``, as ``CoulombCone(slack="norm")``'s square root does). ``lift``
+maps a physical point (forces, accelerations) to values of the law's variables, so any known
+solution can be substituted into any model.
 
 References:
 
@@ -26,7 +30,7 @@ import numpy as np
 from contactmodel import validate
 from contactmodel._pyomo import add_block, add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.rows import ContactRows, Named, Product, Square, sliding_coefficients
+from contactmodel.friction.rows import ContactRows, Named, Product, Square
 from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pairs
 from contactmodel.mcp.cones import SOCComplementarity
@@ -351,16 +355,6 @@ def normal_force(blk: pe.Block) -> pe.Var:
 def normal_pair(blk: pe.Block) -> None:
     """Trinkle et al. (1997) (29): 0 <= c_n _|_ a_n >= 0."""
     nonneg_pair(blk, "normal", blk.c_n, blk.accel["n"])
-
-
-def sliding_map(blk: pe.Block, ctx: ContactContext, weights: dict[str, float], mu: float) -> ForceMap:
-    """Maximum-work friction at a sliding contact, linear in c_n (Trinkle et al. (1997) (10), Trinkle and
-    Pang (1997) KKT): c_alpha = -mu e_alpha^2 v_alpha / sqrt(sum e^2 v^2) c_n over the given components."""
-    fmap: ForceMap = {"n": [(1.0, blk.c_n)]}
-    for c, k in sliding_coefficients(ctx.velocity, weights, mu).items():
-        add_expression(blk, f"c_{c}", k * blk.c_n)
-        fmap[c] = [(k, blk.c_n)]
-    return fmap
 
 
 # -- a contact's Block derived from its statement ----------------------------------------------
