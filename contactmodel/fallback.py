@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from contactmodel import solvers
 from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
@@ -31,8 +32,6 @@ from contactmodel.friction.cone import CoulombCone, carry_point, in_cone_form
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Status
 
-#: solvers whose unsolved answers are retried (``cm.solve(..., fallback=False)`` turns it off)
-FALLBACK_SOLVERS = ("newton",)
 #: the largest number of contact rows for which the reduced form (dense m x m Delassus matrix) is
 #: built as a fallback of the sparse one
 MAX_REDUCED_ROWS = 2000
@@ -77,10 +76,13 @@ def worst_residual(sol: Solution) -> float:
 
 def worth_retrying(solution: Solution, solver: str, tolerance: float = 0.0) -> bool:
     """Whether ``solution`` of ``solver`` is retried in the problem's other statements: a solver
-    of FALLBACK_SOLVERS, and an answer neither solved, nor certified infeasible, nor
-    solved-inaccurate within ``tolerance`` (relative, :func:`worst_residual`; a simulation's
-    ``step_tol``)."""
-    if solver not in FALLBACK_SOLVERS or solution.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
+    whose registry row says so (``SolverInfo.retry_statements``), and an answer neither solved,
+    nor certified infeasible, nor solved-inaccurate within ``tolerance`` (relative,
+    :func:`worst_residual`; a simulation's ``step_tol``)."""
+    info = solvers.REGISTRY.get(solver)
+    if info is None or not info.retry_statements:
+        return False
+    if solution.status in (Status.SOLVED, Status.INFEASIBLE_CERTIFIED):
         return False
     return not (solution.status is Status.SOLVED_INACCURATE and worst_residual(solution) <= tolerance)
 

@@ -176,16 +176,18 @@ def _load_solver(solver: str, mcp: MCP):
     """The solver's module, once the solver is known to handle this kind of MCP."""
     info = solvers.get(solver)
     if mcp.cones is not None and not info.cones:
-        able = [name for name, i in solvers.REGISTRY.items() if i.cones]
+        able = solvers.able(lcp=False, cones=True)
         raise SolverError(
             f"solver '{solver}' cannot solve CoulombCone(form='soc') contacts (second-order-cone "
             f"blocks, not box rows); use solver={able[0]!r}, or CoulombCone(mu) (automatic form) or "
             "CoulombCone(mu, form='mncp') (the mixed NCP of Trinkle et al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
+        names = [repr(name) for name in solvers.able(lcp=False, polynomial=False)]
+        able = " or ".join(filter(None, (", ".join(names[:-1]), names[-1])))
         raise SolverError(
             f"solver '{solver}' solves LCPs only, and this problem is not one (nonlinear rows or "
-            "free variables); use 'newton', 'ipopt' or 'scipy', or a polyhedral friction law "
+            f"free variables); use {able}, or a polyhedral friction law "
             "(Pyramid, Polygonal, Planar) with form='reduced'"
         )
     module, _ = solvers.load(solver)

@@ -18,10 +18,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from contactmodel.errors import ArgumentKindError, SolverError
+from contactmodel.constants import Choice
+from contactmodel.errors import ArgumentKindError, OptionError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
 from contactmodel.solution import Solution
+
+
+class SearchMethod(Choice):
+    """``all_solutions(method=...)``: how the solutions are searched for."""
+
+    AUTO = "auto"  # enumeration for LCPs of size <= max_n, else multistart
+    ENUMERATE = "enumerate"  # every complementary basis (LCPs only)
+    MULTISTART = "multistart"  # one solve per (starting point, solver setting)
+
+
+class Distinct(Choice):
+    """``all_solutions(distinct=...)``: what makes two solutions distinct."""
+
+    MOTION = "motion"  # contact modes and accelerations (a continuum of forces counts once)
+    FORCES = "forces"  # the forces too
+
 
 #: multistart settings, each a (solver, options) pair tried from every starting point
 SETTINGS: tuple[tuple[str, dict], ...] = (
@@ -88,9 +105,9 @@ def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:
     return sol
 
 
-def _physical_key(problem, sol: Solution, distinct: str) -> np.ndarray:
+def _physical_key(problem, sol: Solution, distinct: Distinct) -> np.ndarray:
     if isinstance(problem, Problem) and sol.contacts:
-        if distinct == "motion":
+        if distinct is Distinct.MOTION:
             return np.concatenate([np.r_[c.acceleration] for c in sol.contacts])
         return np.concatenate([np.r_[c.force, c.acceleration] for c in sol.contacts])
     return np.asarray(sol.x, dtype=float)
@@ -168,13 +185,13 @@ def all_solutions(
     problem,
     tol: float = 1e-8,
     max_n: int = 12,
-    method: str = "auto",
+    method: SearchMethod | str = SearchMethod.AUTO,
     starts: int = 12,
     settings=SETTINGS,
     seed: int = 0,
     x0s=None,
     dedupe_tol: float = 1e-4,
-    distinct: str = "motion",
+    distinct: Distinct | str = Distinct.MOTION,
 ) -> SolutionSet:
     """Distinct solutions of a contact Problem (or an MCP such as ``cm.LCP(M, q)``).
 
@@ -185,10 +202,13 @@ def all_solutions(
     contact modes and accelerations within ``dedupe_tol`` (relative), so a continuum of force
     solutions (e.g. a jammed, statically indeterminate system) counts once, with the number of
     merged points in ``SolutionSet.merged``; ``distinct="forces"`` also compares the forces.
+    An unknown ``method`` or ``distinct`` raises :class:`~contactmodel.errors.OptionError`.
     """
     from contactmodel.solve import solve
     from contactmodel.solvers.enumerate import all_solutions as enum_all
 
+    method = SearchMethod.parse(method, "all_solutions: method", OptionError)
+    distinct = Distinct.parse(distinct, "all_solutions: distinct", OptionError)
     t0 = time.perf_counter()
     mcp = problem.compile().mcp if isinstance(problem, Problem) else problem
     if not isinstance(mcp, MCP):
@@ -196,7 +216,9 @@ def all_solutions(
             f"all_solutions(problem=...) needs a contact Problem (cm.formulate) or an MCP such as "
             f"cm.LCP(M, q) (got {type(problem).__name__})"
         )
-    use_enum = method == "enumerate" or (method == "auto" and mcp.is_lcp and mcp.n <= max_n)
+    use_enum = method is SearchMethod.ENUMERATE or (
+        method is SearchMethod.AUTO and mcp.is_lcp and mcp.n <= max_n
+    )
     found: list[Solution] = []
     attempts = 0
     if use_enum:

@@ -26,13 +26,36 @@ from contactmodel.errors import SolverError
 
 @dataclass(frozen=True)
 class SolverInfo:
+    """Every fact about one solver, stated once (the rows of :data:`REGISTRY`); the dispatcher,
+    the fallbacks and the command line read them from here.
+
+    name: the name given as ``cm.solve(..., solver=name)``.
+    module, options: the module with ``solve(mcp, options)`` and its options dataclass.
+    description: one line, as ``contactmodel solvers`` prints it.
+    lcp_only: accepts LCPs only (affine F, lb = 0, ub = +inf).
+    quadratic_only: accepts MCPs whose F is affine or quadratic only (it rebuilds F).
+    cones: accepts MCPs with Coulomb cone blocks (``CoulombCone(form="soc")``); a contact problem
+        is given to a solver without them with its automatic-form cones in the MNCP form.
+    time_limit: its options have a ``time_limit`` field (wall-clock seconds).
+    retry_statements: an unsolved answer on a contact problem is solved again in the problem's
+        other statements (:mod:`contactmodel.fallback`; ``cm.solve(..., fallback=False)`` turns
+        it off).
+    fallback_rank: its place (lowest first) in the order solvers are tried one after another to
+        find a solution (:func:`fallback_order`); None: not tried so.
+    requires: an importable module the solver needs.
+    """
+
     name: str
     module: str
     options: str
     description: str
     lcp_only: bool = False
-    cones: bool = False  # solves MCPs with Coulomb cone blocks (CoulombCone(form="soc"))
-    requires: str | None = None  # importable module the solver needs
+    quadratic_only: bool = False
+    cones: bool = False
+    time_limit: bool = False
+    retry_statements: bool = False
+    fallback_rank: int | None = None
+    requires: str | None = None
 
     def available(self) -> tuple[bool, str]:
         """(available here, reason when not)."""
@@ -52,6 +75,9 @@ REGISTRY: dict[str, SolverInfo] = {
             "NewtonOptions",
             "PATH-style nonsmooth Newton for box MCPs (default)",
             cones=True,
+            time_limit=True,
+            retry_statements=True,
+            fallback_rank=2,
         ),
         SolverInfo(
             "lemke",
@@ -59,6 +85,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "LemkeOptions",
             "Lemke's complementary pivoting, lexicographic, with restarts",
             lcp_only=True,
+            fallback_rank=1,
         ),
         SolverInfo(
             "fip",
@@ -79,6 +106,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "contactmodel.solvers.ipopt",
             "IpoptOptions",
             "MNCPOpt / LCPOpt (Andreani et al. (2002)) through IPOPT",
+            time_limit=True,
             requires="cyipopt",
         ),
         SolverInfo(
@@ -92,6 +120,8 @@ REGISTRY: dict[str, SolverInfo] = {
             "contactmodel.solvers.path",
             "PathOptions",
             "PATH through GAMSPy (free license: <= 1000 rows/columns) or Pyomo + pathampl",
+            quadratic_only=True,
+            time_limit=True,
             requires="gamspy",
         ),
     )
@@ -106,6 +136,28 @@ def get(name: str) -> SolverInfo:
         return REGISTRY[name]
     except KeyError:
         raise SolverError(f"unknown solver '{name}'; choose one of {sorted(REGISTRY)}") from None
+
+
+def takes(info: SolverInfo, lcp: bool, cones: bool = False, polynomial: bool = True) -> bool:
+    """Whether the solver of ``info`` accepts an MCP that is an LCP (``lcp``), has cone blocks
+    (``cones``), has an affine or quadratic F (``polynomial``), as its row of the registry says."""
+    return (
+        (lcp or not info.lcp_only) and (polynomial or not info.quadratic_only) and (info.cones or not cones)
+    )
+
+
+def able(lcp: bool, cones: bool = False, polynomial: bool = True) -> list[str]:
+    """The solvers that accept such an MCP (see :func:`takes`), in registry order."""
+    return [name for name, info in REGISTRY.items() if takes(info, lcp, cones, polynomial)]
+
+
+def fallback_order(lcp: bool, cones: bool = False) -> list[str]:
+    """The solvers to try one after another on an MCP (an LCP when ``lcp``, with cone blocks when
+    ``cones``) until one finds a solution: those with a ``fallback_rank`` that accept it, by rank."""
+    ranked = [
+        info for info in REGISTRY.values() if info.fallback_rank is not None and takes(info, lcp, cones)
+    ]
+    return [info.name for info in sorted(ranked, key=lambda info: info.fallback_rank)]
 
 
 _LOADED: dict[str, tuple] = {}  # name -> (module, options class), once imported
@@ -174,6 +226,8 @@ def make_options(name: str, overrides: dict):
     )
     for key, value in overrides.items():
         setattr(options, key, value)
+    if overrides:  # each value is checked on assignment; the checks across fields run here
+        options.validate()
     return options
 
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import enum
 import functools
+import typing
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 import numpy as np
 
+from contactmodel.constants import Choice
 from contactmodel.errors import OptionError
 from contactmodel.validate import check_field
 
@@ -58,15 +60,39 @@ class Options:
     """Base of every solver's options dataclass: each assignment (construction included) is
     checked against the field's annotation (:func:`contactmodel.validate.check_field`), so a
     wrong type (``tol="tight"``, ``max_iter=10.5``, ``x0="zero"``) raises :class:`OptionError`
-    naming the field; range checks stay in each solver's ``validate()``."""
+    naming the field; a field annotated with a :class:`~contactmodel.constants.Choice` takes the
+    member or its string and refuses any other value, naming the accepted ones. Each solver's
+    ``validate()`` holds the range and cross-field checks; it runs when the options are made
+    (``__post_init__``) and again when a solver starts (fields may be assigned in between)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if value is not _defaults(type(self)).get(name, _NO_DEFAULT):  # declared defaults are trusted
-            value = check_field(self, name, value, OptionError)
+            choice = _choices(type(self)).get(name)
+            if choice is not None:
+                value = choice.parse(value, f"{type(self).__name__}.{name}", OptionError)
+            else:
+                value = check_field(self, name, value, OptionError)
         object.__setattr__(self, name, value)
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`OptionError` naming the first invalid field (here: none to check)."""
 
 
 _NO_DEFAULT = object()
+
+
+@functools.cache
+def _choices(cls: type) -> dict[str, type[Choice]]:
+    """Field name -> its Choice enum, for the fields of an options dataclass annotated with one."""
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name: hints[f.name]
+        for f in fields(cls)
+        if isinstance(hints.get(f.name), type) and issubclass(hints[f.name], Choice)
+    }
 
 
 @functools.cache

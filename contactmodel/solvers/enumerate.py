@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 
@@ -39,6 +39,14 @@ class EnumerateOptions(Options):
     """Acceptance tolerance, relative to max(1, max|M|, max|q|): z, w >= -tol, |min(z,w)| <= tol."""
     max_lp: int = 10_000
     """Most singular complementary bases checked by LP; past it, "no solution" is no certificate."""
+
+    def validate(self) -> None:
+        """Raise :class:`OptionError` naming the first bad field."""
+        for name in ("max_n", "max_lp"):
+            if getattr(self, name) < 0:
+                raise OptionError(f"EnumerateOptions.{name} must be >= 0, got {getattr(self, name)!r}")
+        if not self.tol >= 0.0:
+            raise OptionError(f"EnumerateOptions.tol must be >= 0, got {self.tol!r}")
 
 
 def _accept(M: np.ndarray, q: np.ndarray, Z: np.ndarray, tol: float) -> np.ndarray:
@@ -133,6 +141,7 @@ def solve(mcp: MCP, options: EnumerateOptions | None = None) -> SolverResult:
     certificate), ``bases`` (2^n), ``lp_checks`` (singular bases checked by LP), ``unchecked``.
     """
     opts = options if options is not None else EnumerateOptions()
+    opts.validate()
     if not mcp.is_lcp:
         raise SolverError(
             "enumerate solves only LCPs (affine F with lb = 0, ub = +inf): "

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 
@@ -83,6 +83,25 @@ class FIPOptions(Options):
     """At the end, solve ``M_BB z_B = -q_B`` on the set B = {z_i > w_i} of the last point (z = 0
     off B) and keep that vertex when its natural residual is smaller: an interior point stops
     ~epsilon away from the solution (1e-8 relative), the vertex of its pattern is exact."""
+
+    def validate(self) -> None:
+        """Raise :class:`OptionError` naming the first bad field."""
+        for name in ("epsilon", "tol"):
+            if not getattr(self, name) > 0:
+                raise OptionError(f"FIPOptions.{name} must be > 0, got {getattr(self, name)!r}")
+        for name in ("sigma", "rho", "eta"):
+            if not 0.0 < getattr(self, name) < 1.0:
+                raise OptionError(f"FIPOptions.{name} must lie in (0, 1), got {getattr(self, name)!r}")
+        if self.zeta is not None and not self.zeta > 0.0:
+            raise OptionError(f"FIPOptions.zeta must be > 0 (None for sqrt(n)), got {self.zeta!r}")
+        if not 0.0 <= self.beta0 < 1.0:
+            raise OptionError(f"FIPOptions.beta0 must lie in [0, 1), got {self.beta0!r}")
+        if not 0.0 <= self.beta_factor <= 1.0:
+            raise OptionError(f"FIPOptions.beta_factor must lie in [0, 1], got {self.beta_factor!r}")
+        if self.max_iter < 0:
+            raise OptionError(f"FIPOptions.max_iter must be >= 0, got {self.max_iter!r}")
+        if self.max_backtracks < 1:
+            raise OptionError(f"FIPOptions.max_backtracks must be >= 1, got {self.max_backtracks!r}")
 
 
 def _psi(w: np.ndarray, z: np.ndarray, zeta: float) -> float:
@@ -135,11 +154,7 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
             "fip solves only LCPs (affine F with lb = 0, ub = +inf): "
             "use the 'newton' or 'path' solver for this MCP"
         )
-    for name in ("sigma", "rho", "eta"):
-        if not 0.0 < getattr(opts, name) < 1.0:
-            raise SolverError(f"FIPOptions.{name} must lie in (0, 1)")
-    if not 0.0 <= opts.beta0 < 1.0 or not 0.0 <= opts.beta_factor <= 1.0:
-        raise SolverError("FIPOptions.beta0 must lie in [0, 1) and beta_factor in [0, 1]")
+    opts.validate()
     M = mcp.M.toarray() if hasattr(mcp.M, "toarray") else np.asarray(mcp.M, dtype=float)
     q = np.asarray(mcp.q, dtype=float).ravel()
     n = q.shape[0]

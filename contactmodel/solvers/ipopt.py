@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
-    COMPLEMENTARITY_TERMS,
+    ComplementarityTerm,
     MNCPOpt,
     assess_and_polish,
     nonglobal_message,
@@ -68,7 +68,7 @@ class IpoptOptions(Options):
     solution.
     """
 
-    complementarity_term: str = "product"
+    complementarity_term: ComplementarityTerm = ComplementarityTerm.PRODUCT
     tol: float = 1e-8
     objective_tol: float = 1e-10
     nlp_tol: float = 1e-14
@@ -80,21 +80,17 @@ class IpoptOptions(Options):
     native: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        """Raise :class:`SolverError` naming the first bad field."""
-        if self.complementarity_term not in COMPLEMENTARITY_TERMS:
-            raise SolverError(
-                f"IpoptOptions.complementarity_term={self.complementarity_term!r}; "
-                f"use one of {COMPLEMENTARITY_TERMS}"
-            )
+        """Raise :class:`OptionError` naming the first bad field (``complementarity_term`` is
+        checked on assignment)."""
         for name in ("tol", "objective_tol", "nlp_tol"):
             if not getattr(self, name) > 0:
-                raise SolverError(f"IpoptOptions.{name} must be > 0, got {getattr(self, name)}")
+                raise OptionError(f"IpoptOptions.{name} must be > 0, got {getattr(self, name)}")
         if int(self.max_iter) < 0:
-            raise SolverError(f"IpoptOptions.max_iter must be >= 0, got {self.max_iter}")
+            raise OptionError(f"IpoptOptions.max_iter must be >= 0, got {self.max_iter}")
         if self.time_limit is not None and not self.time_limit > 0:
-            raise SolverError(f"IpoptOptions.time_limit must be > 0, got {self.time_limit}")
+            raise OptionError(f"IpoptOptions.time_limit must be > 0, got {self.time_limit}")
         if not isinstance(self.native, dict):
-            raise SolverError("IpoptOptions.native must be a dict of Ipopt option -> value")
+            raise OptionError("IpoptOptions.native must be a dict of Ipopt option -> value")
 
 
 class _Callbacks:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import blas
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 
@@ -86,6 +86,29 @@ class LemkeOptions(Options):
     the others. Tried first: a feasible warm basis is a solution at once (0 pivots), an infeasible
     one starts Lemke with covering vector B e (as Ferris' lemke.m); a singular warm basis, or a
     warm run that ends on a ray, falls back to the normal start."""
+
+    def validate(self) -> None:
+        """Raise :class:`OptionError` naming the first bad field (the vectors' lengths are checked
+        against the problem when it is solved)."""
+        if self.max_pivots is not None and self.max_pivots < 1:
+            raise OptionError(
+                f"LemkeOptions.max_pivots must be >= 1 (None for 50 n + 1000), got {self.max_pivots!r}"
+            )
+        if self.max_restarts < 0:
+            raise OptionError(f"LemkeOptions.max_restarts must be >= 0, got {self.max_restarts!r}")
+        if self.check_every < 1:
+            raise OptionError(f"LemkeOptions.check_every must be >= 1, got {self.check_every!r}")
+        for name in (
+            "pivot_tol",
+            "zero_tol",
+            "lex_tol",
+            "tied_pivot_ratio",
+            "refine_tol",
+            "psd_tol",
+            "certificate_tol",
+        ):
+            if not getattr(self, name) >= 0.0:
+                raise OptionError(f"LemkeOptions.{name} must be >= 0, got {getattr(self, name)!r}")
 
 
 _WARM_COND_MAX = 1e12
@@ -313,6 +336,7 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
     ``certificate`` (a verified Farkas vector y >= 0, M^T y <= 0, q^T y < 0, sum(y) = 1).
     """
     opts = options if options is not None else LemkeOptions()
+    opts.validate()
     if not mcp.is_lcp:
         raise SolverError(
             "lemke solves only LCPs (affine F with lb = 0, ub = +inf); this MCP has "

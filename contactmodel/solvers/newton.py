@@ -61,9 +61,9 @@ from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import newton_blocks, newton_core, newton_kernels
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions
+from contactmodel.solvers.newton_core import Kernels, Merit, NewtonMethod, NewtonOptions, When
 
-__all__ = ["NewtonOptions", "solve"]
+__all__ = ["Kernels", "Merit", "NewtonOptions", "When", "solve"]
 
 _RESTARTS = (
     {"regularize": "always", "polish": "always"},

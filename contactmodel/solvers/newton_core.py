@@ -30,15 +30,34 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from contactmodel.errors import SolverError
+from contactmodel.constants import Choice
+from contactmodel.errors import OptionError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 
-_MERITS = ("fb", "penalized_fb")
-_POLISH = ("auto", "always", "never")
-_REGULARIZE = ("auto", "always", "never")
-_KERNELS = ("auto", "numba", "numpy")
+
+class Merit(Choice):
+    """``NewtonOptions.merit``: the box method's merit function."""
+
+    FB = "fb"  # Fischer-Burmeister
+    PENALIZED_FB = "penalized_fb"  # Chen-Chen-Kanzow
+
+
+class When(Choice):
+    """``NewtonOptions.polish`` and ``NewtonOptions.regularize``: when a step is used."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+class Kernels(Choice):
+    """``NewtonOptions.kernels``: which code runs the hot loops."""
+
+    AUTO = "auto"  # numba when installed, else numpy
+    NUMBA = "numba"
+    NUMPY = "numpy"
 
 
 @dataclass
@@ -148,7 +167,7 @@ class NewtonOptions(Options):
     tol: float = 1e-10
     max_iter: int = 200
     time_limit: float | None = None
-    merit: str = "fb"
+    merit: Merit = Merit.FB
     fb_lambda: float = 0.95
     armijo_sigma: float = 1e-4
     backtrack: float = 0.5
@@ -161,8 +180,8 @@ class NewtonOptions(Options):
     lm_mu: float = 1e-3
     newton_reg: float = 1.0
     newton_reg_max: float = 0.1
-    regularize: str = "auto"
-    polish: str = "auto"
+    regularize: When = When.AUTO
+    polish: When = When.AUTO
     stall_iter: int = 30
     restarts: bool = True
     scale_rows: bool = True
@@ -173,61 +192,52 @@ class NewtonOptions(Options):
     refine_iter: int = 10
     chord_steps: int = 2
     chord_decrease: float = 0.5
-    kernels: str = "auto"
+    kernels: Kernels = Kernels.AUTO
     decouple: bool = True
     liftoff_rounds: int = 30
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
-        """Raise :class:`SolverError` naming the first invalid field."""
+        """Raise :class:`OptionError` naming the first invalid field (the choices are checked on
+        assignment, see :class:`~contactmodel.solvers.base.Options`)."""
         if not self.tol > 0:
-            raise SolverError(f"NewtonOptions.tol must be > 0, got {self.tol!r}")
+            raise OptionError(f"NewtonOptions.tol must be > 0, got {self.tol!r}")
         if self.max_iter < 0:
-            raise SolverError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
+            raise OptionError(f"NewtonOptions.max_iter must be >= 0, got {self.max_iter!r}")
         if self.time_limit is not None and not self.time_limit > 0:
-            raise SolverError(f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}")
-        if self.merit not in _MERITS:
-            raise SolverError(f"NewtonOptions.merit must be one of {_MERITS}, got {self.merit!r}")
+            raise OptionError(f"NewtonOptions.time_limit must be > 0 or None, got {self.time_limit!r}")
         if not 0.0 < self.fb_lambda <= 1.0:
-            raise SolverError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
+            raise OptionError(f"NewtonOptions.fb_lambda must be in (0, 1], got {self.fb_lambda!r}")
         if not 0.0 < self.armijo_sigma < 0.5:
-            raise SolverError(f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}")
+            raise OptionError(f"NewtonOptions.armijo_sigma must be in (0, 0.5), got {self.armijo_sigma!r}")
         if not 0.0 < self.backtrack < 1.0:
-            raise SolverError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
+            raise OptionError(f"NewtonOptions.backtrack must be in (0, 1), got {self.backtrack!r}")
         if self.nonmonotone_memory < 1:
-            raise SolverError(
+            raise OptionError(
                 f"NewtonOptions.nonmonotone_memory must be >= 1, got {self.nonmonotone_memory!r}"
             )
-        if self.polish not in _POLISH:
-            raise SolverError(f"NewtonOptions.polish must be one of {_POLISH}, got {self.polish!r}")
-        if self.regularize not in _REGULARIZE:
-            raise SolverError(
-                f"NewtonOptions.regularize must be one of {_REGULARIZE}, got {self.regularize!r}"
-            )
         if not self.newton_reg >= 0.0:
-            raise SolverError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
+            raise OptionError(f"NewtonOptions.newton_reg must be >= 0, got {self.newton_reg!r}")
         if not self.newton_reg_max > 0.0:
-            raise SolverError(
+            raise OptionError(
                 f"NewtonOptions.newton_reg_max must be > 0 (inf for no cap), got {self.newton_reg_max!r}"
             )
         if self.stall_iter < 1:
-            raise SolverError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
+            raise OptionError(f"NewtonOptions.stall_iter must be >= 1, got {self.stall_iter!r}")
         if self.refine_iter < 0:
-            raise SolverError(f"NewtonOptions.refine_iter must be >= 0, got {self.refine_iter!r}")
+            raise OptionError(f"NewtonOptions.refine_iter must be >= 0, got {self.refine_iter!r}")
         if self.chord_steps < 0:
-            raise SolverError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
+            raise OptionError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
         if not 0.0 < self.chord_decrease < 1.0:
-            raise SolverError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
-        if self.kernels not in _KERNELS:
-            raise SolverError(f"NewtonOptions.kernels must be one of {_KERNELS}, got {self.kernels!r}")
-        if self.kernels == "numba" and not newton_kernels.AVAILABLE:
-            raise SolverError(
+            raise OptionError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
+        if self.kernels is Kernels.NUMBA and not newton_kernels.AVAILABLE:
+            raise OptionError(
                 "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
             )
         if self.liftoff_rounds < 0:
-            raise SolverError(f"NewtonOptions.liftoff_rounds must be >= 0, got {self.liftoff_rounds!r}")
+            raise OptionError(f"NewtonOptions.liftoff_rounds must be >= 0, got {self.liftoff_rounds!r}")
         if self.pivot_after < 0:
-            raise SolverError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
+            raise OptionError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
 
 class Point(Protocol):

@@ -30,11 +30,22 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.errors import SolverError
+from contactmodel.constants import Choice
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 
-BACKENDS = ("auto", "gamspy", "pyomo")
+
+class PathBackend(Choice):
+    """``PathOptions.backend`` (see the module docstring)."""
+
+    AUTO = "auto"
+    GAMSPY = "gamspy"
+    PYOMO = "pyomo"
+
+
+#: the backends' names
+BACKENDS: tuple[str, ...] = PathBackend.values()
 LICENSE_LIMIT = 1000
 
 
@@ -52,7 +63,7 @@ class PathOptions(Options):
         override the fields above.
     """
 
-    backend: str = "auto"
+    backend: PathBackend = PathBackend.AUTO
     tol: float = 1e-10
     max_iter: int = 100000
     time_limit: float | None = None
@@ -60,17 +71,16 @@ class PathOptions(Options):
     native: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        """Raise :class:`SolverError` naming the first bad field."""
-        if self.backend not in BACKENDS:
-            raise SolverError(f"PathOptions.backend={self.backend!r}; use one of {BACKENDS}")
+        """Raise :class:`OptionError` naming the first bad field (``backend`` is checked on
+        assignment)."""
         if not self.tol > 0:
-            raise SolverError(f"PathOptions.tol must be > 0, got {self.tol}")
+            raise OptionError(f"PathOptions.tol must be > 0, got {self.tol}")
         if int(self.max_iter) < 0:
-            raise SolverError(f"PathOptions.max_iter must be >= 0, got {self.max_iter}")
+            raise OptionError(f"PathOptions.max_iter must be >= 0, got {self.max_iter}")
         if self.time_limit is not None and not self.time_limit > 0:
-            raise SolverError(f"PathOptions.time_limit must be > 0, got {self.time_limit}")
+            raise OptionError(f"PathOptions.time_limit must be > 0, got {self.time_limit}")
         if not isinstance(self.native, dict):
-            raise SolverError("PathOptions.native must be a dict of PATH option -> value")
+            raise OptionError("PathOptions.native must be a dict of PATH option -> value")
 
 
 @dataclass
@@ -133,8 +143,8 @@ def polynomial(mcp: MCP, seed: int = 0) -> Polynomial:
 
 
 def _backend(opts: PathOptions, n: int) -> str:
-    if opts.backend != "auto":
-        return opts.backend
+    if opts.backend is not PathBackend.AUTO:
+        return opts.backend.value
     has_gamspy = importlib.util.find_spec("gamspy") is not None
     fits = opts.size_limit is None or n <= opts.size_limit
     if has_gamspy and (fits or shutil.which("pathampl") is None):

@@ -22,16 +22,25 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.errors import SolverError
+from contactmodel.constants import Choice
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP, natural_residual
 
-ComplementarityTerm = Literal["product", "componentwise"]
-COMPLEMENTARITY_TERMS: tuple[str, ...] = ("product", "componentwise")
+
+class ComplementarityTerm(Choice):
+    """The complementarity term of MNCPOpt / LCPOpt (``complementarity_term`` of the ipopt and
+    scipy solvers)."""
+
+    PRODUCT = "product"  # (u^T z)^2, the paper's term
+    COMPONENTWISE = "componentwise"  # sum_k (u_k z_k)^2
+
+
+#: the complementarity terms' names
+COMPLEMENTARITY_TERMS: tuple[str, ...] = ComplementarityTerm.values()
 
 
 def _var_name(mcp: MCP, i: int) -> str:
@@ -61,14 +70,12 @@ class MNCPOpt:
     def __init__(
         self,
         mcp: MCP,
-        complementarity_term: ComplementarityTerm | str = "product",
+        complementarity_term: ComplementarityTerm | str = ComplementarityTerm.PRODUCT,
         probe_seed: int = 0,
     ) -> None:
-        if complementarity_term not in COMPLEMENTARITY_TERMS:
-            raise SolverError(
-                f"complementarity_term={complementarity_term!r} is unknown; "
-                f"use one of {COMPLEMENTARITY_TERMS}"
-            )
+        complementarity_term = ComplementarityTerm.parse(
+            complementarity_term, "MNCPOpt: complementarity_term", OptionError
+        )
         lb = np.asarray(mcp.lb, dtype=float)
         ub = np.asarray(mcp.ub, dtype=float)
         is_u = (lb == 0.0) & (ub == np.inf)
@@ -82,7 +89,7 @@ class MNCPOpt:
                 + (f" ({bad.size} such variables)" if bad.size > 1 else "")
             )
         self.mcp = mcp
-        self.complementarity_term: str = complementarity_term
+        self.complementarity_term: ComplementarityTerm = complementarity_term
         self.n: int = mcp.n
         self.u_idx: np.ndarray = np.flatnonzero(is_u)
         self.v_idx: np.ndarray = np.flatnonzero(is_v)

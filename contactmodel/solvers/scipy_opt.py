@@ -21,17 +21,27 @@ from typing import Any
 import numpy as np
 from scipy.optimize import Bounds, OptimizeWarning, minimize
 
-from contactmodel.errors import SolverError
+from contactmodel.constants import Choice
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
-    COMPLEMENTARITY_TERMS,
+    ComplementarityTerm,
     MNCPOpt,
     assess_and_polish,
     nonglobal_message,
 )
 
-METHODS: tuple[str, ...] = ("L-BFGS-B", "trust-constr")
+
+class ScipyMethod(Choice):
+    """``ScipyOptions.method``: the scipy.optimize.minimize method."""
+
+    L_BFGS_B = "L-BFGS-B"  # exact gradient
+    TRUST_CONSTR = "trust-constr"  # exact gradient and Hessian
+
+
+#: the methods' names
+METHODS: tuple[str, ...] = ScipyMethod.values()
 
 
 @dataclass
@@ -53,31 +63,25 @@ class ScipyOptions(Options):
         gtol 1e-14, xtol 1e-16, barrier_tol 1e-14). Unknown entries raise SolverError.
     """
 
-    method: str = "L-BFGS-B"
+    method: ScipyMethod = ScipyMethod.L_BFGS_B
     tol: float = 1e-8
     objective_tol: float = 1e-10
     max_iter: int = 20000
-    complementarity_term: str = "product"
+    complementarity_term: ComplementarityTerm = ComplementarityTerm.PRODUCT
     polish: bool = True
     polish_objective: float = 1e-6
     native: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
-        """Raise :class:`SolverError` naming the first bad field."""
-        if self.method not in METHODS:
-            raise SolverError(f"ScipyOptions.method={self.method!r}; use one of {METHODS}")
-        if self.complementarity_term not in COMPLEMENTARITY_TERMS:
-            raise SolverError(
-                f"ScipyOptions.complementarity_term={self.complementarity_term!r}; "
-                f"use one of {COMPLEMENTARITY_TERMS}"
-            )
+        """Raise :class:`OptionError` naming the first bad field (``method`` and
+        ``complementarity_term`` are checked on assignment)."""
         for name in ("tol", "objective_tol"):
             if not getattr(self, name) > 0:
-                raise SolverError(f"ScipyOptions.{name} must be > 0, got {getattr(self, name)}")
+                raise OptionError(f"ScipyOptions.{name} must be > 0, got {getattr(self, name)}")
         if int(self.max_iter) < 1:
-            raise SolverError(f"ScipyOptions.max_iter must be >= 1, got {self.max_iter}")
+            raise OptionError(f"ScipyOptions.max_iter must be >= 1, got {self.max_iter}")
         if not isinstance(self.native, dict):
-            raise SolverError("ScipyOptions.native must be a dict of minimize options")
+            raise OptionError("ScipyOptions.native must be a dict of minimize options")
 
 
 def _method_options(opts: ScipyOptions) -> dict[str, Any]:
@@ -129,7 +133,7 @@ def solve(mcp: MCP, options: ScipyOptions | None = None) -> SolverResult:
                 form.objective,
                 y0,
                 jac=form.gradient,
-                method=opts.method,
+                method=opts.method.value,
                 bounds=Bounds(lo, hi),
                 options=_method_options(opts),
                 **kwargs,
