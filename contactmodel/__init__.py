@@ -46,6 +46,8 @@ _LAZY: dict[str, str] = {
     "Ground": "contactmodel.system",
     "System": "contactmodel.system",
     "all_solutions": "contactmodel.analysis",
+    "Distinct": "contactmodel.analysis.multiple",
+    "SearchMethod": "contactmodel.analysis.multiple",
     "decide": "contactmodel.analysis",
     "diagnose": "contactmodel.analysis",
     "verify": "contactmodel.analysis",

@@ -640,8 +640,9 @@ def _try_solvers(subject, is_lcp: bool, tol: float, tried: list[str]) -> np.ndar
     """A verified solution of ``subject`` (a Problem or an MCP) from the project's solvers
     (lemke for an LCP, then newton), or None."""
     from contactmodel.solve import solve
+    from contactmodel.solvers import fallback_order
 
-    for name in ("lemke", "newton") if is_lcp else ("newton",):
+    for name in fallback_order(lcp=is_lcp):
         try:
             sol = solve(subject, solver=name, accept_tol=tol)
         except Exception as exc:  # a solver missing or refusing is a step tried, not a verdict

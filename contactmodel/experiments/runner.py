@@ -67,10 +67,16 @@ _COLUMNS = (
     "seconds wall_seconds extras solution message host finished_at code"
 ).split()
 _JSON_COLUMNS = ("instance", "settings", "extras", "solution")
-_TIME_LIMITED = ("newton", "ipopt", "scipy")
 _MAX_LIST = 32
 #: status of a run whose process died (signal, Ctrl-C): reported, not stored, so a rerun retries it
 CRASHED = "crashed"
+
+
+def _takes_time_limit(solver: str) -> bool:
+    """Whether the solver's options have a time limit (its registry row says)."""
+    from contactmodel import solvers
+
+    return solver in solvers.REGISTRY and solvers.get(solver).time_limit
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ def run_task(task: Task) -> dict:
         problem = build_problem(task.instance, task.friction)
         record["size"] = int(problem.compile().mcp.n)
         options = dict(task.settings)
-        if task.time_limit is not None and task.solver in _TIME_LIMITED:
+        if task.time_limit is not None and _takes_time_limit(task.solver):
             options.setdefault("time_limit", float(task.time_limit))
         if task.solver == DECIDE:
             record.update(_decide_record(problem, options))
