@@ -58,7 +58,14 @@ from contactmodel.mcp.compile import (
     record_matrix,
     record_pairs,
 )
-from contactmodel.mcp.direct import DirectMCP, compile_direct, contact_rows, reduced_matrix
+from contactmodel.mcp.direct import (
+    DirectMCP,
+    compile_direct,
+    contact_rows,
+    newton_euler_matrix,
+    reduced_matrix,
+    sparse_constants,
+)
 from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
@@ -233,7 +240,7 @@ class Problem:
         checks = {
             "normal_complementarity": float(np.max(np.abs(np.minimum(c[normal], a[normal])), initial=0.0))
         }
-        checks.update(_FORM_MODELS[self.form].checks(self, c, motion))
+        checks.update(_FORM_MODELS[self.form].checks(self, c, motion, x, compiled))
         return PhysicalPoint(c, a, motion, checks, layout.rows_by_name)
 
     def law_residual(self, c: np.ndarray, a: np.ndarray) -> float:
@@ -372,7 +379,7 @@ def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     contexts = _contexts(assembly)
-    direct = contact_rows(laws, contexts) if lazy and form is Form.REDUCED else None
+    direct = contact_rows(laws, contexts) if lazy else None
     if direct is not None:
         starts, T = direct_force_matrix(assembly, direct)
         return Problem(
@@ -546,8 +553,10 @@ class FormModel(ABC):
         """Set the form's own model variables from contact forces c (m,)."""
 
     @abstractmethod
-    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
-        """The form's own residuals at the model's current values (absolute)."""
+    def checks(
+        self, problem: Problem, c: np.ndarray, motion: Motion, x: np.ndarray, compiled: CompiledMCP
+    ) -> dict[str, float]:
+        """The form's own residuals at the point x of ``compiled`` (absolute)."""
 
 
 class ReducedForm(FormModel):
@@ -560,7 +569,7 @@ class ReducedForm(FormModel):
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
 
-    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
+    def checks(self, problem, c, motion, x, compiled) -> dict[str, float]:
         return {}
 
 
@@ -574,17 +583,11 @@ class SparseForm(FormModel):
         coords = asm.coordinates
         model.nu_dot = pe.Var([coords[i] for i in free], initialize=0.0)
         nd = [model.nu_dot[coords[i]] for i in free]
-        P = asm.prescribed
-        # constant of each Newton-Euler row: -(f - M_FP nu_dot_P);
-        # of each contact row: G_P nu_dot_P + G_dot nu
-        ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
+        ne_const, bias = sparse_constants(asm)
         add_param_vector(model, "f", ne_const)
-        bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
         add_param_vector(model, "bias", bias)
-
         # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
-        NE = sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
-        ne_rows = _row_expressions(NE, nd + variables, model.f, model)
+        ne_rows = _row_expressions(newton_euler_matrix(asm, T), nd + variables, model.f, model)
         pairs = [complements(expr == 0, var) for expr, var in zip(ne_rows, nd)]
         record_pairs(model, add_complementarity(model, "newton_euler", range(len(free)), pairs).values())
         return record_matrix(model, asm.G[:, free].tocsr(), nd, model.bias)
@@ -597,16 +600,22 @@ class SparseForm(FormModel):
             if asm.free[i]:
                 problem.model.nu_dot[coord].set_value(float(nu_dot[i]))
 
-    def checks(self, problem: Problem, c: np.ndarray, motion: Motion) -> dict[str, float]:
-        """``newton_euler``: the Newton-Euler residual at the model's own nu_dot."""
+    def checks(self, problem, c, motion, x, compiled) -> dict[str, float]:
+        """``newton_euler``: the Newton-Euler residual at the point's own nu_dot (a nu_dot that is
+        no MCP column, fixed by the user, at its value in the model)."""
         asm = problem.assembly
-        model_nu_dot = np.array(
-            [
-                problem.model.nu_dot[coord].value if asm.free[i] else asm.nu_dot_prescribed[i]
-                for i, coord in enumerate(asm.coordinates)
-            ]
-        )
-        ne = asm.M @ model_nu_dot - asm.G.T @ c - asm.f - motion.efforts
+        cols = compiled.derived.get("nu_dot_columns")
+        if cols is None:
+            position = {id(v): i for i, v in enumerate(compiled.variables)}
+            nd = problem.model.nu_dot
+            cols = np.array([position.get(id(nd[asm.coordinates[i]]), -1) for i in np.flatnonzero(asm.free)])
+            compiled.derived["nu_dot_columns"] = cols
+        nu_dot = asm.nu_dot_prescribed.astype(float)
+        free = np.flatnonzero(asm.free)
+        nu_dot[free] = x[np.maximum(cols, 0)] if cols.size else 0.0
+        for k in np.flatnonzero(cols < 0):
+            nu_dot[free[k]] = problem.model.nu_dot[asm.coordinates[free[k]]].value
+        ne = asm.M @ nu_dot - asm.G.T @ c - asm.f - motion.efforts
         return {"newton_euler": float(np.max(np.abs(ne), initial=0.0))}
 
 

@@ -1,19 +1,23 @@
-"""The MCP of a reduced-form contact problem compiled from its arrays, without its Pyomo model.
+"""The MCP of a contact problem compiled from its arrays, without its Pyomo model.
 
-A problem made by :func:`~contactmodel.formulation.formulate_from_matrices` whose laws all state
-their rows (:meth:`~contactmodel.friction.base.FrictionLaw.rows`) does not
-build its model until something reads it (``problem.model``, a block, its variables). Until then
-:meth:`Problem.compile <contactmodel.formulation.Problem.compile>` makes the MCP here, from A, b,
-the contacts' rows and the laws' :class:`~contactmodel.friction.rows.ContactRows`: the very MCP the
-compiler makes of the built model (names, variable order, bounds, pair rows, cone blocks, M and q
-bit for bit; tests/test_direct_route.py compares the two for every law with the direct route).
+A problem whose laws all state their rows (:meth:`~contactmodel.friction.base.FrictionLaw.rows`)
+does not build its model until something reads it (``problem.model``, a block, its variables).
+Until then :meth:`Problem.compile <contactmodel.formulation.Problem.compile>` makes the MCP here,
+from the assembly's arrays and the contacts' :class:`~contactmodel.friction.rows.ContactRows`:
+the very MCP the compiler makes of the built model (names, variable order, bounds, pair rows, cone
+blocks, F, J, M and q bit for bit; tests/test_direct_route.py compares the two for every law in
+both forms).
 
-Every row is an acceleration a_r = (K c)_r + b_r with K = A T (T: c = T y over the laws' force
-variables y, see :func:`reduced_matrix`), read from K as the compiler reads the recorded rows of
-the built model (:func:`~contactmodel.mcp.compile.matrix_rows`). MCP order is the compiler's:
-every pair, contact after contact in the order each law states them, then the three rows of each
-cone block. The Pyomo variables behind the columns (:attr:`DirectMCP.variables`) are the built
-model's, found when first read (which builds the model).
+A row's accelerations are rows of a matrix K over MCP columns plus constants: in the reduced form
+a = A T y + b (T: c = T y over the laws' force variables y, see :func:`reduced_matrix`); in the
+sparse form a = G_F nu_dot_F + bias, after the Newton-Euler rows M_FF nu_dot_F - G_F^T T y +
+f_F = 0 matched with the free nu_dot (:func:`newton_euler_matrix`, :func:`sparse_constants`). K's
+rows are read as the compiler reads the recorded rows of the built model
+(:func:`~contactmodel.mcp.compile.matrix_rows`). MCP order is the compiler's: the Newton-Euler
+rows (sparse form), every pair, contact after contact in the order each law states them, then the
+three rows of each cone block. The Pyomo variables behind the columns
+(:attr:`DirectMCP.variables`) are the built model's, found when first read (which builds the
+model).
 """
 
 from __future__ import annotations
@@ -96,9 +100,9 @@ def reduced_matrix(assembly: ContactAssembly, T: sp.csr_matrix) -> sp.csr_matrix
 
 
 class KeyNames(Sequence):
-    """The Pyomo names of variables given by key (contact name, component name, index or None):
-    ``contact[NAME].COMPONENT[INDEX]`` with NAME and INDEX written as Pyomo writes an index; made
-    when first read."""
+    """The Pyomo names of variables given by key (contact name or None for the model's own,
+    component name, index or None): ``contact[NAME].COMPONENT[INDEX]`` with NAME and INDEX written
+    as Pyomo writes an index; made when first read."""
 
     def __init__(self, keys: list[tuple[str, str]]) -> None:
         self._keys = keys
@@ -107,7 +111,8 @@ class KeyNames(Sequence):
     def __getitem__(self, i):
         if self._names is None:
             self._names = [
-                f"contact{index_repr(name)}.{comp}{'' if index is None else index_repr(index)}"
+                ("" if name is None else f"contact{index_repr(name)}.")
+                + f"{comp}{'' if index is None else index_repr(index)}"
                 for name, comp, index in self._keys
             ]
         return self._names[i]
@@ -129,7 +134,10 @@ class ModelVariables(Sequence):
     def _resolve(self) -> list:
         if self._vars is None:
             model = self._problem.model
-            self._vars = [model.contact[name].component(comp)[index] for name, comp, index in self._keys]
+            self._vars = [
+                (model if name is None else model.contact[name]).component(comp)[index]
+                for name, comp, index in self._keys
+            ]
         return self._vars
 
     def __getitem__(self, i):
@@ -145,31 +153,39 @@ class ModelVariables(Sequence):
 @dataclass
 class DirectMCP(CompiledMCP):
     """A :class:`~contactmodel.mcp.compile.CompiledMCP` made without the model (see the module
-    docstring). ``rows_b``: the rows of b each MCP row reads (an index array, or the (n, m) matrix
-    of the rows' acceleration coefficients, see :func:`_linear_part`); ``cone_names`` the contact of
-    each cone block (its law's mu re-read when the problem's laws are replaced). While the model
-    is not built, a point loaded (:meth:`load`) is kept in ``point`` and written into the model
-    when it is built; afterwards it reads and writes the model's variables as any compilation."""
+    docstring). ``rows_b`` (n, m): each MCP row's coefficients of the accelerations' constants
+    (b in the reduced form, the bias G_P nu_dot_P + G_dot nu in the sparse form);
+    ``newton_euler`` the sparse form's Newton-Euler rows, first (0 in the reduced form);
+    ``cone_names`` the contact of each cone block (its law's mu re-read when the problem's laws
+    are replaced). While the model is not built, a point loaded (:meth:`load`) is kept in
+    ``point`` and written into the model when it is built; afterwards it reads and writes the
+    model's variables, and its constants from the model's mutable Params, as any compilation."""
 
     problem: Problem | None = field(default=None, repr=False)
-    rows_b: np.ndarray | sp.csr_matrix | None = field(default=None, repr=False)
+    rows_b: sp.csr_matrix | None = field(default=None, repr=False)
+    newton_euler: int = 0
     cone_names: list[str] = field(default_factory=list, repr=False)
     point: np.ndarray | None = field(default=None, repr=False)
-    b_params: list = field(default_factory=list, repr=False)  # the built model's b entries
+    #: the built model's mutable Params holding the constants: (model.b,) or (model.f, model.bias)
+    params: tuple = field(default=(), repr=False)
     _seen: tuple = field(default=(None, None), repr=False)  # (assembly, laws) last read
 
     def __post_init__(self) -> None:
-        """No Pyomo rows: the constants are b's entries (see :meth:`update`)."""
+        """No Pyomo rows: the constants are the assembly's (see :meth:`update`)."""
 
     def update(self) -> None:
-        """Re-read b (of the problem's assembly) and the cone blocks' mu (of its laws) in place,
-        when the problem was given a new assembly or laws since the last read."""
+        """Re-read the constants (of the built model's Params, else of the problem's assembly when
+        it was replaced) and the cone blocks' mu (of the model, else of the laws) in place."""
         problem = self.problem
         asm, laws = problem.assembly, problem.laws
-        if self.b_params:  # the model is built: its b, as a compilation of it reads it
-            self._q_linear[:] = _constants(self.rows_b, np.fromiter(map(stored_value, self.b_params), float))
+        if self.params:  # the model is built: its Params, as a compilation of it reads them
+            self._set_constants(*(np.fromiter(map(stored_value, p.values()), float) for p in self.params))
         elif asm is not self._seen[0]:
-            self._q_linear[:] = _constants(self.rows_b, asm.b)
+            if self.newton_euler or problem.form == "sparse":
+                ne_const, bias = sparse_constants(asm)
+                self._set_constants(ne_const, bias)
+            else:
+                self._set_constants(np.asarray(asm.b, dtype=float))
         if self.cone_mu:  # the model is built: its cone blocks' mu Params
             self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
         elif self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
@@ -180,16 +196,26 @@ class DirectMCP(CompiledMCP):
             ]
         self._seen = (asm, laws)
 
+    def _set_constants(self, *values: np.ndarray) -> None:
+        """q = rows_b @ (the accelerations' constants), the Newton-Euler rows' constants first."""
+        *ne, accel = values
+        q = self._q_linear
+        q[:] = _row_sums(self.rows_b, accel)
+        if ne:
+            q[: self.newton_euler] = ne[0]
+
     def adopt_model(self, model) -> None:
         """The problem's model was built: write the point loaded before into it, and from now on
         notice edits of its structure (:class:`~contactmodel.mcp.compile.Structure`) and read its
-        cone blocks' mu Params, as a compilation of the model does."""
+        mutable Params (constants, cone blocks' mu), as a compilation of the model does."""
         if self.point is not None:
             self.load(self.point)
         self.structure = Structure(model)
         self.cone_mu = [model.contact[name].cone.mu for name in self.cone_names]
-        self.b_params = list(model.b.values())
+        self.params = (model.f, model.bias) if self.problem.form == "sparse" else (model.b,)
         self.pair_rows = {id(model.contact[p.contact].pairs[p.key]): p.index for p in self.derived["pairs"]}
+        if self.newton_euler:
+            self.pair_rows.update((id(entry), k) for k, entry in enumerate(model.newton_euler.values()))
 
     def values(self) -> np.ndarray:
         """The model's values in MCP order once it is built; before, the point last loaded (0
@@ -206,6 +232,17 @@ class DirectMCP(CompiledMCP):
             self.point = np.array(x, dtype=float)
 
 
+def _row_sums(C: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
+    """C @ v, each row summed from its first product on, as Pyomo evaluates a row's constant
+    (a sparse product starts from +0.0, which turns a constant of -0.0 into +0.0)."""
+    out = np.zeros(C.shape[0])
+    products = C.data * v[C.indices]
+    filled = np.flatnonzero(np.diff(C.indptr))
+    if filled.size:
+        out[filled] = np.add.reduceat(products, C.indptr[filled])
+    return out
+
+
 def _identity(T: sp.csr_matrix) -> bool:
     """Whether T (n, n) is the identity matrix, stored as such (one 1.0 a row, on the diagonal)."""
     n = T.shape[0]
@@ -217,6 +254,22 @@ def _identity(T: sp.csr_matrix) -> bool:
     )
 
 
+def sparse_constants(asm) -> tuple[np.ndarray, np.ndarray]:
+    """(f_F, bias) of the sparse form: each Newton-Euler row's constant -(f_F - M_FP nu_dot_P) (nf,)
+    and each contact row's acceleration at nu_dot_F = 0, G_P nu_dot_P + G_dot nu (m,)."""
+    free, P = asm.free, asm.prescribed
+    ne_const = -(asm.f[free] - asm.M[free][:, P] @ asm.nu_dot_prescribed[P])
+    bias = asm.G[:, P] @ asm.nu_dot_prescribed[P] + asm.gdot_nu
+    return ne_const, bias
+
+
+def newton_euler_matrix(asm, T: sp.csr_matrix) -> sp.csr_matrix:
+    """(nf, nf + len(y)) CSR: row k of the sparse form's Newton-Euler rows
+    M_FF nu_dot_F - G_F^T T y (+ its constant), over the variables (nu_dot_F, y)."""
+    free = np.flatnonzero(asm.free)
+    return sp.hstack([asm.M[free][:, free], -(asm.G[:, free].T) @ T], format="csr")
+
+
 def compile_direct(
     problem: Problem, direct: dict[str, ContactRows], starts: list[int], T: sp.csr_matrix
 ) -> DirectMCP | None:
@@ -225,10 +278,17 @@ def compile_direct(
     :func:`force_matrix`). None when a force variable is matched with no row (the compiler of the
     built model then names it)."""
     asm = problem.assembly
+    sparse = problem.form == "sparse"
     contact_rows = asm.contact_rows
     names, lb, ub, tcols = [], [], [], []  # per MCP row; tcols: its T column or -1
+    if sparse:  # the Newton-Euler rows come first, each matched with its free nu_dot
+        coords = asm.coordinates
+        names = [(None, "nu_dot", coords[i]) for i in np.flatnonzero(asm.free)]
+        nf = len(names)
+        lb, ub, tcols = [-np.inf] * nf, [np.inf] * nf, [-1] * nf
+    nf = len(names)
     pairs = []  # (contact, key, MCP row)
-    row_terms = []  # (MCP row, contact's rows, its accel and variable terms, where its variables are)
+    row_terms = []  # (MCP row, contact's rows, its flat terms, where its variables are)
     cones = []  # (contact, its cone rows, its first T column)
     where: dict[str, dict[int, int]] = {}  # contact -> its variables' MCP columns
     for (name, rows), start in zip(direct.items(), starts):
@@ -266,7 +326,14 @@ def compile_direct(
     cols[to_t[matched]] = np.flatnonzero(matched)
     if (cols < 0).any():
         return None
-    L, Cb = _linear_part(asm, T, cols, row_terms, n)
+    if sparse:  # accelerations a = G_F nu_dot_F + bias, nu_dot_F the first nf columns
+        K, kcols = asm.G[:, asm.free].tocsr(), np.arange(nf, dtype=np.int64)
+        ne = newton_euler_matrix(asm, T)
+        L = matrix_rows(ne, np.concatenate([kcols, cols]), range(nf), range(nf), n)
+        L_contacts, Cb = _linear_part(asm, T, K, kcols, row_terms, n)
+        L = (L + L_contacts).tocsr()
+    else:  # a = A T y + b
+        L, Cb = _linear_part(asm, T, None, cols, row_terms, n)
     qi, qa, qb, qv = [], [], [], []
     for i, _, (_, _, quad), mine in row_terms:
         for coef, a, b in quad:
@@ -283,19 +350,18 @@ def compile_direct(
         nonlinear=[],
     )
     lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
-    q = _constants(Cb, asm.b)
-    functions = Functions(terms, q)
-    variables = ModelVariables(problem, names)
     compiled = DirectMCP(
         mcp=None,
-        variables=variables,
+        variables=ModelVariables(problem, names),
         rows=[],
-        _q_linear=q,
+        _q_linear=np.zeros(n),
         problem=problem,
         rows_b=Cb,
+        newton_euler=nf,
         cone_names=cone_names,
     )
-    compiled._seen = (asm, problem.laws)
+    q = compiled._q_linear  # filled by the update below
+    functions = Functions(terms, q)
     cones = None
     if cone_mu:
         cones = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
@@ -311,50 +377,50 @@ def compile_direct(
         hess=None if functions.affine else functions.hess,
         cones=cones,
     )
+    compiled.update()
     compiled.derived["force_columns"] = cols
-    compiled.derived["pairs"] = [Pair(name, key, row, variables) for name, key, row in pairs]
+    compiled.derived["nu_dot_columns"] = np.arange(nf, dtype=np.int64)
+    compiled.derived["pairs"] = [Pair(name, key, row, compiled.variables) for name, key, row in pairs]
     return compiled
 
 
-def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, cols: np.ndarray, row_terms: list, n: int):
-    """(L, Cb): the MCP's linear part L (n, n) and the rows of b each MCP row reads: an int array
-    (row i reads b[Cb[i]]) when every row is one acceleration, else an (n, m) CSR of the rows'
-    acceleration coefficients (q = Cb b). A row F_i = sum_k coef_k a_axis_k + sum coef var
-    reads the acceleration rows from K = A T (:func:`reduced_matrix`); quadratic terms are not part
-    of L."""
+def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, row_terms: list, n: int):
+    """(L, Cb) of the contact rows: their linear part L (n, n) and the (n, m) matrix Cb of their
+    acceleration coefficients (the rows' constants are Cb times the accelerations' constants).
+    A row F_i = sum_k coef_k a_axis_k + sum coef var reads the accelerations as rows of ``K`` (a =
+    K z + constants), K's column j the MCP column ``kcols[j]``: ``K`` None means K = A T
+    (:func:`reduced_matrix`, the reduced form, z = y); quadratic terms are not part of L."""
+    mine = [i for i, _, _, _ in row_terms]
     pure = all(len(acc) == 1 and acc[0][0] == 1.0 and not (var or q) for _, _, (acc, var, q), _ in row_terms)
     if pure:
         theirs = np.array([crow[acc[0][1]] for _, crow, (acc, _, _), _ in row_terms], dtype=np.int64)
+        Cb = _csr(np.array(mine, dtype=np.int64), theirs, np.ones(len(mine)), (n, asm.m))
         order = np.arange(n)
-        if n == T.shape[0] == T.shape[1] and np.array_equal(cols, order) and np.array_equal(theirs, order):
-            # every row of K = A T in its own order (e.g. contacts that all roll, SOC form), canonical
-            # as the compiler's L is; K = A itself when T is the identity (A T sums a_ij * 1.0 = a_ij)
-            L = asm.A_sparse.copy() if _identity(T) else reduced_matrix(asm, T)
-            L.sum_duplicates()
-            return L, theirs
-        return matrix_rows(reduced_matrix(asm, T), cols, order, theirs, n), theirs
+        if K is None and np.array_equal(mine, order) and n == T.shape[0] == T.shape[1]:
+            if np.array_equal(kcols, order) and np.array_equal(theirs, order):
+                # every row of K = A T in its own order (e.g. contacts that all roll, SOC form),
+                # canonical as the compiler's L is; K = A itself when T is the identity
+                L = asm.A_sparse.copy() if _identity(T) else reduced_matrix(asm, T)
+                L.sum_duplicates()
+                return L, Cb
+        K = reduced_matrix(asm, T) if K is None else K
+        return matrix_rows(K, kcols, mine, theirs, n), Cb
     ci, cj, cv, vi, vj, vv = [], [], [], [], [], []
-    for i, crow, (acc, var, _), mine in row_terms:
+    for i, crow, (acc, var, _), where in row_terms:
         for coef, axis in acc:
             ci.append(i)
             cj.append(crow[axis])
             cv.append(coef)
         for coef, pos in var:
             vi.append(i)
-            vj.append(mine[pos])
+            vj.append(where[pos])
             vv.append(coef)
     C = _csr(
         np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
     )
-    CK = (C @ reduced_matrix(asm, T)).tocsr()
-    accel = sp.csr_matrix((CK.data, cols[CK.indices], CK.indptr), shape=(n, n))
+    CK = (C @ (reduced_matrix(asm, T) if K is None else K)).tocsr()
+    accel = sp.csr_matrix((CK.data, kcols[CK.indices], CK.indptr), shape=(n, n))
     V = _csr(np.array(vi, dtype=np.int64), np.array(vj, dtype=np.int64), np.array(vv, dtype=float), (n, n))
     L = (accel + V).tocsr()
     L.sum_duplicates()
     return L, C
-
-
-def _constants(Cb, b: np.ndarray) -> np.ndarray:
-    """(n,) the rows' constants: b[Cb] (an index array) or Cb @ b (a matrix)."""
-    b = np.asarray(b, dtype=float)
-    return b[Cb] if isinstance(Cb, np.ndarray) else np.asarray(Cb @ b, dtype=float)
