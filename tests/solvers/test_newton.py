@@ -767,7 +767,8 @@ def _one_cone_mcp(mu: float = 0.4):
 
 
 def test_both_methods_run_the_one_globalization_loop(monkeypatch):
-    from contactmodel.solvers import newton_cones, newton_core
+    from contactmodel.solvers.newton import cones as newton_cones
+    from contactmodel.solvers.newton import core as newton_core
 
     seen = []
     orig = newton_core.iterate
@@ -791,7 +792,7 @@ def test_both_methods_run_the_one_globalization_loop(monkeypatch):
 
 
 def test_cone_method_gradient_is_the_transposed_newton_matrix_times_phi():
-    from contactmodel.solvers import newton_cones
+    from contactmodel.solvers.newton import cones as newton_cones
 
     mcp = _one_cone_mcp()
     method = newton_cones.ConeMethod(mcp, NewtonOptions())
@@ -845,7 +846,7 @@ def test_dense_lu_reports_singular_without_warning():
     from a solve in a Dask worker's thread would escape."""
     import warnings
 
-    from contactmodel.solvers.newton_core import dense_lu
+    from contactmodel.solvers.newton.core import dense_lu
 
     H = np.array([[4.0, 1.0], [2.0, 3.0]])
     r = np.array([1.0, 2.0])

@@ -1,5 +1,5 @@
 """Independent blocks and the mixed-LCP pivoting fallback of the newton solver
-(contactmodel.solvers.newton_blocks), checked against hand-derived answers."""
+(contactmodel.solvers.newton.blocks), checked against hand-derived answers."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import scipy.sparse as sp
 
 import contactmodel as cm
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_blocks
 from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import NewtonOptions, solve
+from contactmodel.solvers.newton import blocks as newton_blocks
 
 
 def _mcp(M, q, lb, ub) -> MCP:

@@ -1,4 +1,4 @@
-"""Tests of the cone-block method of the newton solver (contactmodel.solvers.newton_cones): its
+"""Tests of the cone-block method of the newton solver (contactmodel.solvers.newton.cones): its
 Newton matrix against one built here entry by entry with dense numpy."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import pytest
 import scipy.sparse as sp
 
 from contactmodel.mcp.types import MCP, CoulombBlocks
-from contactmodel.solvers import newton_cones, newton_kernels
 from contactmodel.solvers.newton import NewtonOptions
+from contactmodel.solvers.newton import cones as newton_cones
+from contactmodel.solvers.newton import kernels as newton_kernels
 
 
 def cone_mcp(k: int, nbox: int, seed: int, shuffle: bool = False, density: float = 0.05) -> MCP:

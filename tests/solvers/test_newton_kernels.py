@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.newton import NewtonOptions, _Box, solve
+from contactmodel.solvers.newton import kernels as newton_kernels
 
 needs_numba = pytest.mark.skipif(not newton_kernels.AVAILABLE, reason="numba not installed (extra 'fast')")
 
@@ -179,7 +179,7 @@ def cone_jacobian(seed: int, n: int):
 @pytest.mark.parametrize("seed", range(4))
 def test_cone_pattern_kernel_matches_the_scipy_build(seed):
     from contactmodel.mcp.types import CoulombBlocks
-    from contactmodel.solvers.newton_cones import ConeMethod
+    from contactmodel.solvers.newton.cones import ConeMethod
 
     rng = np.random.default_rng(seed)
     k, nbox = 15, 7

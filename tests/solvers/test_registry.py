@@ -12,12 +12,12 @@ from contactmodel import solvers
 from contactmodel.analysis.multiple import Distinct, SearchMethod, all_solutions
 from contactmodel.constants import Choice, Form
 from contactmodel.errors import FormulationError, OptionError, SolverError
-from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.enumerate import EnumerateOptions
 from contactmodel.solvers.fip import FIPOptions
 from contactmodel.solvers.ipopt import IpoptOptions
 from contactmodel.solvers.lemke import LemkeOptions
 from contactmodel.solvers.newton import Kernels, Merit, NewtonOptions, When
+from contactmodel.solvers.newton import kernels as newton_kernels
 from contactmodel.solvers.path import PathBackend, PathOptions
 from contactmodel.solvers.reformulation import ComplementarityTerm
 from contactmodel.solvers.scipy_opt import ScipyMethod, ScipyOptions

@@ -12,7 +12,7 @@ An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` bloc
 cone block, diagonal elsewhere). Rows that are a unit row of ``H`` (a variable at a bound, a cone
 block whose point projects to 0, i.e. a separating contact) are eliminated before the LU.
 
-The globalization is the one of :mod:`contactmodel.solvers.newton_core` (shared with the box-MCP
+The globalization is the one of :mod:`contactmodel.solvers.newton.core` (shared with the box-MCP
 method): Newton, regularized Newton, Levenberg-Marquardt and gradient steps through a nonmonotone
 Armijo arc search on ``psi = 1/2 ||Phi||^2``, watchdog, stall test and restarts. What this method
 plugs in: the natural map and its blocks, the projection (box rows clipped, cone blocks free), and
@@ -21,7 +21,7 @@ the start, see :meth:`ConeMethod.eps`), on from the first step for systems facto
 (large and sparse: their matrix is exactly singular wherever contact Jacobian rows are
 dependent), and ten times larger after each watchdog return. Its restarts are regularized, then
 also without row scaling. Convergence is decided on the unscaled natural residual (rho = 1, the
-dispatcher's measure). The fields of :class:`~contactmodel.solvers.newton_core.NewtonOptions`
+dispatcher's measure). The fields of :class:`~contactmodel.solvers.newton.core.NewtonOptions`
 marked *box only* (merit, polish, pivoting fallback, refinement, chord steps) do not apply.
 """
 
@@ -37,9 +37,9 @@ import scipy.sparse.linalg as spla
 
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_core, newton_kernels
 from contactmodel.solvers.base import Outcome
-from contactmodel.solvers.newton_core import NewtonMethod, NewtonOptions, dense_lu
+from contactmodel.solvers.newton import core, kernels
+from contactmodel.solvers.newton.core import NewtonMethod, NewtonOptions, dense_lu
 
 _DENSE_N = 150
 _DENSE_FRACTION = 0.15
@@ -92,7 +92,7 @@ class _Pattern:
         src[idx.ravel()] = np.repeat(srt, 3, axis=0)
         self.src = src
         if compiled:
-            self.indptr, self.rows, self.gather = newton_kernels.cone_pattern(J.indptr, J.indices, src)
+            self.indptr, self.rows, self.gather = kernels.cone_pattern(J.indptr, J.indices, src)
         else:
             self._build(J, src, diag)
         self.cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
@@ -102,7 +102,7 @@ class _Pattern:
 
     def _build(self, J: sp.csr_matrix, src: np.ndarray, diag: tuple[np.ndarray, np.ndarray]) -> None:
         """``indptr``, ``rows`` and ``gather`` by SciPy's sparse product and binary searches (what
-        :func:`~contactmodel.solvers.newton_kernels.cone_pattern` does in one compiled pass)."""
+        :func:`~contactmodel.solvers.newton.kernels.cone_pattern` does in one compiled pass)."""
         n = J.shape[0]
         drows, dcols = diag
         S = sp.csr_matrix((np.ones(drows.size), (drows, dcols)), shape=(n, n))
@@ -165,7 +165,7 @@ class ConeMethod(NewtonMethod):
         self.boost = 1.0  # grows 10x at each watchdog return
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
         self.affine = mcp.M is not None
-        self.numba = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
+        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
         self._pattern: _Pattern | None = None
@@ -228,10 +228,10 @@ class ConeMethod(NewtonMethod):
 
     def rescue(self, best: _Point, deadline: float, history: list[float]) -> tuple[_Point, int, str] | None:
         """Lift-off rounds (``liftoff_rounds``, see
-        :class:`~contactmodel.solvers.newton_core.NewtonOptions`) from ``best``; None when off or
+        :class:`~contactmodel.solvers.newton.core.NewtonOptions`) from ``best``; None when off or
         without cone blocks. Each round releases the held blocks whose normal acceleration
         ``a_N`` is negative at the last point, holds separated the block (not held) with the
-        largest ``min(c_N, rho a_N) > 0``, and runs one attempt (:func:`newton_core.iterate`)
+        largest ``min(c_N, rho a_N) > 0``, and runs one attempt (:func:`core.iterate`)
         on the problem with the held blocks' rows ``Phi_b = c_b``; its end point is measured on
         the problem as given, and the rounds stop once that is below ``tol``, at the deadline,
         or when nothing is left to hold or release."""
@@ -255,7 +255,7 @@ class ConeMethod(NewtonMethod):
                 start = self.begin_attempt(pt.x)
                 if start is None:
                     break
-                end, outcome, _, n_it = newton_core.iterate(self, start, deadline, self.opt.max_iter, [])
+                end, outcome, _, n_it = core.iterate(self, start, deadline, self.opt.max_iter, [])
             finally:
                 self.held = None
             its += n_it
@@ -334,7 +334,7 @@ class ConeMethod(NewtonMethod):
         db_box = np.where(at, 0.0, self.s_box)
         c, a = x[self.idx], F[self.idx]
         if self.numba:  # the same numbers in one compiled loop
-            R, Dac, Dbc, res_cone, sep = newton_kernels.cone_point(c, a, self.mu, self.rho)
+            R, Dac, Dbc, res_cone, sep = kernels.cone_point(c, a, self.mu, self.rho)
         else:
             R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
             res_cone = float(np.max(np.abs(cones.residual(c, a, self.mu)), initial=0.0))
@@ -358,7 +358,7 @@ class ConeMethod(NewtonMethod):
         """The entries of ``H = Da + eps Db + Db J`` in the order of :meth:`pattern`."""
         pat = self.pattern(J)
         if self.numba:
-            return newton_kernels.cone_values(
+            return kernels.cone_values(
                 J.data, pat.rows, pat.gather, pat.dpos, self.block, pat.order,
                 pt.da_box, pt.db_box, pt.da_cone, pt.db_cone, eps,
             )  # fmt: skip
@@ -432,7 +432,7 @@ class ConeMethod(NewtonMethod):
         pat, data = self.pattern(J), self.values(pt, J, eps)
         m = int(np.count_nonzero(keep))
         if self.numba:
-            indptr, rows, data, rhs = newton_kernels.cone_cut(data, pat.rows, pat.indptr, keep, d, pt.phi)
+            indptr, rows, data, rhs = kernels.cone_cut(data, pat.rows, pat.indptr, keep, d, pt.phi)
         else:
             rows, cols = pat.rows, pat.cols
             rhs = -pt.phi

@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import connected_components
 
 from contactmodel.mcp.types import MCP, CoulombBlocks, natural_residual
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton_core import NewtonOptions
+from contactmodel.solvers.newton.core import NewtonOptions
 
 __all__ = ["MixedLCP", "components", "reduce_mlcp", "solve_blocks", "sub_mcp"]
 
@@ -285,7 +285,7 @@ def _solve_block(
 
 #: iterations of the joint run of :func:`solve_blocks` before the blocks are solved on their own
 JOINT_ITER = 50
-_PLAIN = "natural residual below tolerance"  # newton_core's message of a plain convergence
+_PLAIN = "natural residual below tolerance"  # newton/core.py's message of a plain convergence
 
 
 def _extras(

@@ -2,7 +2,7 @@
 
 A *method* (:class:`NewtonMethod`) supplies what differs between box MCPs
 (:mod:`contactmodel.solvers.newton`: Fischer-Burmeister merit, diagonal ``Da, Db``) and MCPs with
-Coulomb cone blocks (:mod:`contactmodel.solvers.newton_cones`: natural map with the cone
+Coulomb cone blocks (:mod:`contactmodel.solvers.newton.cones`: natural map with the cone
 projection, 3 x 3 blocks): the point evaluation (``Phi``, ``psi = 1/2 ||Phi||^2``, the unscaled
 natural residual), the projection onto the feasible set, the gradient ``H^T Phi`` of ``psi``, the
 (regularized) Newton and Levenberg-Marquardt directions, the proximal weight, and optional
@@ -33,8 +33,8 @@ import scipy.sparse as sp
 from contactmodel.constants import Choice
 from contactmodel.errors import OptionError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_kernels
 from contactmodel.solvers.base import Options, Outcome, SolverResult
+from contactmodel.solvers.newton import kernels
 
 
 class Merit(Choice):
@@ -66,7 +66,7 @@ class NewtonOptions(Options):
 
     Every field has a default, stated once: in the field declarations below (the shipped presets
     in ``contactmodel/solvers/presets/newton.toml`` only override). Fields marked *box only* are
-    ignored by the cone-block method of :mod:`contactmodel.solvers.newton_cones`.
+    ignored by the cone-block method of :mod:`contactmodel.solvers.newton.cones`.
 
     tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol``.
     max_iter: maximum number of Newton / gradient iterations.
@@ -87,7 +87,7 @@ class NewtonOptions(Options):
     newton_reg: proximal regularization of the Newton matrix: the step solves
         ``(diag(da) + diag(db) (J + eps I)) d = -Phi`` with ``eps = newton_reg * ||Phi||_inf``
         (box MCPs; cone blocks scale it by ``|J|`` and the progress, see
-        :mod:`contactmodel.solvers.newton_cones`), the
+        :mod:`contactmodel.solvers.newton.cones`), the
         generalized Jacobian of ``F + eps (x - x_k)``; it keeps the matrix nonsingular on the
         degenerate, non-unique solutions of friction LCPs and vanishes at a solution, so local
         convergence stays quadratic; 0 gives the plain semismooth Newton step.
@@ -123,7 +123,7 @@ class NewtonOptions(Options):
         problem itself. Its ray on a copositive-plus ``M``, or a verified Farkas vector, is
         reported as INFEASIBLE. A mixed LCP (affine ``F``, rows free or nonnegative, e.g. the
         sparse form of a polyhedral law) gets the same fallback on the LCP left after
-        eliminating its free rows (:mod:`contactmodel.solvers.newton_blocks`).
+        eliminating its free rows (:mod:`contactmodel.solvers.newton.blocks`).
     pivot_after: iterations of the first Newton attempt before the pivoting fallback.
     pivot_max_n: largest LCP handed to the (dense, O(n^2) per pivot) fallback.
     pivot_restarts: Lemke runs with random covering vectors after a ray that proves nothing.
@@ -144,12 +144,12 @@ class NewtonOptions(Options):
         natural map and the sparse pattern and entries of their Newton matrix): ``"auto"``
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
-        :mod:`contactmodel.solvers.newton_kernels`.
+        :mod:`contactmodel.solvers.newton.kernels`.
     decouple: when the MCP falls into independent blocks (connected components of the coupling
         graph of ``J`` and the cone blocks: e.g. contact groups that share no body), run the whole
         for at most 50 iterations, then solve each block not yet solved on its own, with its own
         ``max_iter``, restarts and fallbacks, so one hard block cannot stall the others; see
-        :mod:`contactmodel.solvers.newton_blocks`.
+        :mod:`contactmodel.solvers.newton.blocks`.
     liftoff_rounds: *cones only* after every attempt has failed (the restarts included), at most
         this many lift-off rounds from the best point: each holds one more cone block separated
         (reaction 0, its rows dropped) - the one with both its normal reaction and its normal
@@ -160,7 +160,7 @@ class NewtonOptions(Options):
         equal to 1e-5) that slide together leave Newton at a point where both carry load while one
         separates and the other penetrates by ~1e-6: a local minimum of the merit whose
         linearization is nearly singular; holding one separated removes the near-dependence (FCLIB
-        RockPile_tob1). 0 turns them off; see :mod:`contactmodel.solvers.newton_cones`.
+        RockPile_tob1). 0 turns them off; see :mod:`contactmodel.solvers.newton.cones`.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -230,7 +230,7 @@ class NewtonOptions(Options):
             raise OptionError(f"NewtonOptions.chord_steps must be >= 0, got {self.chord_steps!r}")
         if not 0.0 < self.chord_decrease < 1.0:
             raise OptionError(f"NewtonOptions.chord_decrease must be in (0, 1), got {self.chord_decrease!r}")
-        if self.kernels is Kernels.NUMBA and not newton_kernels.AVAILABLE:
+        if self.kernels is Kernels.NUMBA and not kernels.AVAILABLE:
             raise OptionError(
                 "NewtonOptions.kernels='numba' needs numba: pip install -e '.[fast]' (or kernels='auto')"
             )

@@ -38,8 +38,8 @@ below ``tol``, up to ``refine_iter`` more steps are taken while the convergence 
 degenerate solution, where the residual understates the error).
 
 The loop itself (attempts, stopping and stall tests, watchdog, nonmonotone reference, the step
-ladder and the arc search) is :mod:`contactmodel.solvers.newton_core`, shared with the cone-block
-method of :mod:`contactmodel.solvers.newton_cones`; this module is the box method (:class:`_Newton`)
+ladder and the arc search) is :mod:`contactmodel.solvers.newton.core`, shared with the cone-block
+method of :mod:`contactmodel.solvers.newton.cones`; this module is the box method (:class:`_Newton`)
 plugged into it, and the entry point :func:`solve` for both. Options: :class:`NewtonOptions`.
 """
 
@@ -59,9 +59,9 @@ from scipy.sparse.csgraph import structural_rank
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
-from contactmodel.solvers import newton_blocks, newton_core, newton_kernels
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton_core import Kernels, Merit, NewtonMethod, NewtonOptions, When
+from contactmodel.solvers.newton import blocks, core, kernels
+from contactmodel.solvers.newton.core import Kernels, Merit, NewtonMethod, NewtonOptions, When
 
 __all__ = ["Kernels", "Merit", "NewtonOptions", "When", "solve"]
 
@@ -228,7 +228,7 @@ class _Assembler:
         if m <= _DENSE_N or data.size > _DENSE_FRACTION * m * m:
             H = np.zeros((m, m), order="F")
             H[rows, cols] = data
-            return newton_core.dense_lu(H)
+            return core.dense_lu(H)
         if not nz.all():
             # SuperLU given stored zeros of a numerically singular matrix can call BLAS with
             # invalid sizes (messages on stderr) before failing; without them it reports the
@@ -334,7 +334,7 @@ class _Newton(NewtonMethod):
         self._Jd: np.ndarray | None = None  # dense J^T (C order), i.e. J in Fortran order
         self._M: sp.csr_matrix | None = None
         self._q: np.ndarray | None = None
-        self.numba = opt.kernels != "numpy" and newton_kernels.AVAILABLE  # see newton_kernels
+        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         if mcp.is_linear:
             self._M = _as_csr(mcp.M, self.n)
             self._q = np.asarray(mcp.q, dtype=float).reshape(self.n)
@@ -544,7 +544,7 @@ class _Newton(NewtonMethod):
             return lambda r: np.zeros(0)
         dak = da[k]
         if self.numba:
-            H = newton_kernels.dense_block(self._Jd, k, da, db)
+            H = kernels.dense_block(self._Jd, k, da, db)
         else:
             H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
             H *= db[k][:, None]
@@ -552,7 +552,7 @@ class _Newton(NewtonMethod):
         z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
         if z.size and not (H[z].any(axis=1).all() and H[:, z].any(axis=0).all()):
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
-        return newton_core.dense_lu(H)
+        return core.dense_lu(H)
 
     def lm_system(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, phi: np.ndarray
@@ -567,7 +567,7 @@ class _Newton(NewtonMethod):
         self.n_lm += 1
         try:
             if self._dense(N):
-                solve = newton_core.dense_lu(np.asfortranarray(N.toarray()))
+                solve = core.dense_lu(np.asfortranarray(N.toarray()))
                 if solve is None:
                     return None
                 d = solve(-g)
@@ -602,7 +602,7 @@ class _Newton(NewtonMethod):
         Called within ``np.errstate(all="ignore")`` (see :func:`solve`)."""
         F = self.F(x)
         if self.numba and self.box.all_lo:
-            kernel = newton_kernels.fb_lower
+            kernel = kernels.fb_lower
             phi, da, db, nat, at_bound, res = kernel(x, self.lb, F, self.inv_scale, self.box.lam)
         else:
             phi, da, db = self.box.fb(x, F * self.inv_scale)
@@ -679,22 +679,22 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
         )
     x = _start_point(mcp, opt, lb, ub)
     if opt.decouple:
-        blocks = newton_blocks.components(mcp, x)
-        if len(blocks) > 1:
-            return newton_blocks.solve_blocks(mcp, opt, x, blocks, solve, t0, c0)
-    if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton_cones.py
-        from contactmodel.solvers import newton_cones
+        parts = blocks.components(mcp, x)
+        if len(parts) > 1:
+            return blocks.solve_blocks(mcp, opt, x, parts, solve, t0, c0)
+    if mcp.cones is not None:  # Coulomb cone blocks: natural-map Newton of newton/cones.py
+        from contactmodel.solvers.newton.cones import ConeMethod
 
-        method: NewtonMethod = newton_cones.ConeMethod(mcp, opt)
+        method: NewtonMethod = ConeMethod(mcp, opt)
     else:
         method = _Newton(mcp, opt)
     with np.errstate(all="ignore"):  # F, Phi and the steps may overflow on the way; checked
-        return newton_core.run(method, method.project(x), t0, c0)
+        return core.run(method, method.project(x), t0, c0)
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
     """Lemke's method on the LCP of ``mcp`` (after eliminating the free rows of a mixed LCP, see
-    :mod:`contactmodel.solvers.newton_blocks`) from the normal start: ``(point, outcome, message)``.
+    :mod:`contactmodel.solvers.newton.blocks`) from the normal start: ``(point, outcome, message)``.
 
     A warm start from the basis of the stalled Newton point was tried and rejected: that basis is
     singular on these degenerate problems, and its largest nonsingular part (pivoted QR) leads
@@ -706,7 +706,7 @@ def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]
     mixed = None
     lcp = mcp
     if not mcp.is_lcp:
-        mixed = newton_blocks.reduce_mlcp(mcp, st.opt.pivot_max_n)
+        mixed = blocks.reduce_mlcp(mcp, st.opt.pivot_max_n)
         if mixed is None:
             return None, Outcome.FAILED, "no pivoting fallback: the free rows' block is singular"
         lcp = MCP.from_lcp(mixed.S, mixed.r)

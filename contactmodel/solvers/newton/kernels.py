@@ -2,7 +2,7 @@
 
 With numba installed (``pip install -e ".[fast]"``) ``fb_lower`` and ``dense_block`` (box MCPs),
 ``cone_point``, ``cone_pattern``, ``cone_values`` and ``cone_cut`` (Coulomb cone blocks,
-:mod:`contactmodel.solvers.newton_cones`) are the functions below compiled to machine code, each
+:mod:`contactmodel.solvers.newton.cones`) are the functions below compiled to machine code, each
 one loop instead of a dozen numpy or SciPy calls; without it they are None and newton uses its
 numpy code. Both give the same numbers bit for bit (the
 same operations in the same order; tested against the numpy code, also without numba by calling
@@ -88,7 +88,7 @@ def dense_block_py(JT: np.ndarray, keep: np.ndarray, da: np.ndarray, db: np.ndar
 
 
 def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray):
-    """The cone blocks' part of a newton_cones point, one loop over the k blocks:
+    """The cone blocks' part of a newton/cones.py point, one loop over the k blocks:
     ``(R, Da, Db, res)``. ``c``, ``a`` (k, 3): forces and accelerations (normal first); ``mu``,
     ``rho`` (k,): friction coefficients and the blocks' scales.
 
@@ -164,7 +164,7 @@ def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray)
 
 
 def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
-    """The CSC sparsity pattern of ``H = Da + Db J`` for newton_cones (see its ``_Pattern``):
+    """The CSC sparsity pattern of ``H = Da + Db J`` for newton/cones.py (see its ``_Pattern``):
     ``(indptr, rows, gather)``. ``indptr``, ``indices``: J's canonical CSR (n, n) structure;
     ``src`` (n, 3): the rows of J that row r of ``Db J`` combines, ascending, -1 for none (they
     are also the columns of r's block of ``Da``). ``gather[s, e]`` is the position in ``J.data``
@@ -255,7 +255,7 @@ def cone_values_py(
     ``block`` (n, 2) the block of each row (-1 for a box row) and its place in it (the box row's
     index for a box row); ``perm`` (k, 3) each block's sources in ascending order as positions in
     the block; ``Da, Db`` as the point holds them (box diagonals (nb,), cone blocks (k, 3, 3)).
-    The operations of newton_cones' numpy code, in its order."""
+    The operations of newton/cones.py's numpy code, in its order."""
     nnz = jdata.shape[0]
     out = np.empty(rows.shape[0])
     for e in range(rows.shape[0]):
