@@ -241,7 +241,7 @@ def _pickled_chunk(blob: bytes, job: _Job, chunk: list) -> list[Run]:
 
 
 def _distributed(problem: Problem, job: _Job, items: list, workers: int, scheduler: Any) -> list[Run]:
-    from contactmodel.experiments.runner import dask_results, pool_results
+    from contactmodel.workers import dask_results, pool_results
 
     problem.compile()  # compiled once here: every worker inherits or unpickles the compilation
     runs: list[Run] = []

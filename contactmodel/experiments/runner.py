@@ -16,25 +16,25 @@ solvers' own limits apply.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import functools
 import hashlib
 import json
 import math
 import multiprocessing as mp
 import os
-import signal
 import socket
 import sqlite3
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from contactmodel.workers import dask_results, die_with_parent, pool_results
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -233,18 +233,8 @@ def code_version() -> str:
     return digest.hexdigest()[:12]
 
 
-def _die_with_parent() -> None:
-    """Linux: get SIGKILL when the parent dies (no orphaned workers after kill -9)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-
-
 def _child(task: Task, conn) -> None:
-    _die_with_parent()
+    die_with_parent()
     try:
         conn.send(run_task(task))
     finally:
@@ -418,39 +408,3 @@ def _run_pool(todo: list[Task], db: Store, workers: int, bar) -> None:
 def _run_dask(todo: list[Task], db: Store, scheduler: Any, bar) -> None:
     for record in dask_results(run_task_guarded, todo, scheduler):
         _record(db, record, bar)
-
-
-def pool_results(fn: Callable[[Any], Any], items: Sequence[Any], workers: int) -> Iterator[Any]:
-    """``fn(item)`` for every item in a forked process pool of ``workers``, yielded as each
-    finishes (workers die with this process); on any exception, Ctrl-C included, the pool's
-    processes are killed."""
-    pool = cf.ProcessPoolExecutor(
-        max_workers=workers, mp_context=mp.get_context("fork"), initializer=_die_with_parent
-    )
-    try:
-        futures = [pool.submit(fn, item) for item in items]
-        for future in cf.as_completed(futures):
-            yield future.result()
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.kill()
-        raise
-    pool.shutdown(wait=True)
-
-
-def dask_results(fn: Callable[[Any], Any], items: Sequence[Any], scheduler: Any) -> Iterator[Any]:
-    """``fn(item)`` for every item on a Dask cluster (a scheduler address, or a
-    ``distributed.Client``), yielded as each finishes."""
-    from distributed import Client, as_completed
-
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        futures = client.map(fn, list(items), pure=False)
-        for future in as_completed(futures):
-            yield future.result()
-            future.release()
-    finally:
-        if own:
-            client.close()
