@@ -189,7 +189,8 @@ class Problem:
         compiled = self._compiled
         if self._model is None:
             if compiled is None or refresh:
-                direct = compile_direct(self, self._direct, self._starts, self.T)
+                with building():  # as formulate: many small objects (names, pairs) that all live on
+                    direct = compile_direct(self, self._direct, self._starts, self.T)
                 if direct is not None:
                     self._compiled = direct
                     return direct
