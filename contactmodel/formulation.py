@@ -142,6 +142,12 @@ class Problem:
         return self._variables
 
     @property
+    def rows_statement(self) -> dict[str, ContactRows] | None:
+        """Each contact's :class:`~contactmodel.friction.rows.ContactRows` while the model is not
+        built (the MCP is then made from them); None once it is (its Blocks hold the rows)."""
+        return self._direct
+
+    @property
     def built(self) -> bool:
         """Whether the Pyomo model exists (see the class docstring)."""
         return self._model is not None

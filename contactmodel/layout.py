@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
-    from contactmodel.formulation import Problem
     from contactmodel.friction.base import ContactContext, FrictionLaw
     from contactmodel.friction.sets import FrictionSet
+    from contactmodel.interfaces import ContactProblem as Problem
 
 
 @dataclass

@@ -24,74 +24,23 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from contactmodel.layout import Layout, layout_of
 from contactmodel.mcp.compile import split_pair
+from contactmodel.mcp.types import Pair
+from contactmodel.mode_labels import Mode
 
-if TYPE_CHECKING:  # annotations only: these modules import this one (through the friction laws)
-    from contactmodel.formulation import Problem
+if TYPE_CHECKING:  # annotations only
     from contactmodel.friction.sets import FrictionSet
+    from contactmodel.interfaces import ContactProblem as Problem
     from contactmodel.mcp.compile import CompiledMCP
 
 
-class Mode(StrEnum):
-    """The kind of a contact's mode; its value is the word printed in tables and JSON."""
-
-    SEPARATE = "separate"
-    ROLL = "roll"
-    SLIDE = "slide"
-    APPROACH = "approach"
-
-
-MODES = tuple(Mode)
-
-
-@dataclass(frozen=True)
-class PatternLabel:
-    """What a sign pattern of one contact means.
-
-    ``mode`` is a :class:`Mode`; ``label`` names it (``"slide +t-o"``, ``"slide d2|d3"``...);
-    ``consistent`` is False when the pattern contradicts itself on its face (e.g. sliding both
-    ways along one axis while rolling along the other) - such a pattern is always infeasible;
-    ``degenerate`` marks the boundary cases of Berard et al. (2004) (single-axis pyramid slides,
-    two-direction polygonal slides, and ``"slide (no friction force)"``, feasible only at
-    mu = 0).
-    """
-
-    mode: Mode
-    label: str
-    degenerate: bool = False
-    consistent: bool = True
-
-
 # -- complementarity pairs of a contact ------------------------------------------------------
-@dataclass
-class Pair:
-    """One complementarity pair of the compiled MCP: ``contact[NAME].pairs[key]``."""
-
-    contact: str
-    key: str
-    index: int  # MCP index (variable and row)
-    variables: Sequence = field(repr=False)  # the MCP's Pyomo variables
-
-    @property
-    def var(self):
-        """The Pyomo variable (read from the MCP's variables when asked: a problem compiled
-        without its model builds it then)."""
-        return self.variables[self.index]
-
-    @property
-    def variable(self) -> str:
-        """The Pyomo variable's name (computed on use: Pyomo names are slow to build)."""
-        return self.var.name
-
-
 def pairs_of(problem: Problem, compiled: CompiledMCP | None = None) -> list[Pair]:
     """Every complementarity pair of the problem's compiled MCP (``compiled``, default
     ``problem.compile()``), contact by contact; found once per compilation."""

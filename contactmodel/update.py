@@ -24,7 +24,7 @@ from contactmodel.friction.base import check_coefficient
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
-    from contactmodel.formulation import Problem
+    from contactmodel.interfaces import ContactProblem as Problem
 
 #: the keywords of Problem.update
 FIELDS = ("b", "f", "mu")
@@ -181,7 +181,7 @@ def _update_mu(problem: Problem, mu) -> None:
             cone = problem.block(name).component("cone")
             has_cone = cone is not None
         else:  # the rows the model would be built with
-            cone, has_cone = None, problem._direct[name].cone is not None
+            cone, has_cone = None, problem.rows_statement[name].cone is not None
         if not isinstance(law, CoulombCone) or not has_cone:
             raise FormulationError(
                 f"Problem.update: contact '{name}' has {law!r}, whose mu is a coefficient of the "
@@ -197,5 +197,5 @@ def _update_mu(problem: Problem, mu) -> None:
         if cone is not None:
             cone.mu._value = value
         else:  # the rows the model will be built with, and the MCP made without it reads
-            problem._direct[name] = new.rows(problem.contexts[name])
+            problem.rows_statement[name] = new.rows(problem.contexts[name])
     problem.laws = laws

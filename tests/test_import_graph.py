@@ -3,9 +3,11 @@ module that imports it.
 
 The graph is read from the source with ``ast``: every ``import`` and ``from ... import`` of a
 ``contactmodel`` module, at module level or inside a function (a deferred import still ties the
-two modules together). Imports under ``if TYPE_CHECKING:`` are left out: they are never executed
-and only name types for annotations. ``from pkg import name`` is an edge to ``pkg.name`` when that
-is a module, else to ``pkg``; a package's ``__init__`` is the node of the package itself.
+two modules together) or under ``if TYPE_CHECKING:`` (never executed, but an annotation that names
+a module above is a dependency on it all the same: the modules below a Problem annotate it with
+:class:`contactmodel.interfaces.ContactProblem`). ``from pkg import name`` is an edge to
+``pkg.name`` when that is a module, else to ``pkg``; a package's ``__init__`` is the node of the
+package itself. ``runtime_graph()`` leaves the ``TYPE_CHECKING`` imports out.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports(tree: ast.AST, module: str, is_package: bool, modules: set[str]) -> set[str]:
-    """The package modules imported anywhere in ``tree`` except under ``if TYPE_CHECKING:``.
+def _imports(
+    tree: ast.AST, module: str, is_package: bool, modules: set[str], type_checking: bool = True
+) -> set[str]:
+    """The package modules imported anywhere in ``tree`` (under ``if TYPE_CHECKING:`` too unless
+    ``type_checking`` is False).
 
     ``from pkg import name`` imports ``pkg.name`` when that is a module, else ``pkg``;
     ``import a.b.c`` imports the longest of a.b.c, a.b, a that is a module.
@@ -45,7 +50,7 @@ def _imports(tree: ast.AST, module: str, is_package: bool, modules: set[str]) ->
         return name or None
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if not type_checking and isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.orelse:
                 visit(child)
             return
@@ -71,15 +76,24 @@ def _imports(tree: ast.AST, module: str, is_package: bool, modules: set[str]) ->
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(type_checking: bool = True) -> dict[str, set[str]]:
     """module -> the package modules it imports (see the module docstring)."""
     files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     return {
         module: _imports(
-            ast.parse(path.read_text(encoding="utf-8")), module, path.name == "__init__.py", set(files)
+            ast.parse(path.read_text(encoding="utf-8")),
+            module,
+            path.name == "__init__.py",
+            set(files),
+            type_checking,
         )
         for module, path in files.items()
     }
+
+
+def runtime_graph() -> dict[str, set[str]]:
+    """:func:`import_graph` without the imports under ``if TYPE_CHECKING:``."""
+    return import_graph(type_checking=False)
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -118,21 +132,23 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_package_import_graph_has_no_cycle():
-    assert cycles(import_graph()) == []
+    assert cycles(import_graph()) == []  # annotations included
 
 
-def test_the_graph_sees_module_level_and_deferred_imports_but_not_type_checking_ones():
+def test_the_graph_sees_module_level_deferred_and_type_checking_imports():
     graph = import_graph()
     assert "contactmodel.errors" in graph["contactmodel.system"]  # module level
     assert "contactmodel.manipulator" in graph["contactmodel.system"]
-    assert "contactmodel.system" not in graph["contactmodel.friction.base"]  # TYPE_CHECKING only
+    assert "contactmodel.interfaces" in graph["contactmodel.layout"]  # TYPE_CHECKING only
+    assert "contactmodel.interfaces" not in runtime_graph()["contactmodel.layout"]
     # "from contactmodel.friction import X" (the package __init__ imports its public names lazily now)
     assert "contactmodel.friction" in graph["contactmodel.catalogue"]
     modules = {"contactmodel", "contactmodel.system", "contactmodel.x"}
     tree = ast.parse("def f():\n    from contactmodel import system, inertia\n")
     assert _imports(tree, "contactmodel.x", False, modules) == {"contactmodel.system", "contactmodel"}
     tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import system\n")
-    assert _imports(tree, "contactmodel.x", False, modules) == set()
+    assert _imports(tree, "contactmodel.x", False, modules) == {"contactmodel.system"}
+    assert _imports(tree, "contactmodel.x", False, modules, type_checking=False) == set()
     tree = ast.parse("from . import system\nimport contactmodel.system.thing\n")
     assert _imports(tree, "contactmodel.x", False, modules) == {"contactmodel.system"}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import contactmodel as cm
 from contactmodel import catalogue
-from contactmodel.modes import MODES, Mode
+from contactmodel.mode_labels import MODES, Mode
 
 
 def test_modes_are_an_enum_printed_as_words() -> None:

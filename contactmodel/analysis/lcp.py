@@ -19,7 +19,8 @@ from contactmodel._pyomo import pe
 from contactmodel.assembly import Assembly
 from contactmodel.errors import FormulationError
 from contactmodel.formulation import Problem
-from contactmodel.modes import Pair, pairs_of
+from contactmodel.mcp.types import Pair
+from contactmodel.modes import pairs_of
 
 
 @dataclass

@@ -3,7 +3,8 @@ mode, physical and LCP sign pattern, are explained) and :func:`pattern_label` fo
 
 from __future__ import annotations
 
-from contactmodel.modes import MODES, ContactMode, Mode, PatternLabel, classify, contact_modes
+from contactmodel.mode_labels import MODES, Mode, PatternLabel
+from contactmodel.modes import ContactMode, classify, contact_modes
 
 __all__ = ["MODES", "ContactMode", "Mode", "PatternLabel", "classify", "contact_modes", "pattern_label"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -35,8 +35,14 @@ from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pairs
 from contactmodel.mcp.cones import SOCComplementarity
 
-if TYPE_CHECKING:  # annotations only: contactmodel.system imports this module
-    from contactmodel.system import Contact
+
+class DeclaredContact(Protocol):
+    """What a law reads of a declared contact (:class:`contactmodel.system.Contact`, which imports
+    this module): its name and whether it has a torsion row."""
+
+    name: str
+    torsion: bool
+
 
 # component -> list of (coefficient, variable); a component absent from the map is zero.
 ForceMap = dict[str, list[tuple[float, object]]]
@@ -53,7 +59,7 @@ _AXIS = {c: i for i, c in enumerate("ntor")}  # an axis letter's position in (n,
 class ContactContext:
     """What a law may know about its contact: geometry, relative velocity (n, t, o[, r])."""
 
-    contact: Contact
+    contact: DeclaredContact
     velocity: np.ndarray
     rolling_tol: float
     _speeds: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -98,7 +104,7 @@ class FrictionLaw(ABC):
     #: the law acts on the torsional component r: contacts must be declared with torsion=True
     needs_torsion: bool = False
 
-    def check_contact(self, contact: Contact) -> None:
+    def check_contact(self, contact: DeclaredContact) -> None:
         """Raise FrictionLawError when this law cannot be used on ``contact``."""
         if self.needs_torsion and not contact.torsion:
             raise FrictionLawError(

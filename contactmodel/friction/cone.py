@@ -77,7 +77,7 @@ from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import residual as cone_residual
 
 if TYPE_CHECKING:
-    from contactmodel.formulation import Problem
+    from contactmodel.interfaces import ContactProblem as Problem
 
 #: the two statements of the law at a rolling contact
 FORMS = ("mncp", "soc")

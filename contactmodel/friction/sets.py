@@ -19,7 +19,7 @@ from itertools import combinations
 import numpy as np
 
 from contactmodel.errors import FrictionLawError
-from contactmodel.modes import Mode, PatternLabel
+from contactmodel.mode_labels import Mode, PatternLabel
 
 
 def project_box(y: np.ndarray, half_widths: np.ndarray) -> np.ndarray:

@@ -31,14 +31,13 @@ import scipy.sparse as sp
 from pyomo.core.base.component_namer import index_repr
 
 from contactmodel.mcp.compile import CompiledMCP, Functions, Structure, Terms, matrix_rows, stored_value
-from contactmodel.mcp.types import MCP, CoulombBlocks
-from contactmodel.modes import Pair
+from contactmodel.mcp.types import MCP, CoulombBlocks, Pair
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
-    from contactmodel.formulation import Problem
     from contactmodel.friction.base import ContactContext, FrictionLaw
     from contactmodel.friction.rows import ContactRows
+    from contactmodel.interfaces import ContactProblem as Problem
 
 
 def contact_rows(
@@ -189,7 +188,7 @@ class DirectMCP(CompiledMCP):
         if self.cone_mu:  # the model is built: its cone blocks' mu Params
             self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
         elif self.cone_names and laws is not self._seen[1]:  # update(mu=) replaced some laws
-            direct, ctx = problem._direct, problem.contexts
+            direct, ctx = problem.rows_statement, problem.contexts
             self.mcp.cones.mu[:] = [
                 (laws[name].rows(ctx[name]) if direct is None else direct[name]).mu
                 for name in self.cone_names

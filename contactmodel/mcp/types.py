@@ -142,3 +142,24 @@ def natural_residual(mcp: MCP, x: np.ndarray, F: np.ndarray | None = None) -> np
         idx = mcp.cones.index
         out[idx] = _cones.residual(x[idx], F[idx], mcp.cones.mu)
     return out
+
+
+@dataclass
+class Pair:
+    """One complementarity pair of the compiled MCP: ``contact[NAME].pairs[key]``."""
+
+    contact: str
+    key: str
+    index: int  # MCP index (variable and row)
+    variables: Sequence = field(repr=False)  # the MCP's Pyomo variables
+
+    @property
+    def var(self):
+        """The Pyomo variable (read from the MCP's variables when asked: a problem compiled
+        without its model builds it then)."""
+        return self.variables[self.index]
+
+    @property
+    def variable(self) -> str:
+        """The Pyomo variable's name (computed on use: Pyomo names are slow to build)."""
+        return self.var.name
