@@ -43,8 +43,10 @@ class Polygonal(FrictionLaw):
         return np.column_stack([np.cos(th), np.sin(th)])
 
     def rows(self, ctx: ContactContext) -> ContactRows:
-        """Rolling: c_n, beta[i] and lam >= 0 with c_T = D beta and the pairs
-        ``0 <= beta[i] _|_ lam + d_i . a_T >= 0``, ``0 <= lam _|_ mu c_n - sum(beta) >= 0``."""
+        """The contact's rows: sliding, the Coulomb force map; rolling, c_n, beta[i], lam >= 0.
+
+        At a rolling contact c_T = D beta with the pairs ``0 <= beta[i] _|_ lam + d_i . a_T >= 0``
+        and ``0 <= lam _|_ mu c_n - sum(beta) >= 0`` (Berard et al. (2004) (33)-(39))."""
         if ctx.sliding("to"):
             return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
         return self.cached_rows(self._rolling_rows)
