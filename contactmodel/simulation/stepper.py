@@ -40,7 +40,7 @@ from scipy.spatial.transform import Rotation
 
 from contactmodel import solvers
 from contactmodel.assembly import Assembly, assemble
-from contactmodel.constants import TOL_INACCURATE
+from contactmodel.constants import TOL_INACCURATE, Choice
 from contactmodel.errors import ContactModelError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
@@ -57,7 +57,7 @@ from contactmodel.simulation.reuse import CompiledAcceleration, set_b
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.solution import Solution
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
-from contactmodel.validate import choice, real
+from contactmodel.validate import real
 
 #: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
 DENSE_A = 20_000
@@ -71,6 +71,14 @@ DENSE_A = 20_000
 #: most h r per step, 1e-9 m at h = 1e-3 s), five orders below the scheme's own error of order g h
 #: per step. Such steps keep their status "solved-inaccurate" and residual in the Trajectory.
 STEP_TOL = 1e-6
+
+
+class OnFailure(Choice):
+    """What :func:`simulate` does at a step no solver solved: ``stop`` (keep the trajectory so
+    far, ``trajectory.failed_problem`` holding that step's Problem) or ``raise``."""
+
+    STOP = "stop"
+    RAISE = "raise"
 
 
 @dataclass
@@ -679,7 +687,7 @@ def simulate(
     efforts: Mapping[str, Callable] | None = None,
     torsion: bool = False,
     keep_steps: bool = True,
-    on_failure: str = "stop",
+    on_failure: OnFailure | str = "stop",
     progress: Callable[[int, int], None] | None = None,
     warm_start: bool = True,
     collide: bool = True,
@@ -713,7 +721,7 @@ def simulate(
     from contactmodel.errors import SolverError
 
     t_end = real(t_end, "t_end (s)", low=0.0, error=SimulationError)
-    choice(on_failure, "on_failure", ("stop", "raise"), error=SimulationError)
+    on_failure = OnFailure.parse(on_failure, "simulate: on_failure", SimulationError)
     sim = Simulator(
         system,
         dt,
@@ -758,7 +766,7 @@ def simulate(
                     f"(residual {solution.residual:.3g}); {solution.message}. The run stops here: "
                     "trajectory.failed_problem holds the step's model"
                 )
-                if on_failure == "raise":
+                if on_failure is OnFailure.RAISE:
                     raise SolverError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
                 break

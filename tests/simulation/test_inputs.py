@@ -88,3 +88,12 @@ def test_step_models_are_inspectable_and_reused():
     p = np.concatenate([traj.impulses[name][2] for name in problem.contact_names])
     assert np.allclose(problem.force_vector(), p, atol=1e-10)
     assert solution.ok
+
+
+def test_on_failure_is_a_choice_named_in_its_error():
+    """``on_failure`` takes "stop" or "raise" (``OnFailure``); anything else names the field."""
+    from contactmodel.simulation.stepper import OnFailure
+
+    assert OnFailure.values() == ("stop", "raise")
+    with pytest.raises(cm.SimulationError, match="on_failure must be one of"):
+        simulate(cm.System(), 0.1, 1e-2, on_failure="ignore")
