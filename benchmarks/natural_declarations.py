@@ -55,27 +55,11 @@ STAGES = ("formulate", "compile", "solve", "solver", "total")
 
 def natural_boxes(n_contacts: int, law: str):
     """The scene of ``scaling.boxes_on_ground`` with a new law object declared on each contact."""
+    from scaling import boxes_on_ground
+
     import contactmodel as cm
 
-    s = cm.System(gravity=(0, 0, -9.81))
-    for i in range(max(1, n_contacts // 4)):
-        box = s.add_body(
-            f"box{i}",
-            mass=1.0,
-            inertia=cm.inertia.box(1.0, (0.2, 0.2, 0.2)),
-            position=(0.5 * i, 0, 0.1),
-            wrench=(1.0, 0.5, 0, 0, 0, 0),
-        )
-        for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
-            s.add_contact(
-                box,
-                s.ground,
-                point=(0.5 * i + x, y, 0),
-                normal=(0, 0, 1),
-                friction=cm.Pyramid(0.5) if law == "pyramid" else cm.CoulombCone(0.5),
-                name=f"c{i}_{k}",
-            )
-    return s
+    return boxes_on_ground(n_contacts, lambda: cm.Pyramid(0.5) if law == "pyramid" else cm.CoulombCone(0.5))
 
 
 def _warm_up(law: str) -> float:

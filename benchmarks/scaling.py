@@ -50,11 +50,12 @@ HERE = Path(__file__).resolve()
 WARMUP = 60  #: contacts of the solve before the clocks (enough for newton's sparse path)
 
 
-def boxes_on_ground(n_contacts: int):
+def boxes_on_ground(n_contacts: int, friction=None):
     """``n_contacts // 4`` (at least one) 1 kg boxes of side 0.2 m, 0.5 m apart along x, each
     resting on the ground on its four corners and pushed by (1, 0.5, 0) N: the scene of
     ``contactmodel.catalogue.pushed_boxes``, written out here so that ``--baseline`` can run
-    checkouts older than that function."""
+    checkouts older than that function. ``friction``: None (laws given to ``formulate``) or a
+    callable making a new law for each contact, as the README declares them."""
     import contactmodel as cm
 
     s = cm.System(gravity=(0, 0, -9.81))
@@ -67,7 +68,10 @@ def boxes_on_ground(n_contacts: int):
             wrench=(1.0, 0.5, 0, 0, 0, 0),
         )
         for k, (x, y) in enumerate([(0.1, 0.1), (-0.1, 0.1), (-0.1, -0.1), (0.1, -0.1)]):
-            s.add_contact(box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), name=f"c{i}_{k}")
+            law = None if friction is None else friction()
+            s.add_contact(
+                box, s.ground, point=(0.5 * i + x, y, 0), normal=(0, 0, 1), friction=law, name=f"c{i}_{k}"
+            )
     return s
 
 
