@@ -127,7 +127,7 @@ def solve(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     asked = problem
-    chain = statement(solver)
+    chain = statement(solver) if isinstance(asked, Problem) else Chain()  # a bare MCP: as given
     problem = chain.apply(asked)
     compiled, mcp = _compile(problem)
     timings["compile"] = time.perf_counter() - t0
