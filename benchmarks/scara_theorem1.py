@@ -35,7 +35,7 @@ import numpy as np
 import contactmodel as cm
 from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.experiments.generators import SCARA_IPOPT_INTERIOR, scara_problem
-from contactmodel.friction.cone import without_cone_blocks
+from contactmodel.reductions import without_cone_blocks
 
 STARTS: dict[str, dict] = {"origin": {}, "interior": SCARA_IPOPT_INTERIOR}
 

@@ -11,13 +11,15 @@ newton left 38 unsolved; of the 25 of them that ``cm.decide`` did not prove unso
 routes below solved 12.
 
 :func:`retry_other_statements` tries the routes of :func:`alternatives` in order until one is
-solved: the other form; the cone contacts in the other cone form; both changed. Each route is a new problem
-formulated from the same assembly, solved from the default starting point. The answer kept is the
-best (solved before solved-inaccurate, then the smaller residual); its ``x`` is carried to the
-caller's variable order (:func:`~contactmodel.friction.cone.carry_point`), its ``cone_form`` is the
-form that ran, its message and ``extras["fallback"]`` say which route solved it and what the
-others ended with, and ``iterations`` and ``seconds`` add up every run. An answer no route
-improves is returned as it was, its message naming the routes tried.
+solved: the other form; the cone contacts in the other cone form; both changed. Each route is a
+:class:`~contactmodel.reductions.Chain` (:class:`~contactmodel.reductions.FormSwitch`,
+:class:`~contactmodel.reductions.ConeForm`): a new problem formulated from the same assembly,
+solved from the default starting point. The answer kept is the best (solved before
+solved-inaccurate, then the smaller residual); its ``x`` is carried back to the caller's variable
+order by its route's ``invert``, its ``cone_form`` is the form that ran, its message and
+``extras["fallback"]`` say which route solved it and what the others ended with,
+``extras["reductions"]`` lists the route's reductions, and ``iterations`` and ``seconds`` add up
+every run. An answer no route improves is returned as it was, its message naming the routes tried.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from contactmodel import solvers
 from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
-from contactmodel.friction.cone import CoulombCone, carry_point, in_cone_form
+from contactmodel.friction.cone import CoulombCone
+from contactmodel.reductions import Chain, ConeForm, FormSwitch
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Status
 
@@ -39,24 +42,20 @@ MAX_REDUCED_ROWS = 2000
 _RANK = {Status.SOLVED: 0, Status.SOLVED_INACCURATE: 1}
 
 
-def alternatives(problem: Problem) -> list[tuple[str, Callable[[], Problem]]]:
-    """The routes :func:`retry_other_statements` tries, in order: ``(label, make)``, ``make()`` the other
-    statement of ``problem`` (not built until asked for)."""
+def alternatives(problem: Problem) -> list[Chain]:
+    """The routes :func:`retry_other_statements` tries, in order: each a :class:`Chain` of
+    reductions (:mod:`contactmodel.reductions`) stating ``problem`` otherwise (not applied yet;
+    its ``label`` names the route)."""
     other = Form.SPARSE if Form(problem.form) is Form.REDUCED else Form.REDUCED
-    routes: list[tuple[str, Callable[[], Problem]]] = []
+    routes: list[Chain] = []
     if other is Form.SPARSE or problem.assembly.m <= MAX_REDUCED_ROWS:
-        routes.append((f"in the {other} form", lambda: problem.reformulate(form=other)))
+        routes.append(Chain([FormSwitch(other)]))
     forms = {law.form for law in problem.laws.values() if isinstance(law, CoulombCone)}
     if forms:
         cone = "mncp" if "soc" in forms else "soc"
-        routes.append((f"with the cone in the {cone.upper()} form", lambda: in_cone_form(problem, cone)))
+        routes.append(Chain([ConeForm(cone)]))
         if len(routes) == 2:
-            routes.append(
-                (
-                    f"in the {other} form with the cone in the {cone.upper()} form",
-                    lambda: in_cone_form(problem.reformulate(form=other), cone),
-                )
-            )
+            routes.append(Chain([FormSwitch(other), ConeForm(cone)]))
     return routes
 
 
@@ -110,38 +109,43 @@ def retry_other_statements(
     :func:`alternatives`, each solved by ``solve_one`` until one is solved (see the module
     docstring). The answer's ``x`` is in ``problem``'s variable order."""
     tried: list[str] = []
-    best, best_problem, best_label = first, problem, ""
+    best, best_route = first, None
     runs = [first]
-    for label, make in alternatives(problem):
+    for route in alternatives(problem):
         try:
-            twin = make()
+            twin = route.apply(problem)
         except ContactModelError as err:  # e.g. a problem with no sparse form
-            tried.append(f"{label}: not formulated ({err})")
+            tried.append(f"{route.label}: not formulated ({err})")
             continue
         if _same_rows(problem, twin):
             continue
         sol = solve_one(twin)
         runs.append(sol)
-        tried.append(f"{label}: {sol.status.value}")
+        tried.append(f"{route.label}: {sol.status.value}")
         if _better(sol, best):
-            best, best_problem, best_label = sol, twin, label
+            best, best_route = sol, route
         if best.status is Status.SOLVED:
             break
     if not tried:
         return first
     iterations = sum(r.iterations for r in runs)
     seconds = sum(r.seconds for r in runs)
-    if best is first:
+    if best_route is None:
         first.message += "; other statements tried: " + "; ".join(tried)
         first.extras["fallback"] = {"tried": tried, "solved_by": None}
         first.iterations, first.seconds = iterations, seconds
         return first
     if best.x is not None:
-        best.x = carry_point(best_problem, problem, best.x)
+        best.x = best_route.invert(best.x)
     best.message = (
-        f"{best.status.value} {best_label} after {first.solver} ended {first.status.value} on the "
+        f"{best.status.value} {best_route.label} after {first.solver} ended {first.status.value} on the "
         f"problem as stated ({first.message})" + (f"; {best.message}" if best.message else "")
     )
-    best.extras["fallback"] = {"tried": tried, "solved_by": best_label, "first_status": first.status.value}
+    best.extras["fallback"] = {
+        "tried": tried,
+        "solved_by": best_route.label,
+        "first_status": first.status.value,
+    }
+    best.extras["reductions"] = [r.label for r in best_route.applied] + best.extras.get("reductions", [])
     best.iterations, best.seconds = iterations, seconds
     return best

@@ -19,11 +19,12 @@ from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
-from contactmodel.friction.cone import carry_point, cone_form, without_cone_blocks
+from contactmodel.friction.cone import cone_form
 from contactmodel.layout import layout_of
 from contactmodel.mcp.compile import LAST_X, CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.modes import decide_modes
+from contactmodel.reductions import Chain, ConeForm
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 
@@ -107,9 +108,13 @@ def solve(
     answer (after :meth:`Problem.update`, for instance) when its structure has not changed since,
     else from the model's values; other keywords (e.g. ``tol``, the solver's own stopping
     tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
-    A solver that takes no cone blocks gets the automatic-form ``CoulombCone`` contacts in the MNCP
-    form (a problem of its own; ``x0`` and the answer's ``x`` are carried between the two, so both
-    stay in ``problem``'s variable order; ``Solution.cone_form`` says which form ran).
+    The run is ``chain.apply -> run -> assess -> chain.invert`` with the chain of :func:`statement`
+    (see :mod:`contactmodel.reductions`): a solver that takes no cone blocks gets the
+    automatic-form ``CoulombCone`` contacts in the MNCP form (a problem of its own; ``x0`` is
+    carried forward to it and the answer's ``x`` back, so both stay in ``problem``'s variable
+    order). The answer is assessed on the problem that ran; ``Solution.cone_form`` says which
+    form ran and ``Solution.extras["reductions"]`` lists the labels of the reductions that changed
+    the problem (absent when none did).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine. ``fallback``: a contact problem newton did not solve is solved again in its
@@ -122,8 +127,8 @@ def solve(
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     asked = problem
-    if isinstance(problem, Problem) and not solvers.get(solver).cones:
-        problem = without_cone_blocks(problem)
+    chain = statement(solver) if isinstance(asked, Problem) else Chain()  # a bare MCP: as given
+    problem = chain.apply(asked)
     compiled, mcp = _compile(problem)
     timings["compile"] = time.perf_counter() - t0
     module = _load_solver(solver, mcp)
@@ -134,8 +139,7 @@ def solve(
     if x0 is not None:
         n = mcp.n if problem is asked else asked.compile().mcp.n
         x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
-        x0 = x0 if problem is asked else carry_point(asked, problem, x0)
-        mcp = MCP(**{**mcp.__dict__, "x0": x0})
+        mcp = MCP(**{**mcp.__dict__, "x0": chain.forward(x0)})
     elif warm and compiled is not None and compiled.derived.get(LAST_X) is not None:
         mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[LAST_X]})  # the solved problem's order
     result, seconds = _run(solver, module, mcp, opts, blas_threads)
@@ -146,9 +150,19 @@ def solve(
         compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
     if fallback and problem is asked:
         solution = _fallback(problem, solution, solver, accept_tol, blas_threads, options)
-    if problem is not asked and solution.x is not None:
-        solution.x = carry_point(problem, asked, solution.x)
+    if problem is not asked:
+        solution.extras["reductions"] = [r.label for r in chain.applied]
+        if solution.x is not None:
+            solution.x = chain.invert(solution.x)
     return solution
+
+
+def statement(solver: str) -> Chain:
+    """The reductions :func:`solve` applies for ``solver`` before running it: the automatic-form
+    CoulombCone contacts in the MNCP form for a solver that takes no cone blocks, else none."""
+    if solvers.get(solver).cones:
+        return Chain()
+    return Chain([ConeForm("mncp", automatic_only=True)])
 
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:

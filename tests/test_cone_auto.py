@@ -10,7 +10,8 @@ import contactmodel as cm
 from contactmodel import catalogue
 from contactmodel.analysis import contact_modes
 from contactmodel.cli import main
-from contactmodel.friction.cone import cone_form, without_cone_blocks
+from contactmodel.friction.cone import cone_form
+from contactmodel.reductions import without_cone_blocks
 from contactmodel.solvers import REGISTRY
 
 A1 = np.array([[2.0, 0.3, -0.2], [0.3, 1.5, 0.1], [-0.2, 0.1, 1.2]])  # one contact, SPD

@@ -41,7 +41,7 @@ from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.assembly import Assembly
 from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
-from contactmodel.friction.cone import carry_point, without_cone_blocks
+from contactmodel.reductions import ConeForm
 
 
 @dataclass
@@ -300,5 +300,6 @@ def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagno
 def _in_mncp_form(problem: Problem, x) -> tuple[Problem, np.ndarray]:
     """Andreani et al.'s Theorem 1 is about the MNCP: with automatic-form CoulombCone contacts, the
     problem in that form and the point ``x`` of ``problem`` carried over to its variables."""
-    mncp = without_cone_blocks(problem)
-    return (problem, x) if mncp is problem else (mncp, carry_point(problem, mncp, x))
+    swap = ConeForm("mncp", automatic_only=True)
+    mncp = swap.apply(problem)
+    return (mncp, swap.forward(x)) if swap.changed else (problem, x)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -75,9 +75,6 @@ from contactmodel.friction.rows import (
 )
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import residual as cone_residual
-
-if TYPE_CHECKING:
-    from contactmodel.interfaces import ContactProblem as Problem
 
 #: the two statements of the law at a rolling contact
 FORMS = ("mncp", "soc")
@@ -268,56 +265,3 @@ def cone_form(laws: Mapping[str, FrictionLaw]) -> str | None:
     ``"mncp"``, ``"soc+mncp"`` when both occur, None when there is no CoulombCone."""
     forms = {law.form for law in laws.values() if isinstance(law, CoulombCone)}
     return "+".join(sorted(forms, reverse=True)) if forms else None
-
-
-def without_cone_blocks(problem: Problem) -> Problem:
-    """``problem`` with its automatic-form CoulombCone contacts in the MNCP form, for a consumer that
-    takes no cone blocks; ``problem`` itself when it has none. The new problem is formulated from the
-    same assembly, and the model's mutable parameters (``b``, ``f``, ``bias``: changed in place by
-    re-solving code) are copied over; its variables and so its MCP order are the MNCP form's."""
-    swap = {
-        name: law.as_mncp()
-        for name, law in problem.laws.items()
-        if isinstance(law, CoulombCone) and law.auto and law.form == "soc"
-    }
-    return _with_laws(problem, swap)
-
-
-def in_cone_form(problem: Problem, form: str) -> Problem:
-    """``problem`` with every CoulombCone contact in ``form`` ("soc" or "mncp"), automatic or not
-    (a retry of a solver that did not converge in the other form, see
-    :mod:`contactmodel.fallback`); ``problem`` itself when none changes. MNCP contacts with
-    ``slack="norm"`` have no SOC statement and stay as they are. Built as
-    :func:`without_cone_blocks` builds its problem."""
-    swap = {
-        name: law.in_form(form)
-        for name, law in problem.laws.items()
-        if isinstance(law, CoulombCone) and law.form != form and (form == "mncp" or law.slack == "quadratic")
-    }
-    return _with_laws(problem, swap)
-
-
-def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:
-    """``problem`` reformulated with the laws ``swap`` (contact name -> law) in place of its own,
-    the mutable parameters copied over; ``problem`` itself when ``swap`` is empty."""
-    if not swap:
-        return problem
-    twin = problem.reformulate(friction={**problem.laws, **swap})
-    if not problem.built:  # its numbers are the assembly's, which the twin is formulated from
-        return twin
-    for param in problem.model.component_objects(pe.Param, descend_into=False):
-        if param.mutable:
-            target = twin.model.component(param.local_name)
-            for index in param:
-                target[index] = pe.value(param[index])
-    return twin
-
-
-def carry_point(source: Problem, target: Problem, x: np.ndarray) -> np.ndarray:
-    """The point of ``target``'s MCP (its variable order) with the physical values of the point ``x``
-    of ``source``'s MCP: the forces at ``x``, lifted by ``target``'s laws to their own variables
-    (``source`` and ``target`` formulated from the same assembly, e.g. by
-    :func:`without_cone_blocks`). Both models are left holding the point."""
-    forces = source.interpret(np.asarray(x, dtype=float)).forces
-    target.load_forces(forces)
-    return target.compile().values()

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import contactmodel as cm
 from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.experiments.generators import SCARA_IPOPT_INTERIOR, scara_problem
-from contactmodel.friction.cone import without_cone_blocks
+from contactmodel.reductions import without_cone_blocks
 
 LB = np.array([0.0, -np.inf])
 UB = np.array([np.inf, np.inf])
