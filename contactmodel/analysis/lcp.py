@@ -48,7 +48,7 @@ class WrenchMap:
         return float(np.abs(self.q_rest).max(initial=0.0)) <= 1e-10 * scale
 
 
-def _q_of_b(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+def q_of_b(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     """(q at b = 0, S = dq/db) of the compiled LCP; model.b is restored afterwards."""
     compiled = problem.compile()
     model = problem.model
@@ -118,7 +118,7 @@ def wrench_map(problem: Problem, body: str | None = None, coordinates=None, spac
     compiled = problem.compile()
     M = compiled.mcp.M.toarray()
     q = compiled.mcp.q.copy()
-    q_zero, S = _q_of_b(problem)
+    q_zero, S = q_of_b(problem)
     asm = problem.assembly
     b = np.asarray(asm.b, dtype=float)
     if space == "b" or not isinstance(asm, Assembly):
