@@ -130,7 +130,7 @@ def wrench_map(problem: Problem, body: str | None = None, coordinates=None, spac
         free = np.flatnonzero(asm.free)
         pos = {int(j): k for k, j in enumerate(free)}
         GF = asm.G[:, asm.free]
-        GMinv = np.asarray((GF @ asm._M_free_inverse).todense())
+        GMinv = np.asarray((GF @ asm.M_free_inverse).todense())
         B = GMinv[:, [pos[i] for i in idx]]
         names = [asm.coordinates[i] for i in idx]
         w0 = asm.f[idx].astype(float)

@@ -109,9 +109,12 @@ class StepAssembly(Assembly):
                 inverses += [np.diag(np.full(3, 1.0 / body.mass)), np.linalg.inv(body.inertia_world)]
             inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
             Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
-        step = cls(**fields, Minv=Minv)
-        step.__dict__["_M_free_inverse"] = step.Minv
-        return step
+        return cls(**fields, Minv=Minv)
+
+    @property
+    def M_free_inverse(self) -> sp.csr_matrix:
+        """M^-1: every coordinate is free in a step."""
+        return self.Minv
 
     @cached_property
     def A_sparse(self) -> sp.csr_matrix:
