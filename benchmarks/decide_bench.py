@@ -69,7 +69,7 @@ from contactmodel.analysis.decide import (
     pattern_milp,
 )
 from contactmodel.analysis.exact_geometry import exact_lcp
-from contactmodel.analysis.round_laws import _force_map, normal_relaxation
+from contactmodel.analysis.round_laws import force_map, normal_relaxation
 from contactmodel.solve import relative_residual
 
 TOOL = str(Path(__file__).resolve().parents[1] / "tests" / "data" / "make_peer_instances.py")
@@ -115,7 +115,7 @@ def trees_ok(result: Existence, M, q: np.ndarray, free: np.ndarray, problem=None
     max(1, ||L z||_inf), decide's default delta); both sides of every row with entries in each
     tree's block covered."""
     n = q.size
-    L = _force_map(problem) if problem is not None else sp.identity(result.n, format="csr")
+    L = force_map(problem) if problem is not None else sp.identity(result.n, format="csr")
     L = sp.hstack([L, -L[:, free]], format="csr") if free.size else sp.csr_matrix(L)
     x = np.array(result.solutions[0], dtype=float)
     z1 = np.concatenate([x, np.maximum(-x[free], 0.0)])
@@ -179,7 +179,7 @@ def recheck(result: Existence, mcp, problem=None) -> bool:
             return farkas_ok(MR, qR, np.asarray(result.evidence["farkas_y"]))
         ok = all(relative_residual(mcp, x) <= 1e-8 for x in result.solutions)
         if result.status is Status.MULTIPLE and problem is not None:  # distinct forces
-            C = _force_map(problem)
+            C = force_map(problem)
             ok = ok and float(np.abs(C @ (result.solutions[0] - result.solutions[1])).max()) > 0
         return ok
     M, q, free = lcp

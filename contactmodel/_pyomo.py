@@ -23,6 +23,7 @@ import sys
 import weakref
 from collections.abc import Iterator, Mapping
 
+import numpy as np
 import scipy
 
 if "pyomo.common.dependencies" not in sys.modules:
@@ -395,6 +396,25 @@ def add_param_vector(blk, name: str, values) -> object:
         data[k] = d = new(ParamData)
         d._value, d._component, d._index = v, ref, k
     return comp
+
+
+def read_param_vector(param) -> np.ndarray:
+    """The entries of an indexed mutable Param, in index order, as floats (their stored values,
+    read directly)."""
+    return np.array([p._value for p in param._data.values()], dtype=float)
+
+
+def write_param_vector(param, values) -> None:
+    """Write an indexed mutable Param's entries in index order: their stored values, directly
+    (Pyomo's item assignment costs ~5 us per entry, 15 ms for 1000 contacts; the formulation
+    makes these Params indexed by range(len), in order, see :func:`add_param_vector`)."""
+    for p, v in zip(param._data.values(), np.asarray(values, dtype=float).tolist()):
+        p._value = v
+
+
+def write_param(param, value: float) -> None:
+    """Write a scalar mutable Param's stored value directly (as :func:`write_param_vector`)."""
+    param._value = float(value)
 
 
 def add_block(blk, name: str, cls):

@@ -133,7 +133,9 @@ class Assembly(ContactAssembly):
         return ~self.prescribed
 
     @cached_property
-    def _M_free_inverse(self) -> sp.csr_matrix:
+    def M_free_inverse(self) -> sp.csr_matrix:
+        """(nf, nf) M_FF^-1, the inverse of the mass matrix on the free coordinates (formed once,
+        block by block)."""
         Mff = self.M[self.free][:, self.free].tocsc()
         return _block_inverse(Mff)
 
@@ -141,7 +143,7 @@ class Assembly(ContactAssembly):
     def A_sparse(self) -> sp.csr_matrix:
         """(m, m) A = G_F M_FF^-1 G_F^T as a sparse matrix (symmetric PSD)."""
         GF = self.G[:, self.free]
-        A = (GF @ self._M_free_inverse @ GF.T).tocsr()
+        A = (GF @ self.M_free_inverse @ GF.T).tocsr()
         return ((A + A.T) * 0.5).tocsr()
 
     @cached_property
@@ -150,7 +152,7 @@ class Assembly(ContactAssembly):
         F, P = self.free, self.prescribed
         ndp = self.nu_dot_prescribed[P]
         rhs = self.f[F] - self.M[F][:, P] @ ndp
-        return self.G[:, F] @ (self._M_free_inverse @ rhs) + self.G[:, P] @ ndp + self.gdot_nu
+        return self.G[:, F] @ (self.M_free_inverse @ rhs) + self.G[:, P] @ ndp + self.gdot_nu
 
     @cached_property
     def _free_parts(self) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
@@ -163,11 +165,11 @@ class Assembly(ContactAssembly):
         """(nq,) nu_dot produced by contact forces c (m,)."""
         GFt, MFP, _ = self._free_parts
         if not self.prescribed.any():  # every coordinate free: no M_FP product, no masks
-            return self._M_free_inverse @ (self.f + GFt @ c)
+            return self.M_free_inverse @ (self.f + GFt @ c)
         F = self.free
         nu_dot = self.nu_dot_prescribed.copy()
         rhs = self.f[F] + GFt @ c - MFP @ nu_dot[self.prescribed]
-        nu_dot[F] = self._M_free_inverse @ rhs
+        nu_dot[F] = self.M_free_inverse @ rhs
         return nu_dot
 
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:

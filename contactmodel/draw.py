@@ -23,6 +23,7 @@ Output is deterministic: fixed view, no timestamps (see :func:`save`).
 from __future__ import annotations
 
 import textwrap
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,14 +104,30 @@ class DrawnSet:
     artist: Any
 
 
+@dataclass
+class Drawn:
+    """What :func:`draw` put on one figure: its arrows in drawing order and its friction sets by
+    contact name."""
+
+    arrows: list[Arrow] = field(default_factory=list)
+    sets: dict[str, DrawnSet] = field(default_factory=dict)
+
+
+#: the figures :func:`draw` drew on -> what it put there (kept here, not on the matplotlib
+#: objects; an entry goes with its figure)
+DRAWN: weakref.WeakKeyDictionary[Figure, Drawn] = weakref.WeakKeyDictionary()
+
+
 def arrows(fig: Figure) -> list[Arrow]:
     """Every arrow :func:`draw` put on ``fig``, in drawing order."""
-    return list(getattr(fig, "_contactmodel_arrows", []))
+    drawn = DRAWN.get(fig)
+    return [] if drawn is None else list(drawn.arrows)
 
 
 def friction_sets(fig: Figure) -> dict[str, DrawnSet]:
     """The friction sets :func:`draw` put on ``fig``, by contact name."""
-    return dict(getattr(fig, "_contactmodel_sets", {}))
+    drawn = DRAWN.get(fig)
+    return {} if drawn is None else dict(drawn.sets)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -484,9 +501,8 @@ def draw(
         else:
             ax = fig.add_axes((0.0, 0.06, 0.74, 0.88), projection="3d")
     fig = ax.figure
-    if not hasattr(fig, "_contactmodel_arrows"):
-        fig._contactmodel_arrows = []
-        fig._contactmodel_sets = {}
+    if fig not in DRAWN:
+        DRAWN[fig] = Drawn()
 
     if planar:
         basis = _plane_basis(system, plane_normal)
@@ -578,7 +594,7 @@ def _record(fig: Figure, kind: str, name: str, tail, vector, scale: float, artis
         float(scale),
         artists,
     )
-    fig._contactmodel_arrows.append(arrow)
+    DRAWN[fig].arrows.append(arrow)
     return arrow
 
 
@@ -701,7 +717,7 @@ def _draw_contact(canvas: _Canvas, scene: _Scene, contact: Contact, fig: Figure)
         closed = np.vstack([top, top[:1]]) if len(top) > 2 else top
         outline = canvas.line(closed, color=COLOURS["set"], lw=1.2)
         outline.set_gid(f"friction-set:{contact.name}")
-        fig._contactmodel_sets[contact.name] = DrawnSet(contact.name, fset, outline)
+        DRAWN[fig].sets[contact.name] = DrawnSet(contact.name, fset, outline)
         step = 1 if fset.vertices else max(1, len(top) // 8)
         for k in range(0, len(top), step):
             canvas.line(np.vstack([p, top[k]]), color=COLOURS["set"], lw=0.6, alpha=0.8)

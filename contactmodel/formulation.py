@@ -49,7 +49,7 @@ from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exporte
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
 from contactmodel.friction.rows import ContactRows
-from contactmodel.layout import Layout, layout_of
+from contactmodel.layout import Layout
 from contactmodel.mcp.compile import (
     LAST_X,
     CompiledMCP,
@@ -69,6 +69,7 @@ from contactmodel.mcp.direct import (
 from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
+from contactmodel.update import reassemble as _reassemble
 from contactmodel.update import update as _update
 
 
@@ -122,10 +123,28 @@ class Problem:
     _compiled: CompiledMCP | None = field(default=None, repr=False)
     _layout: Layout | None = field(default=None, repr=False)
     _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
+    _model_assembly: ContactAssembly | None = field(default=None, repr=False)  # the model's rows'
+    #: [compiled MCP, the A its matrix holds, its AccelerationMap or None] (see :meth:`reassemble`)
+    _matrix: list | None = field(default=None, repr=False)
     _lazy_rows: bool = field(default=True, repr=False)  # LAZY_ROWS when formulated: the build's
 
     def __post_init__(self) -> None:
-        adopt_param_edits(self)  # the Params as built match the assembly: later edits are noticed
+        if self._model is not None:
+            self._model_assembly = self.assembly
+        self._adopt_param_edits()  # the Params as built match the assembly: later edits are noticed
+
+    def _adopt_param_edits(self) -> None:
+        self._params_seen = adopt_param_edits(self, self._params_seen)
+
+    @property
+    def layout(self) -> Layout:
+        """The contacts as index arrays (:class:`~contactmodel.layout.Layout`) for the checks
+        and the modes; made on first use, again only when the contacts' rows, the sliding
+        contacts, the laws or the contexts were replaced."""
+        layout = self._layout
+        if layout is None or not layout.current(self):
+            layout = self._layout = Layout.of(self)
+        return layout
 
     @property
     def model(self) -> pe.ConcreteModel:
@@ -161,9 +180,9 @@ class Problem:
             model, variables, _ = _build_model(
                 self.assembly, self.laws, self.contexts, self.form, self._lazy_rows
             )
-        self._model, self._variables = model, variables
+        self._model, self._variables, self._model_assembly = model, variables, self.assembly
         self._direct = self._starts = None
-        adopt_param_edits(self)
+        self._adopt_param_edits()
         if self._compiled is not None:
             self._compiled.adopt_model(model)
 
@@ -212,10 +231,10 @@ class Problem:
                 self._compiled = compile_model(self.model)
             if last is not None and last.shape == (self._compiled.mcp.n,):
                 self._compiled.derived[LAST_X] = last
-            adopt_param_edits(self)
+            self._adopt_param_edits()
         else:
             compiled.update()
-            adopt_param_edits(self)
+            self._adopt_param_edits()
         return self._compiled
 
     def update(self, b=None, f=None, mu=None) -> None:
@@ -232,6 +251,35 @@ class Problem:
         """
         _update(self, b=b, f=f, mu=mu)
 
+    def reassemble(
+        self, assembly: ContactAssembly, contexts: dict[str, ContactContext] | None = None
+    ) -> bool:
+        """Give the problem ``assembly`` in place of its own, without rebuilding or recompiling:
+        the same contacts in the same order with the same rows (the same laws), other numbers,
+        A as well as b (the time stepper's next step with an unchanged contact set).
+
+        ``contexts``: the contacts' new contexts (same contacts; each must give its law the same
+        rows, e.g. every contact rolling). Reduced form only. The new b goes where
+        :meth:`update` writes it; a new A (differing from the compiled MCP's by more than 1e-12
+        relative) goes into the compiled MCP's matrix (:class:`~contactmodel.update.AccelerationMap`;
+        the Pyomo model, when built, keeps the rows of the A it was built with). Returns False,
+        changing nothing, when the compiled MCP cannot take the new A (a law whose rows are not
+        affine in its contact's accelerations, or the sparse form): formulate the problem anew.
+        """
+        compiled = self._compiled
+        if compiled is None or (compiled.structure is not None and compiled.structure.changed()):
+            compiled = self.compile()
+        matrix = self._matrix
+        if matrix is None or matrix[0] is not compiled:  # a new compilation: made with A of ...
+            direct = isinstance(compiled, DirectMCP)
+            source = self._model_assembly if self.built and not direct else self.assembly  # ... the model's
+            matrix = [compiled, source.A_sparse, None]
+        matrix = _reassemble(self, assembly, contexts, matrix)
+        if matrix is None:
+            return False
+        self._matrix = matrix
+        return True
+
     # -- numbers <-> model ---------------------------------------------------------------
     def interpret(self, x: np.ndarray, compiled: CompiledMCP | None = None) -> PhysicalPoint:
         """The physical values at a point x (n,) of the compiled MCP (default: this problem's last
@@ -240,7 +288,7 @@ class Problem:
             compiled = self._compiled if self._compiled is not None else self.compile()
         x = np.asarray(x, dtype=float)
         compiled.load(x)
-        layout = layout_of(self)
+        layout = self.layout
         c = self.T @ _force_values(self, compiled, x)
         a, motion = self.assembly.response(c)
         normal = layout.normal
@@ -253,7 +301,7 @@ class Problem:
     def law_residual(self, c: np.ndarray, a: np.ndarray) -> float:
         """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`
         at forces ``c`` and accelerations ``a`` (m,) (assembly rows), absolute."""
-        res = layout_of(self).law_residuals(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+        res = self.layout.law_residuals(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
         return float(np.max(res, initial=0.0))
 
     def force_vector(self) -> np.ndarray:

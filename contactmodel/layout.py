@@ -5,8 +5,9 @@ A :class:`Layout` holds what the law residual, :meth:`Problem.interpret
 contacts as numpy index arrays: each contact's assembly rows, its normal and tangential rows,
 its law, its context and whether it slides, with contacts grouped by (law, rows per contact) so
 that each law checks all its contacts in one vectorized call. It is rebuilt only when the
-problem's assembly, laws or contexts are replaced (the time stepper and :meth:`Problem.update
-<contactmodel.formulation.Problem.update>` replace them); the same objects give the same layout.
+problem's contact rows, sliding contacts, laws or contexts are replaced (the time stepper replaces
+them; :meth:`Problem.update <contactmodel.formulation.Problem.update>` gives the problem an
+assembly with other numbers, the same rows); the same objects give the same layout.
 """
 
 from __future__ import annotations
@@ -63,7 +64,10 @@ class Layout:
     """The contacts of a problem as arrays (see the module docstring); contact j is
     ``names[j]``, with assembly rows ``rows[j]`` (n, t, o[, r]) and normal row ``normal[j]``."""
 
-    assembly: object = field(repr=False)
+    #: the assembly's ``contact_rows`` and ``sliding`` this was made from (an assembly with other
+    #: numbers that shares them, e.g. after :meth:`Problem.update`, keeps the layout current)
+    contact_rows: dict = field(repr=False)
+    sliding_names: list = field(repr=False)
     laws: list = field(repr=False)
     keys: list = field(repr=False)  # each contact's law key, or a number standing for it
     contexts: dict = field(repr=False)
@@ -120,7 +124,8 @@ class Layout:
                 )
             )
         return cls(
-            assembly=asm,
+            contact_rows=contact_rows,
+            sliding_names=asm.sliding,
             laws=laws,
             keys=keys,
             contexts=problem.contexts,
@@ -139,9 +144,12 @@ class Layout:
         )
 
     def current(self, problem: Problem) -> bool:
-        """True while the problem still has the assembly, laws and contexts this was built from."""
+        """True while the problem still has the contacts' rows and sliding contacts (of its
+        assembly), the laws and the contexts this was built from."""
+        asm = problem.assembly
         return (
-            problem.assembly is self.assembly
+            asm.contact_rows is self.contact_rows
+            and asm.sliding is self.sliding_names
             and problem.contexts is self.contexts
             and len(problem.laws) == len(self.laws)
             and all(map(operator.is_, problem.laws.values(), self.laws))
@@ -226,8 +234,7 @@ def _law_keys(laws: list) -> list:
 
 
 def layout_of(problem: Problem) -> Layout:
-    """The problem's :class:`Layout`, rebuilt only when its assembly, laws or contexts changed."""
-    layout = problem._layout
-    if layout is None or not layout.current(problem):
-        layout = problem._layout = Layout.of(problem)
-    return layout
+    """The problem's :class:`Layout` (:attr:`Problem.layout
+    <contactmodel.formulation.Problem.layout>`), rebuilt only when its contacts' rows, sliding
+    contacts, laws or contexts were replaced."""
+    return problem.layout

@@ -8,6 +8,10 @@ with the same numbers (the dispatcher's checks, :meth:`Problem.interpret
 <contactmodel.formulation.Problem.interpret>` and the modes read the assembly) and, for ``mu``,
 law objects with the new coefficient. The next :meth:`Problem.compile
 <contactmodel.formulation.Problem.compile>` re-reads the Params into the same compiled MCP.
+
+:meth:`Problem.reassemble <contactmodel.formulation.Problem.reassemble>` gives a problem of the
+reduced form a whole new assembly with the same contacts (the time stepper's next step): its b as
+above, and a new A into the compiled MCP's matrix through an :class:`AccelerationMap`.
 """
 
 from __future__ import annotations
@@ -17,14 +21,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 
 from contactmodel import validate
+from contactmodel._pyomo import read_param_vector, write_param, write_param_vector
+from contactmodel.assembly import COMPONENTS
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import check_coefficient
+from contactmodel.mcp.direct import DirectMCP
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
     from contactmodel.interfaces import ContactProblem as Problem
+    from contactmodel.mcp.compile import CompiledMCP
 
 #: the keywords of Problem.update
 FIELDS = ("b", "f", "mu")
@@ -53,18 +62,18 @@ def update(problem: Problem, b=None, f=None, mu=None) -> None:
         _update_mu(problem, mu)
 
 
-def adopt_param_edits(problem: Problem) -> None:
+def adopt_param_edits(problem: Problem, seen: tuple | None) -> tuple | None:
     """Take edits of the model's mutable Params (``model.b[r] = ...``; ``model.f``, ``model.bias``)
     made by hand since the last call into the problem's assembly, so the dispatcher's checks
-    and modes judge an answer against the numbers the MCP was built with. Params are taken to
-    match the assembly whenever the assembly was replaced (by :func:`update` or the time
-    stepper); reading them costs ~0.1 ms for 1000 contacts. Nothing to take before the model is
-    built (its Params are then made from the assembly)."""
+    and modes judge an answer against the numbers the MCP was built with. ``seen``: what the
+    last call returned, (assembly, Param values), kept by the problem; the new one is returned.
+    Params are taken to match the assembly whenever the assembly was replaced (by :func:`update`
+    or the time stepper); reading them costs ~0.1 ms for 1000 contacts. Nothing to take before
+    the model is built (its Params are then made from the assembly): ``seen`` is returned."""
     if not problem.built:
-        return
+        return seen
     model = problem.model
-    now = {name: _read(model.component(name)) for name in _params(problem)}
-    seen = problem._params_seen
+    now = {name: read_param_vector(model.component(name)) for name in _params(problem)}
     if seen is not None and seen[0] is problem.assembly:
         before = seen[1]
         asm = problem.assembly
@@ -77,8 +86,8 @@ def adopt_param_edits(problem: Problem) -> None:
         if "bias" in now and not np.array_equal(now["bias"], before["bias"]):
             asm = _with_gdot_nu(asm, asm.gdot_nu + (now["bias"] - before["bias"]))
         if asm is not problem.assembly:
-            _adopt(problem, asm)
-    problem._params_seen = (problem.assembly, now)
+            problem.assembly = asm
+    return (problem.assembly, now)
 
 
 def _params(problem: Problem) -> tuple[str, ...]:
@@ -121,33 +130,155 @@ def _replace_assembly(problem: Problem, new: ContactAssembly) -> None:
     if model is None:
         pass
     elif problem.form == "reduced":
-        _write(model.b, new.b)
+        write_param_vector(model.b, new.b)
     else:
-        _write(model.bias, _read(model.bias) + (new.gdot_nu - old.gdot_nu))
-        _write(model.f, _read(model.f) - (new.f - old.f)[old.free])  # model.f = -(f_F - M_FP nu_dot_P)
-    _adopt(problem, new)
+        write_param_vector(model.bias, read_param_vector(model.bias) + (new.gdot_nu - old.gdot_nu))
+        # model.f = -(f_F - M_FP nu_dot_P)
+        write_param_vector(model.f, read_param_vector(model.f) - (new.f - old.f)[old.free])
+    problem.assembly = new  # same rows and sliding contacts: a current layout stays current
 
 
-def _adopt(problem: Problem, new: ContactAssembly) -> None:
-    """Give the problem the assembly ``new`` (same rows, names and sliding contacts: a current
-    layout stays valid)."""
-    layout = problem._layout
-    current = layout is not None and layout.current(problem)
-    problem.assembly = new
-    if current:
-        layout.assembly = new
+def reassemble(problem: Problem, assembly: ContactAssembly, contexts, matrix: list) -> list | None:
+    """See :meth:`Problem.reassemble <contactmodel.formulation.Problem.reassemble>`. ``matrix``:
+    what the problem keeps of its compiled MCP's matrix, [compiled MCP, the A it holds, its
+    :class:`AccelerationMap` or None]; returns it updated, or None when the compiled MCP cannot
+    take the new A (the problem is then left as it was)."""
+    if problem.form != "reduced":
+        return None
+    old = problem.assembly
+    if assembly.m != old.m or list(assembly.contact_rows) != list(old.contact_rows):
+        raise FormulationError(
+            "Problem.reassemble: the new assembly must have the same contacts, in the same order, "
+            f"with the same rows ({old.m}); formulate a new problem for another contact set"
+        )
+    compiled, held, A = matrix[0], matrix[1], assembly.A_sparse
+    if A is not held and not same_matrix(held, A):
+        if matrix[2] is None:
+            matrix[2] = AccelerationMap(problem, compiled, held)
+        if not matrix[2].ok:
+            return None
+        matrix[2].apply(A)
+        matrix[1] = A
+    if contexts is not None:
+        problem.contexts = contexts
+    if problem.built:
+        write_param_vector(problem.model.b, assembly.b)
+    problem.assembly = assembly  # a compilation from the arrays reads the new b on its update
+    return matrix
 
 
-def _read(param) -> np.ndarray:
-    return np.array([p._value for p in param._data.values()], dtype=float)
+def same_matrix(A: sp.csr_matrix, B: sp.csr_matrix, rtol: float = 1e-12) -> bool:
+    """Whether A and B (m, m) differ by at most ``rtol`` times the largest |B| entry (at least 1)
+    in every entry: the compiled MCP's matrix made with A stands for B."""
+    scale = max(1.0, float(np.abs(B.data).max(initial=0.0)))
+    if A.shape == B.shape and np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices):
+        change = float(np.abs(B.data - A.data).max(initial=0.0))  # one pattern: from the data
+    else:
+        change = float(abs(B - A).max()) if A.shape == B.shape else np.inf
+    return change <= rtol * scale
 
 
-def _write(param, values: np.ndarray) -> None:
-    """Write an indexed mutable Param's entries in index order: its stored values, directly
-    (Pyomo's item assignment costs ~5 us per entry, 15 ms for 1000 contacts; the formulation
-    makes these Params indexed by range(len), in order)."""
-    for p, v in zip(param._data.values(), np.asarray(values, dtype=float).tolist()):
-        p._value = v
+class AccelerationMap:
+    """The map A -> the matrix of a compiled MCP of the reduced form (see :meth:`apply`).
+
+    Every contact's relative accelerations are a = A T y + b over the laws' variables y (c = T y),
+    and each law's rows are affine in its own contact's a, so the compiled MCP has
+
+        F(x) = P (A T Q x + b) + (the laws' own terms),
+
+    with P (n, m) the coefficients of the accelerations in the MCP rows and Q the columns of y
+    among the MCP variables. For an MCP made from the arrays (:class:`~contactmodel.mcp.direct.
+    DirectMCP`) P is its ``rows_b`` and Q its force columns; for a compilation of the model, P is
+    found by probing how the compiled constants depend on ``model.b`` (one pass per component n,
+    t, o[, r], each row reading only its own contact's accelerations), and the probe must
+    reproduce the compiled constants at the model's real b. ``ok`` is False when the compiled MCP
+    is not of that shape (a row not affine, or reading another contact's accelerations).
+    """
+
+    def __init__(self, problem: Problem, compiled: CompiledMCP, A: sp.csr_matrix) -> None:
+        """The map of ``compiled`` (``problem``'s compiled MCP), whose matrix was made with A."""
+        self.compiled = compiled
+        self.ok = False
+        mcp = compiled.mcp
+        if problem.form != "reduced" or mcp.M is None or compiled.functions is None:
+            return
+        n = mcp.n
+        if isinstance(compiled, DirectMCP):
+            P = compiled.rows_b
+            cols = compiled.derived.get("force_columns")
+            if P is None or cols is None:
+                return
+        else:
+            P, cols = _probe(problem, compiled)
+            if P is None:
+                return
+        Q = sp.csr_matrix((np.ones(len(cols)), (np.arange(len(cols)), cols)), shape=(len(cols), n))
+        self.P = P.tocsr()
+        self.TQ = (problem.T @ Q).tocsr()
+        rest = (mcp.M - self.P @ (A @ self.TQ)).tocsr()
+        scale = max(1.0, float(abs(mcp.M).max()) if mcp.M.nnz else 1.0)
+        rest.data[np.abs(rest.data) <= 1e-13 * scale] = 0.0
+        rest.eliminate_zeros()
+        self.rest = rest
+        self.ok = True
+
+    def apply(self, A: sp.csr_matrix) -> None:
+        """Make the compiled MCP's matrix the one of the same problem with A (m, m)."""
+        self.compiled.set_matrix((self.rest + self.P @ (A @ self.TQ)).tocsr())
+
+
+def _probe(problem: Problem, compiled: CompiledMCP) -> tuple:
+    """(P, the MCP column of each of T's columns) of a compilation of the model, found by probing
+    ``model.b`` (see :class:`AccelerationMap`); (None, None) when the compiled MCP is not of that
+    shape. ``model.b`` and the compiled constants are restored."""
+    mcp = compiled.mcp
+    asm = problem.assembly
+    model = problem.model
+    owners = [_owner(var, model) for var in compiled.variables]
+    if any(o is None for o in owners):
+        return None, None
+    b_real = read_param_vector(model.b)
+    write_param_vector(model.b, np.zeros(asm.m))
+    compiled.update()
+    q0 = mcp.q.copy()
+    pi, pj, pv = [], [], []
+    for comp in COMPONENTS:
+        rows = [r[comp] for r in asm.contact_rows.values() if comp in r]
+        if not rows:
+            continue
+        probe = np.zeros(asm.m)
+        probe[rows] = 1.0
+        write_param_vector(model.b, probe)
+        compiled.update()
+        dq = mcp.q - q0
+        for i in np.flatnonzero(dq):
+            r = asm.contact_rows[owners[i]].get(comp)
+            if r is not None:
+                pi.append(i)
+                pj.append(r)
+                pv.append(dq[i])
+    write_param_vector(model.b, b_real)
+    compiled.update()
+    P = sp.csr_matrix((pv, (pi, pj)), shape=(mcp.n, asm.m))
+    atol = 1e-12 * max(1.0, float(np.abs(mcp.q).max(initial=0.0)))
+    if not np.allclose(P @ b_real + q0, mcp.q, rtol=1e-12, atol=atol):
+        return None, None  # a row reads another contact's accelerations: not this map's shape
+    column = {id(v): i for i, v in enumerate(compiled.variables)}
+    try:
+        cols = [column[id(v)] for v in problem.variables]
+    except KeyError:
+        return None, None
+    return P, np.asarray(cols, dtype=np.int64)
+
+
+def _owner(var, model) -> str | None:
+    """The name of the contact block holding ``var`` (None for a variable outside them)."""
+    blk = var.parent_block()
+    while blk is not None and blk.parent_block() is not model:
+        blk = blk.parent_block()
+    if blk is None or blk.parent_component() is not model.contact:
+        return None
+    return blk.index()
 
 
 def _update_mu(problem: Problem, mu) -> None:
@@ -195,7 +326,7 @@ def _update_mu(problem: Problem, mu) -> None:
             new.mu = value
         laws[name] = new
         if cone is not None:
-            cone.mu._value = value
+            write_param(cone.mu, value)
         else:  # the rows the model will be built with, and the MCP made without it reads
             problem.rows_statement[name] = new.rows(problem.contexts[name])
     problem.laws = laws

@@ -143,15 +143,15 @@ from contactmodel.analysis.certificate import (
 )
 from contactmodel.analysis.exact_geometry import exact_lcp, exact_tree
 from contactmodel.analysis.round_laws import (
-    _eps_text,
-    _force_map,
-    _lift,
-    _monotone_terms,
-    _verified,
     continuum_solution,
+    eps_text,
+    force_map,
     internal_uniqueness,
+    monotone_terms,
     monotone_uniqueness,
     normal_relaxation,
+    point_of_forces,
+    verify_point,
 )
 from contactmodel.constants import TOL  # the dispatcher's: relative natural residual of a verified solution
 from contactmodel.errors import ContactModelError, SolverError
@@ -733,7 +733,7 @@ def decide(
         return done(v.status, v.solutions, v.exact, **v.evidence)
 
     M, q, free = target.M, target.q, target.free
-    L = _force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
+    L = force_map(target.problem) if target.problem is not None else sp.identity(n, format="csr")
     if free.size:  # the split LCP of a linear MCP with free variables (mixed_to_lcp)
         L = sp.hstack([L, -L[:, free]], format="csr")
         tried.append(
@@ -1287,7 +1287,7 @@ def _enumerated_verdict(
     modes = single_contact_modes(problem)
     if modes is None:
         return None
-    C = _force_map(problem)
+    C = force_map(problem)
     m = problem.assembly.m
     rows = modes["rows"]
     listed = ", ".join(f"{kind} c = {np.array2string(c, precision=4)}" for kind, c in modes["forces"])
@@ -1312,8 +1312,8 @@ def _enumerated_verdict(
         full = np.zeros(m)
         full[rows] = c
         if all(np.abs(full - f).max() >= d for f in forces):
-            x = _lift(problem, full)
-            if _verified(problem, x, opts.tol)[0]:
+            x = point_of_forces(problem, full)
+            if verify_point(problem, x, opts.tol)[0]:
                 found.append(x)
                 forces.append(full)
     if not found:
@@ -1357,7 +1357,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     problem = target.problem
     mono = monotone_uniqueness(problem)
     if mono is not None:
-        tried.append(f"strong monotonicity (De Saxcé's form): eps = {_eps_text(mono['eps'])}")
+        tried.append(f"strong monotonicity (De Saxcé's form): eps = {eps_text(mono['eps'])}")
         return _Verdict(
             Status.UNIQUE,
             [x1],
@@ -1365,7 +1365,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
                 "proof": (
                     "the forces are unique: the problem in De Saxcé's form is a strongly "
                     "monotone variational inequality (Q positive definite at eps = "
-                    f"{_eps_text(mono['eps'])}, "
+                    f"{eps_text(mono['eps'])}, "
                     f"smallest eigenvalue {mono['min_eig']:.3g}; monotone_uniqueness)"
                 ),
                 "monotone_eps": mono["eps"],
@@ -1376,7 +1376,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
     internal = internal_uniqueness(problem, x1, opts.tol)
     if internal is not None:
         tried.append(
-            f"monotonicity up to internal forces: Q(eps = {_eps_text(internal['eps'])}) positive "
+            f"monotonicity up to internal forces: Q(eps = {eps_text(internal['eps'])}) positive "
             "semidefinite, "
             f"its {internal['null_dimension']} null directions move no contact, the faces of x1 exclude them"
         )
@@ -1386,7 +1386,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             {
                 "proof": (
                     "the forces are unique: De Saxcé's form is monotone with Q(eps = "
-                    f"{_eps_text(internal['eps'])}) positive semidefinite (smallest eigenvalue off its null "
+                    f"{eps_text(internal['eps'])}) positive semidefinite (smallest eigenvalue off its null "
                     "space "
                     f"{internal['min_eig']:.3g}), so two solutions differ by a null vector of Q; those "
                     f"({internal['null_dimension']}) are internal forces (A E d = 0: the same "
@@ -1430,7 +1430,7 @@ def _second_solutions_nonlinear(target: _Target, x1: np.ndarray, k: int, opts: _
             },
         )
     tried.append("continuum test: no internal force without motion that keeps the laws")
-    C = _force_map(problem)
+    C = force_map(problem)
     c1 = C @ x1
     d = opts.delta * max(1.0, float(np.abs(c1).max(initial=0.0)))
     found, forces = [x1], [c1]
@@ -1510,7 +1510,7 @@ def _why_open(problem: Problem) -> tuple[str, dict]:
     null directions: more contact rows than the bodies' freedoms) excludes the proof outright."""
     from contactmodel.friction.cone import CoulombCone
 
-    mono = _monotone_terms(problem)
+    mono = monotone_terms(problem)
     if mono is None:
         return "strong monotonicity does not cover these laws (or contacts)", {}
     S = mono.S

@@ -15,7 +15,7 @@ needs ``(M^T y) . d = 0``, exists in exact arithmetic but not for the rounded M 
 declaration: ``G = [C, -C [r]x]`` per body with ``r = p - x`` exact, the mass blocks' exact
 inverses, ``A = (G M^-1 G^T + its transpose) / 2`` and b as the assembly defines them
 (:mod:`contactmodel.assembly`). The LCP is ``M = S A C + R``, ``q = S b + r0``: S = dq/db read from
-the compiled problem (:func:`~contactmodel.analysis.lcp._q_of_b`), C the force map (c = C z) and
+the compiled problem (:func:`~contactmodel.analysis.lcp.q_of_b`), C the force map (c = C z) and
 R the laws' own terms (mu, the pyramid's +-1), the entries of the compiled M off the pattern of
 S A C. The rational LCP agrees with the compiled one to rounding (checked, else an error).
 :func:`exact_tree` turns a tree certificate's norm-bound leaves into exact Farkas rays of this
@@ -46,9 +46,16 @@ from contactmodel.analysis.certificate import (
     leaves,
     solve_rational,
 )
-from contactmodel.analysis.exact_lp import ExactNodeLP, NodeOptimum, _fmpq, _fraction, _mod_p, _pivot_columns
-from contactmodel.analysis.lcp import _q_of_b
-from contactmodel.analysis.round_laws import _force_map
+from contactmodel.analysis.exact_lp import (
+    ExactNodeLP,
+    NodeOptimum,
+    pivot_columns,
+    residue_mod_p,
+    to_fmpq,
+    to_fraction,
+)
+from contactmodel.analysis.lcp import q_of_b
+from contactmodel.analysis.round_laws import force_map
 from contactmodel.assembly import Assembly
 from contactmodel.errors import SolverError
 from contactmodel.system import Body
@@ -110,7 +117,7 @@ def _matrix(values) -> flint.fmpq_mat:
     """A float array (1-D: a column) as an exact FLINT matrix."""
     a = np.asarray(values, dtype=float)
     a = a.reshape(-1, 1) if a.ndim == 1 else a
-    return flint.fmpq_mat(a.shape[0], a.shape[1], [_fmpq(float(v)) for v in a.ravel()])
+    return flint.fmpq_mat(a.shape[0], a.shape[1], [to_fmpq(float(v)) for v in a.ravel()])
 
 
 def _skew(r: flint.fmpq_mat) -> flint.fmpq_mat:
@@ -152,7 +159,7 @@ def exact_contact_matrices(assembly) -> tuple[list[dict[int, Fraction]], list[Fr
                 entries = [flint.fmpq(0)] * 3 + [frame[0, i] for i in range(3)]
                 rows[id(body)].append((base + 3, [sign * v for v in entries]))
         if contact.curvature is not None:
-            acc = [a + _fmpq(float(c)) for a, c in zip(acc, contact.curvature)]
+            acc = [a + to_fmpq(float(c)) for a, c in zip(acc, contact.curvature)]
         bias += acc
     m = len(bias)
     A: list[dict[int, Fraction]] = [{} for _ in range(m)]
@@ -162,7 +169,7 @@ def exact_contact_matrices(assembly) -> tuple[list[dict[int, Fraction]], list[Fr
         if not touching:
             continue
         inertia = _matrix(body.inertia_world)
-        mass = _fmpq(float(body.mass))
+        mass = to_fmpq(float(body.mass))
         w = _matrix(body.angular_velocity)
         wrench = _matrix(body.wrench)
         force = flint.fmpq_mat(6, 1, [wrench[i, 0] + mass * g[i, 0] for i in range(3)] + [0] * 3)
@@ -185,10 +192,10 @@ def exact_contact_matrices(assembly) -> tuple[list[dict[int, Fraction]], list[Fr
                 A[i][j] = A[i].get(j, 0) + block[a, c]
     half = Fraction(1, 2)
     sym = [
-        {j: half * (_fraction(v) + _fraction(A[j].get(i, flint.fmpq(0)))) for j, v in A[i].items()}
+        {j: half * (to_fraction(v) + to_fraction(A[j].get(i, flint.fmpq(0)))) for j, v in A[i].items()}
         for i in range(m)
     ]
-    return [{j: v for j, v in row.items() if v} for row in sym], [_fraction(v) for v in b]
+    return [{j: v for j, v in row.items() if v} for row in sym], [to_fraction(v) for v in b]
 
 
 def _entries(K: sp.csr_matrix, i: int) -> list[tuple[int, Fraction]]:
@@ -212,9 +219,9 @@ def exact_lcp(problem) -> RationalLCP:
     A_rows, b = exact_contact_matrices(problem.assembly)
     M0 = sp.csr_matrix(mcp.M, dtype=float)
     q0 = np.asarray(mcp.q, dtype=float)
-    q_zero, S = _q_of_b(problem)
+    q_zero, S = q_of_b(problem)
     S = sp.csr_matrix(S)
-    C = sp.csr_matrix(_force_map(problem))
+    C = sp.csr_matrix(force_map(problem))
     A = sp.csr_matrix(problem.assembly.A_sparse)
     pattern = (abs(S) @ abs(A) @ abs(C)).tocsr()
     law = sp.csr_matrix(M0 - M0.multiply(pattern > 0))  # the laws' own terms: M0 off the pattern
@@ -257,8 +264,10 @@ def _pivots(rows: list[list[Fraction]]) -> list[int]:
     if not rows or not rows[0]:
         return []
     width = len(rows[0])
-    columns = [[(r, _mod_p(_fmpq(row[c]))) for r, row in enumerate(rows) if row[c]] for c in range(width)]
-    return _pivot_columns(columns, len(rows))
+    columns = [
+        [(r, residue_mod_p(to_fmpq(row[c]))) for r, row in enumerate(rows) if row[c]] for c in range(width)
+    ]
+    return pivot_columns(columns, len(rows))
 
 
 def repair(lcp: RationalLCP, M: sp.csr_matrix, y: np.ndarray, zero_z) -> list[Fraction] | None:

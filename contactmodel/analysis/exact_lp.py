@@ -47,19 +47,22 @@ COST_CLIP = 1e3
 SIMPLEX_PIVOTS = 500
 
 
-def _fmpq(x: float | Fraction) -> flint.fmpq:
+def to_fmpq(x: float | Fraction) -> flint.fmpq:
+    """The exact rational value of ``x`` (a float's binary value, exactly) as a FLINT fmpq."""
     return flint.fmpq(*Fraction(x).as_integer_ratio())
 
 
-def _fraction(v: flint.fmpq) -> Fraction:
+def to_fraction(v: flint.fmpq) -> Fraction:
+    """The FLINT rational ``v`` as a Python Fraction (same value)."""
     return Fraction(int(v.p), int(v.q))
 
 
-def _mod_p(v: flint.fmpq) -> int:
+def residue_mod_p(v: flint.fmpq) -> int:
+    """The rational ``v`` reduced modulo :data:`PRIME` (p / q as p * q^-1 mod PRIME; q prime to it)."""
     return int(v.p) % PRIME * pow(int(v.q), -1, PRIME) % PRIME
 
 
-def _pivot_columns(columns: list[list[tuple[int, int]]], rows: int) -> list[int]:
+def pivot_columns(columns: list[list[tuple[int, int]]], rows: int) -> list[int]:
     """The pivot columns, in order, of the matrix with ``rows`` rows whose columns are given
     by their nonzeros mod p, ``(row, value)``."""
     width = len(columns)
@@ -106,15 +109,15 @@ class ExactNodeLP:
         for i, row in enumerate(rows):
             for j, v in row.items():
                 if v:
-                    columns[("z", j)].append((i, _fmpq(v)))
+                    columns[("z", j)].append((i, to_fmpq(v)))
         for j in range(n):
             columns[("z", j)].append((n, flint.fmpq(1)))
-        columns[("t", 0)] = [(i, _fmpq(v)) for i, v in enumerate(q) if v] + [(n, flint.fmpq(1))]
+        columns[("t", 0)] = [(i, to_fmpq(v)) for i, v in enumerate(q) if v] + [(n, flint.fmpq(1))]
         for i in range(n):
             columns[("w", i)] = [(i, flint.fmpq(-1))]
         columns[("s", 0)] = [(n, flint.fmpq(1))]  # the normalization's slack
         self.columns = columns
-        self.mod_p = {k: [(r, _mod_p(v)) for r, v in col] for k, col in columns.items()}
+        self.mod_p = {k: [(r, residue_mod_p(v)) for r, v in col] for k, col in columns.items()}
         cols = [columns[("z", j)] for j in range(n)] + [columns[("t", 0)]]
         A = sp.csc_matrix(
             (
@@ -246,7 +249,7 @@ class _StandardForm:
         for c, k in enumerate(keys):
             for r, v in lcp.mod_p[k]:
                 rows_of[(r + 1) % (n + 1)].append((c, v))
-        kept = [order[k] for k in _pivot_columns(rows_of, len(keys))]
+        kept = [order[k] for k in pivot_columns(rows_of, len(keys))]
         where = {r: k for k, r in enumerate(kept)}
         self.n, self.m = n, len(where)
         self.keys = keys
@@ -264,10 +267,10 @@ class _StandardForm:
         """A basis (m nonsingular columns) taking the ``hint`` columns first where they are
         independent, mod p."""
         hint = list(dict.fromkeys(hint))
-        if len(hint) == self.m and len(_pivot_columns([self.mod_p[c] for c in hint], self.m)) == self.m:
+        if len(hint) == self.m and len(pivot_columns([self.mod_p[c] for c in hint], self.m)) == self.m:
             return hint  # usually: HiGHS's basis, mapped
         order = hint + [c for c in range(len(self.cols)) if c not in set(hint)]
-        return [order[k] for k in _pivot_columns([self.mod_p[c] for c in order], self.m)]
+        return [order[k] for k in pivot_columns([self.mod_p[c] for c in order], self.m)]
 
     def matrix(self, columns: list[int] | None = None) -> flint.fmpq_mat:
         """The m x len(columns) matrix of these columns (default: the LP's own, built once)."""
@@ -416,12 +419,12 @@ class _StandardForm:
         for c, v in zip(basis, xB):
             kind, j = self.keys[c]
             if kind == "z":
-                z[j] = _fraction(v)
+                z[j] = to_fraction(v)
             elif kind == "t":
-                t = _fraction(v)
+                t = to_fraction(v)
         # leaf_bound's multipliers are the negated row duals (w_i >= 0 makes d_{w_i} = y_i <= 0)
         multipliers = [Fraction(0)] * self.n
         for r, k in self.rows.items():
             if r < self.n:
-                multipliers[r] = -_fraction(y[k])
+                multipliers[r] = -to_fraction(y[k])
         return NodeOptimum(t, z, multipliers, frozenset(self.keys[c] for c in basis))

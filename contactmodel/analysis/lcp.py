@@ -48,7 +48,7 @@ class WrenchMap:
         return float(np.abs(self.q_rest).max(initial=0.0)) <= 1e-10 * scale
 
 
-def _q_of_b(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+def q_of_b(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
     """(q at b = 0, S = dq/db) of the compiled LCP; model.b is restored afterwards."""
     compiled = problem.compile()
     model = problem.model
@@ -118,7 +118,7 @@ def wrench_map(problem: Problem, body: str | None = None, coordinates=None, spac
     compiled = problem.compile()
     M = compiled.mcp.M.toarray()
     q = compiled.mcp.q.copy()
-    q_zero, S = _q_of_b(problem)
+    q_zero, S = q_of_b(problem)
     asm = problem.assembly
     b = np.asarray(asm.b, dtype=float)
     if space == "b" or not isinstance(asm, Assembly):
@@ -130,7 +130,7 @@ def wrench_map(problem: Problem, body: str | None = None, coordinates=None, spac
         free = np.flatnonzero(asm.free)
         pos = {int(j): k for k, j in enumerate(free)}
         GF = asm.G[:, asm.free]
-        GMinv = np.asarray((GF @ asm._M_free_inverse).todense())
+        GMinv = np.asarray((GF @ asm.M_free_inverse).todense())
         B = GMinv[:, [pos[i] for i in idx]]
         names = [asm.coordinates[i] for i in idx]
         w0 = asm.f[idx].astype(float)

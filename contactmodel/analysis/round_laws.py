@@ -30,7 +30,7 @@ from contactmodel.formulation import Problem
 NULL_TOL = 1e-10
 
 
-def _force_map(problem: Problem) -> sp.csr_matrix:
+def force_map(problem: Problem) -> sp.csr_matrix:
     """C (m, n): the contact forces c = C x at the MCP point x (the problem's T restricted to
     the compiled variables)."""
     compiled = problem.compile()
@@ -172,7 +172,7 @@ def _contact_forces(problem: Problem) -> list[_ContactForces] | None:
 
 
 @dataclass
-class _Mono:
+class MonotoneTerms:
     """The y-space of :func:`monotone_uniqueness`: ``S = sym(P A E)``, the ``terms`` (omega, D B,
     j), ``AE`` (m, p) and per contact ``(layout, j, y indices of its rolling components)``."""
 
@@ -182,9 +182,9 @@ class _Mono:
     slots: list[tuple[_ContactForces, int, list[int]]]
 
 
-def _monotone_terms(problem: Problem) -> _Mono | None:
-    """The :class:`_Mono` of :func:`monotone_uniqueness`: ``K = P A E`` (y-space, see there) and one
-    term ``(omega, D B, j)`` per norm of the support function ``h = omega ||D v||`` of a rolling
+def monotone_terms(problem: Problem) -> MonotoneTerms | None:
+    """The :class:`MonotoneTerms` of :func:`monotone_uniqueness`: ``K = P A E`` (y-space, see there)
+    and one term ``(omega, D B, j)`` per norm of the support function ``h = omega ||D v||`` of a rolling
     part (B the rows of A E on its components, j the y index of the contact's normal force);
     None for a law or a contact the proof does not cover."""
     from contactmodel.friction.cone import CoulombCone
@@ -225,12 +225,12 @@ def _monotone_terms(problem: Problem) -> _Mono | None:
     AE = sp.csr_matrix(problem.assembly.A_sparse) @ E
     K = AE[prow]
     terms = [(omega, D[:, None] * AE[rows], j) for omega, D, rows, j in norms]
-    return _Mono(0.5 * (K + K.T), terms, AE, slots)
+    return MonotoneTerms(0.5 * (K + K.T), terms, AE, slots)
 
 
 def monotone_matrix(problem: Problem, eps: float) -> np.ndarray | None:
     """Q(eps) of :func:`monotone_uniqueness` (None where the proof does not apply)."""
-    mono = _monotone_terms(problem)
+    mono = monotone_terms(problem)
     return None if mono is None else _monotone_q(mono.S, mono.terms, eps)
 
 
@@ -274,7 +274,8 @@ def _eps_value(eps) -> float | list[float]:
     return float(e[0]) if np.all(e == e[0]) else [float(v) for v in e]
 
 
-def _eps_text(eps) -> str:
+def eps_text(eps) -> str:
+    """The text of a monotonicity margin eps (one number, or one per norm) in a verdict's reasons."""
     return f"{eps:.3g}" if isinstance(eps, float) else "(" + ", ".join(f"{v:.3g}" for v in eps) + ") per norm"
 
 
@@ -314,7 +315,7 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     over eps in 10^-3 .. 10^3 (25 values), then at the eps that maximizes the smallest eigenvalue
     of Q (:func:`_best_eps`: one eps per norm allowed, each norm's Young split being its own;
     ``eps`` is then a list)."""
-    mono = _monotone_terms(problem)
+    mono = monotone_terms(problem)
     if mono is None:
         return None
     S, terms = mono.S, mono.terms
@@ -334,7 +335,7 @@ def monotone_uniqueness(problem: Problem) -> dict | None:
     return None
 
 
-def _verified(problem: Problem, x: np.ndarray, tol: float) -> tuple[bool, float]:
+def verify_point(problem: Problem, x: np.ndarray, tol: float) -> tuple[bool, float]:
     """(verified, residual) of the point x of the problem's MCP, as the dispatcher verifies a
     solver's answer (:func:`contactmodel.solve.assess`): the relative natural residual of the
     MCP and the laws' residual at its forces and accelerations, both <= tol."""
@@ -373,10 +374,10 @@ def internal_uniqueness(problem: Problem, x1: np.ndarray, tol: float = TOL) -> d
     from contactmodel.friction.sets import AXES, BoxPart, EllipsoidPart
     from contactmodel.solve import residual_scale
 
-    mono = _monotone_terms(problem)
+    mono = monotone_terms(problem)
     if mono is None:
         return None
-    C = _force_map(problem)
+    C = force_map(problem)
     a1 = problem.assembly.contact_accelerations(C @ x1)
     p = len(mono.S)
     small = 1e-6 * residual_scale(problem.compile().mcp)
@@ -429,7 +430,7 @@ def internal_uniqueness(problem: Problem, x1: np.ndarray, tol: float = TOL) -> d
     return _internal_per_norm(mono, Zm)
 
 
-def _internal_per_norm(mono: _Mono, Zm: np.ndarray) -> dict | None:
+def _internal_per_norm(mono: MonotoneTerms, Zm: np.ndarray) -> dict | None:
     """:func:`internal_uniqueness` with one eps per norm: N0 the internal forces without normal
     components at the rolling contacts (``A E d = 0``, ``d_j = 0``: no term of Q acts on them),
     checked to be null vectors of Q and excluded by the faces (rows Zm); then Q is positive
@@ -462,7 +463,7 @@ def _internal_per_norm(mono: _Mono, Zm: np.ndarray) -> dict | None:
     }
 
 
-def _lift(problem: Problem, c: np.ndarray) -> np.ndarray:
+def point_of_forces(problem: Problem, c: np.ndarray) -> np.ndarray:
     """The MCP point of forces c (m,): every law's variables from (c, A c + b) (``Problem.load_forces``)."""
     problem.load_forces(c)
     return problem.compile().values()
@@ -489,7 +490,7 @@ def continuum_solution(
     largest the friction sets allow up to ``||t d||_inf = max(1, ||c1||_inf)`` (bisection), halved
     when a set stops it; the point x2 is the problem's own lift of c2 = c1 + t d
     (``Problem.load_forces``: every law's auxiliary variables from (c2, a1)), its forces checked
-    to be c2, and x2 and the midpoint's lift verified as every solution is (:func:`_verified`).
+    to be c2, and x2 and the midpoint's lift verified as every solution is (:func:`verify_point`).
     Returns ``{"x2", "step", "null_singular_value", "continuum_dimension", "midpoint_residual",
     "moves"}`` (None when there is no such d, the step is below ``delta max(1, ||c1||_inf)``, or a
     point fails verification)."""
@@ -500,7 +501,7 @@ def continuum_solution(
     asm = problem.assembly
     if layout is None or not layout or asm.m > 3000:
         return None
-    C = _force_map(problem)
+    C = force_map(problem)
     c1 = C @ x1
     a1 = asm.contact_accelerations(c1)
     fscale = max(1.0, float(np.abs(c1).max(initial=0.0)))
@@ -568,11 +569,11 @@ def continuum_solution(
         return None
     c2 = c1 + best * d
 
-    x2 = _lift(problem, c2)
+    x2 = point_of_forces(problem, c2)
     if np.abs(C @ x2 - c2).max() > 1e-12 * fscale:
         return None
-    ok2, res2 = _verified(problem, x2, tol)
-    okm, resm = _verified(problem, _lift(problem, 0.5 * (c1 + c2)), tol)
+    ok2, res2 = verify_point(problem, x2, tol)
+    okm, resm = verify_point(problem, point_of_forces(problem, 0.5 * (c1 + c2)), tol)
     if not (ok2 and okm):
         return None
     return {

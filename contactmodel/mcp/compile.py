@@ -155,6 +155,8 @@ class CompiledMCP:
     cone_mu: list = field(default_factory=list, repr=False)  # the cone blocks' mu Params
     #: id(ComplementarityData) -> its MCP row, for every compiled Complementarity entry
     pair_rows: dict[int, int] = field(default_factory=dict, repr=False)
+    #: the F, J (and Hessian) of ``mcp``, over the compiled terms
+    functions: Functions | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._constants = _Constants(self.rows)
@@ -167,6 +169,16 @@ class CompiledMCP:
             self.mcp.q[:] = const
         if self.cone_mu:
             self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
+
+    def set_matrix(self, M: sp.csr_matrix) -> None:
+        """Give an affine MCP (``mcp.M`` not None) the matrix ``M`` (n, n) in place of its own:
+        F(x) = M x + q, J = M and ``mcp.M`` all read it from now on (the model is not written)."""
+        if self.mcp.M is None or self.functions is None:
+            raise FormulationError("CompiledMCP.set_matrix: the MCP is not affine (it has no matrix M)")
+        if M.shape != self.mcp.M.shape:
+            raise FormulationError(f"CompiledMCP.set_matrix: M must be {self.mcp.M.shape}, got {M.shape}")
+        self.functions.t.L = M
+        self.mcp.M = M
 
     def values(self) -> np.ndarray:
         """Current values of the model's variables in MCP order (0 where unset)."""
@@ -341,7 +353,7 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     compiled.pair_rows = pair_rows
     q = compiled._q_linear
     q[:] = compiled._constants.values()
-    functions = Functions(terms, q)
+    functions = compiled.functions = Functions(terms, q)
     x0 = np.clip(compiled.values(), lb, ub)
     compiled.mcp = MCP(
         F=functions.F,

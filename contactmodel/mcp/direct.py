@@ -360,7 +360,7 @@ def compile_direct(
         cone_names=cone_names,
     )
     q = compiled._q_linear  # filled by the update below
-    functions = Functions(terms, q)
+    functions = compiled.functions = Functions(terms, q)
     cones = None
     if cone_mu:
         cones = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)

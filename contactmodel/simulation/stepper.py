@@ -53,7 +53,6 @@ from contactmodel.simulation.collision import (
     plane_candidates,
 )
 from contactmodel.simulation.kinematics import BodyKinematics, cross, step_system
-from contactmodel.simulation.reuse import CompiledAcceleration, set_b
 from contactmodel.simulation.trajectory import Trajectory
 from contactmodel.solution import Solution
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
@@ -109,9 +108,12 @@ class StepAssembly(Assembly):
                 inverses += [np.diag(np.full(3, 1.0 / body.mass)), np.linalg.inv(body.inertia_world)]
             inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
             Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
-        step = cls(**fields, Minv=Minv)
-        step.__dict__["_M_free_inverse"] = step.Minv
-        return step
+        return cls(**fields, Minv=Minv)
+
+    @property
+    def M_free_inverse(self) -> sp.csr_matrix:
+        """M^-1: every coordinate is free in a step."""
+        return self.Minv
 
     @cached_property
     def A_sparse(self) -> sp.csr_matrix:
@@ -335,7 +337,6 @@ class Simulator:
         self._key: tuple | None = None
         self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
         self._names: list[str] | None = None  # that MCP's variable names
-        self._map: CompiledAcceleration | None = None
         self.t = 0.0
 
     # -- state --------------------------------------------------------------------------
@@ -510,27 +511,16 @@ class Simulator:
 
     def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:
         """The step's Problem: the previous one when the contact set and laws are unchanged (no
-        Pyomo rebuild, the compiled structure reused: new ``b`` and, when A changed, the compiled
-        matrix of the new A through :class:`~.reuse.CompiledAcceleration`), else a new one."""
+        Pyomo rebuild, the compiled structure reused: :meth:`Problem.reassemble
+        <contactmodel.formulation.Problem.reassemble>` takes the new b and, when A changed, the
+        compiled matrix of the new A), else a new one."""
         laws = {c.name: self._law(c) for c in contacts}
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
         old = self.problem
         if self.reuse and old is not None and key == self._key:
-            A_old, A_new = old.assembly.A_sparse, step.A_sparse
-            same = _change(A_old, A_new) <= 1e-12 * max(1.0, float(np.abs(A_new.data).max(initial=0.0)))
-            if not same and self._map is None:
-                self._map = CompiledAcceleration(old)
-            if same or self._map.ok:
-                if same:
-                    step.__dict__["A_sparse"] = A_old  # the compiled coefficients are exactly these
-                else:
-                    self._map.update(A_new)
-                old.assembly = step
-                old.contexts = {
-                    c.name: ContactContext(c, np.zeros(c.dimension), step.system.rolling_tol)
-                    for c in contacts
-                }
-                set_b(old, step.b)
+            rolling_tol = step.system.rolling_tol
+            contexts = {c.name: ContactContext(c, np.zeros(c.dimension), rolling_tol) for c in contacts}
+            if old.reassemble(step, contexts):
                 return old, True
         return self.rebuild(step, laws), False
 
@@ -540,7 +530,7 @@ class Simulator:
             laws = {c.name: self._law(c) for c in step.system.contacts}
         problem = formulate(step, friction=dict(laws))
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in step.system.contacts)
-        self.problem, self._key, self._map = problem, key, None
+        self.problem, self._key = problem, key
         return problem
 
     def start(self, problem: Problem, reused: bool) -> np.ndarray | None:
@@ -617,18 +607,6 @@ class Simulator:
             offset += arm.n
         self.t += h
         _finite_state(self.system)
-
-
-def _change(A_old: sp.csr_matrix, A_new: sp.csr_matrix) -> float:
-    """max |A_new - A_old| of two CSR matrices, from their data when they share a pattern."""
-    if (
-        A_old.shape == A_new.shape
-        and np.array_equal(A_old.indptr, A_new.indptr)
-        and np.array_equal(A_old.indices, A_new.indices)
-    ):
-        return float(np.abs(A_new.data - A_old.data).max(initial=0.0))
-    diff = abs(A_new - A_old)
-    return float(diff.max()) if diff.nnz else 0.0
 
 
 def _frames(found: list, normals: np.ndarray) -> np.ndarray:

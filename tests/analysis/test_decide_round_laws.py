@@ -15,8 +15,8 @@ from boxes import TRIANGLE, box_on_corners
 import contactmodel as cm
 from contactmodel.analysis.decide import Status, decide
 from contactmodel.analysis.round_laws import (
-    _force_map,
     continuum_solution,
+    force_map,
     internal_uniqueness,
     monotone_matrix,
     monotone_uniqueness,
@@ -50,7 +50,7 @@ def test_resting_box_is_a_continuum_of_forces_with_one_motion(law, torsion: bool
     result = decide(problem)
     assert result.status is Status.MULTIPLE and result.evidence["continuum"]
     assert result.evidence["force_distance"] > 1e-3 and result.evidence["motion_distance"] < 1e-9
-    C = _force_map(problem)
+    C = force_map(problem)
     c1, c2 = (C @ x for x in result.solutions[:2])
     rows = [problem.assembly.row(f"c{i}", "n") for i in range(4)]
     for lam in (0.0, 0.25, 0.5, 0.75, 1.0):  # the whole segment solves, with the weight carried
@@ -67,7 +67,7 @@ def test_pushed_sliding_box_is_a_continuum_along_the_friction_rays() -> None:
     # ray c_n (1, -mu u); the rays still leave one internal force pattern (+, -, +, -) of the corners
     problem = box_on_corners(cm.CoulombCone(0.3), push=20.0)
     x1 = solve(problem, solver="newton").x
-    C = _force_map(problem)
+    C = force_map(problem)
     c1 = C @ x1
     a1 = problem.assembly.contact_accelerations(c1)
     found = continuum_solution(problem, x1)
@@ -195,7 +195,7 @@ def test_two_verified_solutions_are_never_called_unique(law: str, index: int) ->
     assert monotone_uniqueness(problem) is None
     result = decide(problem, time_limit=10)
     assert result.status is Status.MULTIPLE
-    C = _force_map(problem)
+    C = force_map(problem)
     mcp = problem.compile().mcp
     for x in result.solutions:
         assert relative_residual(mcp, x) <= 1e-8
@@ -368,11 +368,11 @@ def test_internal_forces_proof_searches_eps_off_the_internal_forces() -> None:
     # agreement problem 17 (cone, mu = 0.9, three rolling contacts, A singular): no eps of the
     # 49-point grid makes Q positive semidefinite with a gap; maximizing the smallest eigenvalue
     # of Q off the tangential internal forces finds one
-    from contactmodel.analysis.round_laws import _monotone_q, _monotone_terms
+    from contactmodel.analysis.round_laws import _monotone_q, monotone_terms
 
     problem = _agreement("cone", 17)
     assert monotone_uniqueness(problem) is None
-    mono = _monotone_terms(problem)
+    mono = monotone_terms(problem)
     for eps in np.logspace(-3, 3, 49):
         Q = _monotone_q(mono.S, mono.terms, eps)
         w = np.linalg.eigvalsh(Q)

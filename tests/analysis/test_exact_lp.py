@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from contactmodel.analysis import exact_lp
 from contactmodel.analysis.certificate import ExactLCP
-from contactmodel.analysis.exact_lp import ExactNodeLP, _fraction, _StandardForm
+from contactmodel.analysis.exact_lp import ExactNodeLP, _StandardForm, to_fraction
 
 pytest.importorskip("highspy")
 
@@ -133,7 +133,7 @@ def test_exact_simplex_alone_matches_vertex_enumeration(node):
     basis = lp.simplex(lp.complete([]), 200)
     xB, _, d = lp.check(basis)
     assert all(v >= 0 for v in xB) and all(v <= 0 for v in d)
-    assert _fraction(dict(zip(basis, xB)).get(lp.t, flint.fmpq(0))) == expected
+    assert to_fraction(dict(zip(basis, xB)).get(lp.t, flint.fmpq(0))) == expected
 
 
 @settings(max_examples=30, deadline=None)

@@ -10,10 +10,10 @@ from scipy.spatial.transform import Rotation
 
 import contactmodel as cm
 from contactmodel.mcp.compile import compile_model
+from contactmodel.mcp.direct import DirectMCP
 from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation import Plane, simulate
 from contactmodel.simulation.collision import frames, pair_candidates
-from contactmodel.simulation.reuse import CompiledAcceleration
 from contactmodel.simulation.stepper import Simulator
 
 I3 = np.eye(3)
@@ -135,22 +135,30 @@ def test_vectorized_step_assembly_equals_assemble():
     assert np.allclose(fast.f, slow.f) and abs(fast.Minv - slow.Minv).max() < 1e-9
 
 
+@pytest.mark.parametrize("built", [False, True], ids=["arrays", "model"])
 @pytest.mark.parametrize("law", [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc")], ids=["pyramid", "soc"])
-def test_compiled_model_follows_a_new_A(law):
-    """The compiled matrix of a reused model with a new A equals a fresh compilation's."""
+def test_compiled_model_follows_a_new_A(law, built):
+    """The compiled matrix of a reused model with a new A equals a fresh compilation's, whether
+    the MCP was made from the arrays or from the built model (its matrix map then probed)."""
     sim = Simulator(_stack(2), 1e-3, friction=law, planes=[Plane()])
     contacts, gaps = sim.contacts()
     step = sim.step_assembly(contacts, gaps)
     problem = sim.rebuild(step)
-    mapping = CompiledAcceleration(problem)
-    assert mapping.ok
+    if built:
+        problem.model  # noqa: B018  (built now: compiled from the model)
+    compiled = problem.compile()
+    assert isinstance(compiled, DirectMCP) is not built
     sim.advance(np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in sim.system.bodies]))
     step2 = sim.step_assembly(contacts, gaps)  # same contacts, bodies moved: another A
     assert abs(step2.A_sparse - step.A_sparse).max() > 1e-6
-    mapping.update(step2.A_sparse)
+    assert problem.reassemble(step2)
+    assert problem.compile() is compiled, "the same compiled MCP, its matrix replaced"
     fresh = compile_model(cm.formulate(step2, friction=dict(problem.laws)).model)
     assert [v.name for v in fresh.variables] == [v.name for v in problem.compile().variables]
     assert abs(problem.compile().mcp.M - fresh.mcp.M).max() < 1e-12
+    assert np.array_equal(problem.compile().mcp.q, fresh.mcp.q), "the new b, read in place"
+    x = np.linspace(0.0, 1.0, fresh.mcp.n)
+    assert np.allclose(compiled.mcp.F(x), fresh.mcp.F(x), rtol=0, atol=1e-12), "F reads the new matrix"
 
 
 def test_pile_dissipates_and_reuses_models():
