@@ -69,8 +69,8 @@ from contactmodel.mcp.direct import (
 from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
-from contactmodel.update import reassemble as _reassemble
-from contactmodel.update import update as _update
+from contactmodel.update import reassemble as reassemble_problem
+from contactmodel.update import update as update_problem
 
 
 @dataclass
@@ -249,7 +249,7 @@ class Problem:
         and its laws all take the new numbers, so the next solve, its checks and modes use them
         (see :mod:`contactmodel.update`).
         """
-        _update(self, b=b, f=f, mu=mu)
+        update_problem(self, b=b, f=f, mu=mu)
 
     def reassemble(
         self, assembly: ContactAssembly, contexts: dict[str, ContactContext] | None = None
@@ -274,7 +274,7 @@ class Problem:
             direct = isinstance(compiled, DirectMCP)
             source = self._model_assembly if self.built and not direct else self.assembly  # ... the model's
             matrix = [compiled, source.A_sparse, None]
-        matrix = _reassemble(self, assembly, contexts, matrix)
+        matrix = reassemble_problem(self, assembly, contexts, matrix)
         if matrix is None:
             return False
         self._matrix = matrix

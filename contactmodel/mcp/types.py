@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from contactmodel import validate
 from contactmodel.errors import FormulationError
-from contactmodel.mcp import cones as _cones
+from contactmodel.mcp.cones import residual as cone_residual
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def natural_residual(mcp: MCP, x: np.ndarray, F: np.ndarray | None = None) -> np
     out = x - np.clip(x - F, mcp.lb, mcp.ub)
     if mcp.cones is not None and mcp.cones.k:
         idx = mcp.cones.index
-        out[idx] = _cones.residual(x[idx], F[idx], mcp.cones.mu)
+        out[idx] = cone_residual(x[idx], F[idx], mcp.cones.mu)
     return out
 
 
