@@ -424,17 +424,16 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
     # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, and
     # the objects handed to its oldest generation afterwards (see ``building``).
     with building():
-        return _formulate(system, friction, Form.parse(form), lazy=True)
+        return _formulate(system, friction, Form.parse(form))
 
 
-def _formulate(system, friction, form: Form, lazy: bool = False) -> Problem:
-    """:func:`formulate` with the garbage collector paused. ``lazy``: leave the model to be built
-    when first read if every law states its rows without Pyomo (reduced form only; see
-    :class:`Problem`)."""
+def _formulate(system, friction, form: Form) -> Problem:
+    """:func:`formulate` with the garbage collector paused: the model is left to be built when
+    first read where every law states its rows (see :class:`Problem`), else built now."""
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     contexts = _contexts(assembly)
-    direct = contact_rows(laws, contexts) if lazy else None
+    direct = contact_rows(laws, contexts)
     if direct is not None:
         starts, T = direct_force_matrix(assembly, direct)
         return Problem(
@@ -572,7 +571,7 @@ def formulate_from_matrices(
             raise FormulationError(f"friction list must have one law per contact ({nc})")
         friction = dict(zip(contact_names, friction))
     with building():  # see formulate; the model is built when first read, where the laws allow
-        return _formulate(assembly, friction, Form.REDUCED, lazy=True)
+        return _formulate(assembly, friction, Form.REDUCED)
 
 
 def _sliding_flags(sliding, nc: int, names) -> np.ndarray:

@@ -180,7 +180,7 @@ class DirectMCP(CompiledMCP):
         if self.params:  # the model is built: its Params, as a compilation of it reads them
             self._set_constants(*(np.fromiter(map(stored_value, p.values()), float) for p in self.params))
         elif asm is not self._seen[0]:
-            if self.newton_euler or problem.form == "sparse":
+            if problem.form == "sparse":
                 ne_const, bias = sparse_constants(asm)
                 self._set_constants(ne_const, bias)
             else:
@@ -283,8 +283,7 @@ def compile_direct(
     if sparse:  # the Newton-Euler rows come first, each matched with its free nu_dot
         coords = asm.coordinates
         names = [(None, "nu_dot", coords[i]) for i in np.flatnonzero(asm.free)]
-        nf = len(names)
-        lb, ub, tcols = [-np.inf] * nf, [np.inf] * nf, [-1] * nf
+        lb, ub, tcols = [-np.inf] * len(names), [np.inf] * len(names), [-1] * len(names)
     nf = len(names)
     pairs = []  # (contact, key, MCP row)
     row_terms = []  # (MCP row, contact's rows, its flat terms, where its variables are)
