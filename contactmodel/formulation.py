@@ -47,7 +47,14 @@ from contactmodel.assembly import (
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
 from contactmodel.errors import FormulationError
-from contactmodel.friction.base import ContactContext, ForceMap, FrictionLaw, axes_set, declare_pairs
+from contactmodel.friction.base import (
+    ContactContext,
+    FrictionLaw,
+    add_row_conditions,
+    axes_set,
+    build_rows,
+    declare_pairs,
+)
 from contactmodel.friction.rows import ContactRows
 from contactmodel.layout import Layout
 from contactmodel.mcp.compile import (
@@ -62,11 +69,11 @@ from contactmodel.mcp.direct import (
     DirectMCP,
     compile_direct,
     contact_rows,
+    force_matrix,
     newton_euler_matrix,
     reduced_matrix,
     sparse_constants,
 )
-from contactmodel.mcp.direct import force_matrix as direct_force_matrix
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import reassemble as reassemble_problem
@@ -103,10 +110,10 @@ class Problem:
 
     ``variables`` lists every variable the laws declared (forces and multipliers);
     ``T`` (m x len(variables)) maps their values to the contact force vector c (assembly rows).
-    The model of a problem made from matrices whose laws state their rows without Pyomo
-    (:meth:`~contactmodel.friction.base.FrictionLaw.direct_rows`) is built when first read
-    (``model``, ``variables``, :meth:`block`); until then :meth:`compile` makes its MCP from the
-    arrays (:mod:`contactmodel.mcp.direct`), the same MCP as the built model's.
+    Each law states its contact's rows (:meth:`~contactmodel.friction.base.FrictionLaw.rows`);
+    the model is built from them when first read (``model``, ``variables``, :meth:`block`), and
+    until then :meth:`compile` makes the MCP from the same rows as arrays
+    (:mod:`contactmodel.mcp.direct`), the built model's MCP.
     """
 
     assembly: ContactAssembly
@@ -177,9 +184,8 @@ class Problem:
         the arrays stays this problem's MCP until the model's structure is edited (a component
         added, removed or (de)activated: see :class:`~contactmodel.mcp.compile.Structure`)."""
         with building():
-            model, variables, _ = _build_model(
-                self.assembly, self.laws, self.contexts, self.form, self._lazy_rows
-            )
+            statement = self._direct or contact_rows(self.laws, self.contexts)
+            model, variables = _build_model(self.assembly, statement, self.T, self.form, self._lazy_rows)
         self._model, self._variables, self._model_assembly = model, variables, self.assembly
         self._direct = self._starts = None
         self._adopt_param_edits()
@@ -428,19 +434,17 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
 
 
 def _formulate(system, friction, form: Form) -> Problem:
-    """:func:`formulate` with the garbage collector paused: the model is left to be built when
-    first read where every law states its rows (see :class:`Problem`), else built now."""
+    """:func:`formulate` with the garbage collector paused: each law states its contact's rows, the
+    force matrix T follows; the model is built from the same rows when first read (see
+    :class:`Problem`)."""
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     contexts = _contexts(assembly)
-    direct = contact_rows(laws, contexts)
-    if direct is not None:
-        starts, T = direct_force_matrix(assembly, direct)
-        return Problem(
-            assembly, form, laws, contexts, T, _direct=direct, _starts=starts, _lazy_rows=LAZY_ROWS
-        )
-    model, variables, T = _build_model(assembly, laws, contexts, form, LAZY_ROWS)
-    return Problem(assembly, form, laws, contexts, T, _model=model, _variables=variables)
+    statement = contact_rows(laws, contexts)
+    starts, T = force_matrix(assembly, statement)
+    return Problem(
+        assembly, form, laws, contexts, T, _direct=statement, _starts=starts, _lazy_rows=LAZY_ROWS
+    )
 
 
 def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
@@ -458,33 +462,33 @@ def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
 
 def _build_model(
     assembly: ContactAssembly,
-    laws: dict[str, FrictionLaw],
-    contexts: dict[str, ContactContext],
+    statement: dict[str, ContactRows],
+    T: sp.csr_matrix,
     form: Form,
     lazy_rows: bool,
-) -> tuple[pe.ConcreteModel, list, sp.csr_matrix]:
-    """(model, the laws' force variables, T): per contact, the law declares its force variables;
-    the form writes the accelerations (``lazy_rows``: see :data:`LAZY_ROWS`); the law adds its
-    conditions."""
+) -> tuple[pe.ConcreteModel, list]:
+    """(model, the laws' force variables in T's column order): per contact, the Block's variables
+    and force expressions from its rows (:func:`build_rows`); the form writes the accelerations
+    (``lazy_rows``: see :data:`LAZY_ROWS`); then the rows' pairs (:func:`add_row_conditions`)."""
     model = pe.ConcreteModel(name="contact_problem")
-    model.contact = pe.Block(list(laws))
-    blocks = dict(zip(laws, model.contact.values()))  # the Block's entries, in the order given
-    force_maps = {name: law.build(blocks[name], contexts[name]) for name, law in laws.items()}
-    variables, T = _force_matrix(assembly, force_maps)
+    model.contact = pe.Block(list(statement))
+    blocks = dict(zip(statement, model.contact.values()))  # the Block's entries, in the order given
+    found = {name: build_rows(blocks[name], rows) for name, rows in statement.items()}
+    variables = [found[name][p] for name, rows in statement.items() for p in rows.terms[3]]
     accel = _FORM_MODELS[form].accelerations(model, assembly, T, variables)
     axes: dict[str, pe.Set] = {}  # the Set of each kind of contact's axes ("nto", "ntor")
-    for name, law in laws.items():
-        rows = assembly.contact_rows[name]
+    for name, rows in statement.items():
+        crow = assembly.contact_rows[name]
         blk = blocks[name]
-        key = "".join(rows)
+        key = "".join(crow)
         index = axes.get(key) or axes.setdefault(key, axes_set(blk, key))
         if lazy_rows:
-            add_matrix_rows(blk, "accel", index, accel, rows)
+            add_matrix_rows(blk, "accel", index, accel, crow)
         else:
-            add_expression(blk, "accel", {c: accel.expression(r) for c, r in rows.items()}, index)
-        law.add_conditions(blk, contexts[name])
+            add_expression(blk, "accel", {c: accel.expression(r) for c, r in crow.items()}, index)
+        add_row_conditions(blk, rows, found[name])
         declare_pairs(blk)
-    return model, variables, T
+    return model, variables
 
 
 def _assembly_of(system, form: Form) -> ContactAssembly:
@@ -498,25 +502,6 @@ def _assembly_of(system, form: Form) -> ContactAssembly:
     if isinstance(system, System):
         return assemble(system)
     raise FormulationError(f"formulate needs a contactmodel.System (got {type(system).__name__})")
-
-
-def _force_matrix(assembly: ContactAssembly, force_maps: dict[str, ForceMap]) -> tuple[list, sp.csr_matrix]:
-    """Every variable the laws' force maps use, once, in order of first use, and T (m, len)
-    with c = T y."""
-    variables: list = []
-    index: dict[int, int] = {}
-    ti, tj, tv = [], [], []
-    for name, force_map in force_maps.items():
-        rows = assembly.contact_rows[name]
-        for comp, terms in force_map.items():
-            for coef, var in terms:
-                if id(var) not in index:
-                    index[id(var)] = len(variables)
-                    variables.append(var)
-                ti.append(rows[comp])
-                tj.append(index[id(var)])
-                tv.append(coef)
-    return variables, sp.csr_matrix((tv, (ti, tj)), shape=(assembly.m, len(variables)))
 
 
 def formulate_from_matrices(

@@ -33,7 +33,7 @@ LAWS = {
     "cone": lambda: cm.CoulombCone(0.4),
     "cone_soc": lambda: cm.CoulombCone(0.3, form="soc"),
     "cone_mncp": lambda: cm.CoulombCone(0.4, form="mncp"),
-    "cone_norm_sliding": lambda: cm.CoulombCone(0.4, slack="norm"),  # direct where contacts slide
+    "cone_norm": lambda: cm.CoulombCone(0.4, slack="norm"),
     "frictionless": lambda: cm.Frictionless(),
     "pyramid": lambda: cm.Pyramid(0.45),
     "planar": lambda: cm.Planar(0.35),
@@ -82,9 +82,21 @@ def _problems(law: str, torsion: bool, sliding: str, names=None):
     return lazy, eager
 
 
-def _same(direct, compiled, problem, eager) -> None:
+#: laws whose rows have terms other than linear and quadratic ones (the norm slack's square root):
+#: the MCP made from arrays evaluates them in its own order, equal to the model's to rounding
+ROUNDED = {"cone_norm"}
+
+
+def _equal(x: np.ndarray, y: np.ndarray, exact: bool) -> None:
+    if exact:
+        assert x.tobytes() == y.tobytes()
+    else:
+        np.testing.assert_allclose(x, y, rtol=1e-14, atol=1e-15)
+
+
+def _same(direct, compiled, problem, eager, exact: bool = True) -> None:
     """``direct`` (made from arrays for ``problem``) is ``compiled`` (the model of ``eager``'s)
-    bit for bit."""
+    bit for bit (``exact``; else its F, J and Hessian to rounding, see :data:`ROUNDED`)."""
     a, b = direct.mcp, compiled.mcp
     assert list(a.names) == list(b.names)
     for f in ("lb", "ub", "x0"):
@@ -105,11 +117,11 @@ def _same(direct, compiled, problem, eager) -> None:
         assert a.cones.mu.tobytes() == b.cones.mu.tobytes()
     rng = np.random.default_rng(1)
     x = rng.uniform(-1, 1, a.n)
-    assert a.F(x).tobytes() == b.F(x).tobytes()
-    assert a.J(x).toarray().tobytes() == b.J(x).toarray().tobytes()
+    _equal(a.F(x), b.F(x), exact)
+    _equal(a.J(x).toarray(), b.J(x).toarray(), exact)
     if a.hess is not None:  # quadratic rows (MNCP): the weighted Hessian too
         w = rng.uniform(-1, 1, a.n)
-        assert a.hess(x, w).toarray().tobytes() == b.hess(x, w).toarray().tobytes()
+        _equal(a.hess(x, w).toarray(), b.hess(x, w).toarray(), exact)
     # the maps back: force columns, pairs
     assert (problem.T != eager.T).nnz == 0 and problem.T.data.tobytes() == eager.T.data.tobytes()
     found = [(p.contact, p.key, p.index) for p in pairs_of(problem, direct)]
@@ -125,16 +137,14 @@ def test_the_mcp_made_from_arrays_is_the_built_models(law, torsion, sliding) -> 
     if not torsion and LAWS[law]().needs_torsion:
         pytest.skip("the law needs contacts with a torsion row")
     lazy, eager = _problems(law, torsion, sliding)
-    if law == "cone_norm_sliding" and sliding != "all":
-        lazy.compile()
-        assert lazy.built  # a rolling contact of the norm slack states no rows: the model was built
-        return
+    expected = _text(eager)  # before its nonlinear rows are evaluated (which writes its variables)
     direct = lazy.compile()
     assert isinstance(direct, DirectMCP) and not lazy.built
-    _same(direct, eager.compile(), lazy, eager)
+    exact = law not in ROUNDED
+    _same(direct, eager.compile(), lazy, eager, exact)
     # the model built afterwards is today's model, and compiles to the same MCP
-    assert _text(lazy) == _text(eager)
-    _same(direct, compile_model(lazy.model), lazy, lazy)
+    assert _text(lazy) == expected
+    _same(direct, compile_model(lazy.model), lazy, lazy, exact)
     assert [v.name for v in direct.variables] == [v.name for v in eager.compile().variables]
     assert [v.name for v in lazy.variables] == [v.name for v in eager.variables]
 
@@ -171,20 +181,24 @@ def test_systems_in_both_forms_are_compiled_from_arrays(law, form, torsion, movi
         pytest.skip("the law and the contacts' torsion rows do not go together")
     lazy, eager = (cm.formulate(_scene(torsion, moving), friction=make(), form=form) for _ in range(2))
     eager.model  # noqa: B018  (built now: compiled from the model)
-    if law == "cone_norm_sliding":  # the lower box rolls: the norm slack's rows are built
-        lazy.compile()
-        assert lazy.built
-        return
     direct = lazy.compile()
     assert isinstance(direct, DirectMCP) and not lazy.built
     compiled = eager.compile()
     assert not isinstance(compiled, DirectMCP)
-    _same(direct, compiled, lazy, eager)
+    exact = law not in ROUNDED
+    _same(direct, compiled, lazy, eager, exact)
     a, b = cm.solve(lazy, solver="newton"), cm.solve(eager, solver="newton")
-    assert a.status == b.status and a.iterations == b.iterations and a.x.tobytes() == b.x.tobytes()
-    assert a.checks == b.checks and a.residual == b.residual
+    assert a.status == b.status and a.iterations == b.iterations
+    if exact:
+        assert a.x.tobytes() == b.x.tobytes() and a.checks == b.checks and a.residual == b.residual
+    else:  # the same Newton path to rounding; four corners leave the friction forces a little free
+        assert a.residual < 1e-9 and b.residual < 1e-9
+        np.testing.assert_allclose(a.x, b.x, rtol=1e-6, atol=1e-7)
     assert not lazy.built
-    assert _text(lazy) == _text(eager)
+    if exact:  # both models hold the same answer
+        assert _text(lazy) == _text(eager)
+    else:  # the model built afterwards has the same rows (its values are the two answers')
+        assert list(compile_model(lazy.model).mcp.names) == list(direct.mcp.names)
 
 
 def _text(problem) -> str:

@@ -59,10 +59,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "_value",
     ): "CompiledMCP.load writes a point into Pyomo variables' stored values (10x set_value)",
     ("draw.py", "_axinfo"): "matplotlib's 3D axes have no public setter for the grid line width",
-    ("friction/base.py", "_contact_row_variables"): (
-        "a law's found variables stashed on its own Pyomo Block between two steps of its build, "
-        "and removed there"
-    ),
 }
 
 

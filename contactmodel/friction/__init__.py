@@ -1,4 +1,4 @@
-"""Friction laws, one file each; every law builds its own contact Block.
+"""Friction laws, one file each; every law states its contact's rows (``rows(ctx)``).
 
 The laws exported here are the rows of :data:`contactmodel.friction.registry.LAWS`. Each public
 name is imported from its file when first used (PEP 562), so importing the package, or its table

@@ -5,10 +5,9 @@ A law's :meth:`FrictionLaw.rows` gives one contact's statement as arrays
 it, per contact, formulation derives the Pyomo Block: :func:`build_rows` declares the variables
 and force expressions, formulation adds the relative accelerations ``blk.accel[comp]``, and
 :func:`add_row_conditions` the complementarity pairs; the numeric MCP is compiled from the same
-statement without Pyomo (:mod:`contactmodel.mcp.direct`). A law may instead write its Block itself
-(``build`` and ``add_conditions``, as ``CoulombCone(slack="norm")``'s square root does). ``lift``
-maps a physical point (forces, accelerations) to values of the law's variables, so any known
-solution can be substituted into any model.
+statement without Pyomo (:mod:`contactmodel.mcp.direct`). ``lift`` maps a physical point (forces,
+accelerations) to values of the law's variables, so any known solution can be substituted into any
+model.
 
 References:
 
@@ -30,7 +29,7 @@ import numpy as np
 from contactmodel import validate
 from contactmodel._pyomo import add_block, add_complementarity, add_expression, add_var, complements, pe
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.rows import ContactRows, Named, Product, Square
+from contactmodel.friction.rows import ContactRows, Named, Norm, Product, Square
 from contactmodel.friction.sets import FrictionSet, SetPart
 from contactmodel.mcp.compile import record_pairs
 from contactmodel.mcp.cones import SOCComplementarity
@@ -43,9 +42,6 @@ class DeclaredContact(Protocol):
     name: str
     torsion: bool
 
-
-# component -> list of (coefficient, variable); a component absent from the map is zero.
-ForceMap = dict[str, list[tuple[float, object]]]
 
 #: values of a law's variables: the variable's name on the contact block (``"c_n"``, ``"beta"``)
 #: -> its value, or for an indexed variable a mapping index -> value (``{"beta": {0: 1.5, ...}}``)
@@ -112,31 +108,11 @@ class FrictionLaw(ABC):
                 "normal; declare the contact with torsion=True (soft finger / distributed contact)"
             )
 
-    def rows(self, ctx: ContactContext) -> ContactRows | None:
+    @abstractmethod
+    def rows(self, ctx: ContactContext) -> ContactRows:
         """This law's statement at ``ctx`` (:class:`~contactmodel.friction.rows.ContactRows`):
-        variables, force map, pairs, cone block. The contact's Pyomo Block and the MCP made without
-        Pyomo are both derived from it. None (the default) for a law that builds its Block itself
-        (:meth:`build`, :meth:`add_conditions`); a problem with such a contact builds its model."""
-        return None
-
-    def build(self, blk: pe.Block, ctx: ContactContext) -> ForceMap:
-        """Declare variables on ``blk``, name the forces ``blk.c_n``, ``blk.c_t``...; return them
-        (by default derived from :meth:`rows`, see :func:`build_rows`)."""
-        return build_rows(blk, self._stated(ctx))
-
-    def add_conditions(self, blk: pe.Block, ctx: ContactContext) -> None:
-        """Add this contact's complementarity pairs, using ``blk.accel[comp]`` (by default derived
-        from :meth:`rows`, see :func:`add_row_conditions`)."""
-        add_row_conditions(blk, self._stated(ctx))
-
-    def _stated(self, ctx: ContactContext) -> ContactRows:
-        rows = self.rows(ctx)
-        if rows is None:
-            raise FrictionLawError(
-                f"{type(self).__name__} states no rows: define {type(self).__name__}.rows(ctx) returning "
-                "a contactmodel.friction.rows.ContactRows (or build() and add_conditions())"
-            )
-        return rows
+        variables, force map, pairs, cone block. The contact's Pyomo Block (:func:`build_rows`,
+        :func:`add_row_conditions`) and the MCP made without Pyomo are both derived from it."""
 
     def cached_rows(self, make) -> ContactRows:
         """``make()``, made once per law parameters (:attr:`key`): the rows of a rolling contact depend
@@ -337,7 +313,7 @@ def declare_pairs(blk: pe.Block) -> None:
     """Declare the pairs stated on ``blk`` (by :func:`nonneg_pair`, :func:`equation`) as one
     component, ``blk.pairs[key]``, indexed by a Set of exactly these keys in the order stated,
     shared by every block with the same keys (``model.pair_keys_<i>``). The formulation calls it
-    after each law's ``add_conditions``. A finite index keeps walks over the model cheap: Pyomo
+    after each contact's :func:`add_row_conditions`. A finite index keeps walks over the model cheap: Pyomo
     names the component and builds a Set on every iteration of one indexed by ``Any``."""
     pending = blk.__dict__.pop(_PENDING, None)
     if not pending:
@@ -354,21 +330,12 @@ def declare_pairs(blk: pe.Block) -> None:
     record_pairs(model, add_complementarity(blk, "pairs", index, pending).values())
 
 
-def normal_force(blk: pe.Block) -> pe.Var:
-    return add_var(blk, "c_n", nonneg=True)
-
-
-def normal_pair(blk: pe.Block) -> None:
-    """Trinkle et al. (1997) (29): 0 <= c_n _|_ a_n >= 0."""
-    nonneg_pair(blk, "normal", blk.c_n, blk.accel["n"])
-
-
 # -- a contact's Block derived from its statement ----------------------------------------------
-def build_rows(blk: pe.Block, rows: ContactRows) -> ForceMap:
+def build_rows(blk: pe.Block, rows: ContactRows) -> list:
     """Declare the variables of ``rows`` on ``blk`` (one component per name: scalar, indexed by the
     shared axes Set for axis letters, or by ``range(k)`` for integers), then each force component
     that is not one variable ``c_<component>`` as the Expression ``c_<component>``; return the
-    force map over the variables."""
+    Pyomo variable of each of ``rows.variables`` (for :func:`add_row_conditions`)."""
     by_name: dict[str, list[int]] = {}
     for pos, (name, _, _, _) in enumerate(rows.variables):
         by_name.setdefault(name, []).append(pos)
@@ -389,9 +356,7 @@ def build_rows(blk: pe.Block, rows: ContactRows) -> ForceMap:
         declared = max(declared, positions[-1] + 1)
     for _, comp, terms in pending:
         add_expression(blk, f"c_{comp}", _sum(terms, found, blk))
-    fmap: ForceMap = {comp: [(coef, found[pos]) for coef, pos in terms] for comp, terms in rows.force.items()}
-    blk.__dict__["_contact_row_variables"] = found
-    return fmap
+    return found
 
 
 def _declare(blk: pe.Block, name: str, positions: list[int], rows: ContactRows, found: list) -> None:
@@ -423,11 +388,10 @@ def _declare(blk: pe.Block, name: str, positions: list[int], rows: ContactRows, 
         found[p] = comp[i]
 
 
-def add_row_conditions(blk: pe.Block, rows: ContactRows) -> None:
+def add_row_conditions(blk: pe.Block, rows: ContactRows, found: list) -> None:
     """The named expressions of ``rows``, its pairs (``0 <= var _|_ F >= 0``, or ``F == 0`` with a
-    free var) and its cone block, on ``blk`` after :func:`build_rows` and the accelerations
-    ``blk.accel``."""
-    found = blk.__dict__.pop("_contact_row_variables")
+    free var) and its cone block, on ``blk`` after :func:`build_rows` (which gave ``found``) and
+    the accelerations ``blk.accel``."""
     for name, terms in rows.expressions:
         add_expression(blk, name, _sum(terms, found, blk))
     for key, pos, terms in rows.pairs:
@@ -471,6 +435,9 @@ def _part(what, found: list, blk):
         return found[what.a] * found[what.b]
     if isinstance(what, Square):
         return found[what.pos] ** 2 if what.divisor is None else found[what.pos] ** 2 / what.divisor
+    if isinstance(what, Norm):
+        squares = sum(found[p] ** 2 for p in what.positions) + what.eps**2
+        return pe.sqrt(squares) - what.eps
     if isinstance(what, Named):
         return blk.component(what.name)
     if isinstance(what, tuple):

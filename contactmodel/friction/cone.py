@@ -50,24 +50,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from contactmodel._pyomo import add_expression, add_var, pe
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
-    ForceMap,
     FrictionLaw,
     Lifted,
-    add_row_conditions,
-    build_rows,
     check_coefficient,
-    equation,
-    nonneg_pair,
-    normal_force,
-    normal_pair,
 )
 from contactmodel.friction.rows import (
     NORMAL_PAIR,
     ContactRows,
+    Norm,
     RowsBuilder,
     Square,
     add_ellipse,
@@ -130,17 +123,14 @@ class CoulombCone(FrictionLaw):
         law.auto = self.auto
         return law
 
-    def rows(self, ctx: ContactContext) -> ContactRows | None:
+    def rows(self, ctx: ContactContext) -> ContactRows:
         """A sliding contact (either form); a rolling one in the SOC form (free c_n, c_t, c_o in one
-        cone block) or the MNCP form (27)-(29) with the quadratic slack; None for the MNCP with
-        ``slack="norm"``, whose square root :meth:`build` and :meth:`add_conditions` write."""
+        cone block) or the MNCP form (27)-(29) with its slack."""
         if ctx.sliding("to"):
             return sliding_rows(ctx.velocity, {"t": 1.0, "o": 1.0}, self.mu)
         if self.form == "soc":
             return self.cached_rows(self._soc_rows)
-        if self.slack == "quadratic":
-            return self.cached_rows(self._mncp_rows)
-        return None
+        return self.cached_rows(self._mncp_rows)
 
     def _soc_rows(self) -> ContactRows:
         free = (-math.inf, math.inf)
@@ -152,7 +142,8 @@ class CoulombCone(FrictionLaw):
         )
 
     def _mncp_rows(self) -> ContactRows:
-        """c_n, lam >= 0, free c_t, c_o, a_t, a_o; s = mu^2 c_n^2 - c_t^2 - c_o^2; the pairs
+        """c_n, lam >= 0, free c_t, c_o, a_t, a_o; s = mu^2 c_n^2 - c_t^2 - c_o^2 (or, with
+        ``slack="norm"``, s = mu c_n - (sqrt(c_t^2 + c_o^2 + eps^2) - eps)); the pairs
         0 <= c_n _|_ a_n, 0 <= lam _|_ s, mu c_n a_alpha + c_alpha lam == 0 (with c_alpha) and
         a_alpha - accel_alpha == 0 (with a_alpha)."""
         rows = RowsBuilder()
@@ -164,33 +155,13 @@ class CoulombCone(FrictionLaw):
             rows.set_force(a, [(1.0, pos)])
         rows.pairs.append(NORMAL_PAIR[0])
         squares = tuple((-1.0, Square(c[a])) for a in "to")
-        add_ellipse(rows, "to", {}, self.mu, {"t": 1.0, "o": 1.0}, cn, (lam, c, acc), squares, key="cone")
+        slack = None
+        if self.slack == "norm":
+            slack = ((self.mu, cn), (-1.0, Norm((c["t"], c["o"]), self.norm_eps)))
+        add_ellipse(
+            rows, "to", {}, self.mu, {"t": 1.0, "o": 1.0}, cn, (lam, c, acc), squares, key="cone", slack=slack
+        )
         return rows.rows()
-
-    def build(self, blk, ctx: ContactContext) -> ForceMap:
-        rows = self.rows(ctx)
-        if rows is not None:
-            return build_rows(blk, rows)
-        c_n = normal_force(blk)
-        c_t, c_o = add_var(blk, "c_t"), add_var(blk, "c_o")
-        add_var(blk, "lam", nonneg=True)
-        add_var(blk, "a_t")
-        add_var(blk, "a_o")
-        return {"n": [(1.0, c_n)], "t": [(1.0, c_t)], "o": [(1.0, c_o)]}
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        rows = self.rows(ctx)
-        if rows is not None:
-            add_row_conditions(blk, rows)
-            return
-        normal_pair(blk)
-        mu, eps = self.mu, self.norm_eps
-        add_expression(blk, "s", mu * blk.c_n - (pe.sqrt(blk.c_t**2 + blk.c_o**2 + eps**2) - eps))
-        nonneg_pair(blk, "cone", blk.lam, blk.s)
-        for alpha in "to":
-            c, a = getattr(blk, f"c_{alpha}"), getattr(blk, f"a_{alpha}")
-            equation(blk, f"max_work_{alpha}", mu * blk.c_n * a + c * blk.lam, c)
-            equation(blk, f"accel_{alpha}", a - blk.accel[alpha], a)
 
     def friction_set(self) -> FrictionSet:
         from contactmodel.friction.pyramid import Pyramid

@@ -10,8 +10,9 @@ solver's point. Nothing here imports Pyomo.
 A pair's F is a sum of terms ``(coefficient, what)``, in the order written: ``what`` an axis
 letter (``"n"``, ``"t"``, ``"o"``, ``"r"``: the contact's relative acceleration ``accel[axis]``),
 a variable's position in :attr:`ContactRows.variables`, a :class:`Product` or :class:`Square` of
-variables, a :class:`Named` expression of the contact (:attr:`ContactRows.expressions`), or a
-tuple of such terms (a group, e.g. ``(-1.0, ((1.0, 3), (1.0, 4)))`` for ``- (beta[0] + beta[1])``).
+variables, the smoothed :class:`Norm` of some variables, a :class:`Named` expression of the
+contact (:attr:`ContactRows.expressions`), or a tuple of such terms (a group, e.g.
+``(-1.0, ((1.0, 3), (1.0, 4)))`` for ``- (beta[0] + beta[1])``).
 A variable with lower bound 0 gives the pair ``0 <= var _|_ F >= 0``; a free variable the equation
 ``F == 0`` matched with it.
 """
@@ -25,7 +26,8 @@ from typing import NamedTuple
 
 from contactmodel.errors import FrictionLawError
 
-#: one term of a row: (coefficient, axis letter | variable position | Product | Square | Named | group)
+#: one term of a row: (coefficient, axis letter | variable position | Product | Square | Norm | Named |
+#: group)
 Term = tuple[float, object]
 
 
@@ -41,6 +43,14 @@ class Square(NamedTuple):
 
     pos: int
     divisor: float | None = None
+
+
+class Norm(NamedTuple):
+    """The smoothed Euclidean norm of variables ``positions``, ``sqrt(sum v**2 + eps**2) - eps``
+    (zero at zero, differentiable everywhere for eps > 0)."""
+
+    positions: tuple[int, ...]
+    eps: float
 
 
 class Named(NamedTuple):
@@ -129,29 +139,33 @@ class ContactRows:
         )
 
 
-def flatten(terms, named: dict, scale: float = 1.0) -> tuple[list, list, list]:
+def flatten(terms, named: dict, scale: float = 1.0) -> tuple[list, list, list, list]:
     """(acceleration terms [(coefficient, axis)], linear terms [(coefficient, position)], quadratic
-    terms [(coefficient, position, position)]) of a row's terms, groups and ``named`` expressions
-    (name -> terms) multiplied out, in order."""
+    terms [(coefficient, position, position)], other terms [(coefficient, Norm)]) of a row's terms,
+    groups and ``named`` expressions (name -> terms) multiplied out, in order."""
     accel: list[tuple[float, str]] = []
     var: list[tuple[float, int]] = []
     quad: list[tuple[float, int, int]] = []
+    other: list[tuple[float, Norm]] = []
     for coef, what in terms:
         k = scale * coef
         if isinstance(what, Product):
             quad.append((k, what.a, what.b))
         elif isinstance(what, Square):
             quad.append((k if what.divisor is None else k * (1.0 / what.divisor), what.pos, what.pos))
+        elif isinstance(what, Norm):
+            other.append((k, what))
         elif isinstance(what, (Named, tuple)):
-            a, v, q = flatten(named[what.name] if isinstance(what, Named) else what, named, k)
+            a, v, q, o = flatten(named[what.name] if isinstance(what, Named) else what, named, k)
             accel.extend(a)
             var.extend(v)
             quad.extend(q)
+            other.extend(o)
         elif isinstance(what, str):
             accel.append((k, what))
         else:
             var.append((k, what))
-    return accel, var, quad
+    return accel, var, quad, other
 
 
 class RowsBuilder:
@@ -274,17 +288,21 @@ def add_ellipse(
     variables: tuple[int, dict[str, int], dict[str, int]],
     squares=None,
     key: str = "ellipse",
+    slack=None,
 ) -> None:
     """The weighted-cone MNCP rows over ``axes`` (Trinkle et al. (1997) (27)-(29) with weights;
     ``variables`` from :func:`ellipse_variables` or the law's own): the expression
     ``s = mu^2 c_n^2 - sum c_alpha^2 / weights_alpha^2`` (``squares``: its terms after the first,
-    when written otherwise), ``0 <= lam _|_ s`` (pair ``key``), and per axis
+    when written otherwise; ``slack``: all of its terms, for another slack), ``0 <= lam _|_ s``
+    (pair ``key``), and per axis
     ``k_alpha mu c_n a_alpha + c_alpha lam == 0`` matched with c_alpha and
     ``a_alpha - accel_alpha == 0`` matched with a_alpha."""
     lam, c, acc = variables
     if squares is None:
         squares = ((-1.0, tuple((1.0, Square(c[a], weights[a] ** 2)) for a in axes)),)
-    rows.expressions.append(("s", ((mu**2, Square(cn)), *squares)))
+    if slack is None:
+        slack = ((mu**2, Square(cn)), *squares)
+    rows.expressions.append(("s", tuple(slack)))
     rows.pairs.append((key, lam, ((1.0, Named("s")),)))
     for a in axes:
         work = ((k[a] * mu, Product(cn, acc[a])), (1.0, Product(c[a], lam)))

@@ -42,16 +42,9 @@ if TYPE_CHECKING:  # annotations only: formulation imports this module
 
 def contact_rows(
     laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]
-) -> dict[str, ContactRows] | None:
-    """Each contact's :class:`~contactmodel.friction.rows.ContactRows`, or None when some law
-    states no rows at its contact (the model is then built)."""
-    out = {}
-    for name, law in laws.items():
-        rows = law.rows(contexts[name])
-        if rows is None:
-            return None
-        out[name] = rows
-    return out
+) -> dict[str, ContactRows]:
+    """Each contact's :class:`~contactmodel.friction.rows.ContactRows`, as its law states them."""
+    return {name: law.rows(contexts[name]) for name, law in laws.items()}
 
 
 def force_matrix(
@@ -59,8 +52,7 @@ def force_matrix(
 ) -> tuple[list[int], sp.csr_matrix]:
     """(starts, T): the first of each contact's force variables among T's columns (each
     contact's own, in order of first use: :attr:`ContactRows.terms`) and T (m, columns) with
-    c = T y: what :func:`~contactmodel.formulation._force_matrix` makes of the built blocks' force
-    maps (the same entries in the same order)."""
+    c = T y."""
     starts: list[int] = []
     ti, tj, tv = [], [], []
     contact_rows = assembly.contact_rows
@@ -312,7 +304,7 @@ def compile_direct(
         cone_names.append(name)
         for pos, axis, r in zip(cvars, caxes, cranks):
             mine[pos] = len(names)
-            row_terms.append((len(names), crow, ([(1.0, axis)], [], []), mine))
+            row_terms.append((len(names), crow, ([(1.0, axis)], [], [], []), mine))
             names.append((name, *rows.variables[pos][:2]))
             tcols.append(start + r if r >= 0 else -1)
     n = len(names)
@@ -332,20 +324,22 @@ def compile_direct(
         L = (L + L_contacts).tocsr()
     else:  # a = A T y + b
         L, Cb = _linear_part(asm, T, None, cols, row_terms, n)
-    qi, qa, qb, qv = [], [], [], []
-    for i, _, (_, _, quad), mine in row_terms:
+    qi, qa, qb, qv, nonlinear = [], [], [], [], []
+    for i, _, (_, _, quad, other), mine in row_terms:
         for coef, a, b in quad:
             qi.append(i)
             qa.append(mine[a])
             qb.append(mine[b])
             qv.append(coef)
+        for coef, norm in other:
+            nonlinear.append(NormTerm(i, coef, [mine[p] for p in norm.positions], norm.eps))
     terms = Terms(
         L=L,
         qi=np.asarray(qi).astype(int),
         qa=np.asarray(qa).astype(int),
         qb=np.asarray(qb).astype(int),
         qv=np.asarray(qv).astype(float),
-        nonlinear=[],
+        nonlinear=nonlinear,
     )
     lb_arr, ub_arr = np.array(lb, dtype=float), np.array(ub, dtype=float)
     compiled = DirectMCP(
@@ -387,11 +381,14 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
     acceleration coefficients (the rows' constants are Cb times the accelerations' constants).
     A row F_i = sum_k coef_k a_axis_k + sum coef var reads the accelerations as rows of ``K`` (a =
     K z + constants), K's column j the MCP column ``kcols[j]``: ``K`` None means K = A T
-    (:func:`reduced_matrix`, the reduced form, z = y); quadratic terms are not part of L."""
+    (:func:`reduced_matrix`, the reduced form, z = y); quadratic and other nonlinear terms are not
+    part of L."""
     mine = [i for i, _, _, _ in row_terms]
-    pure = all(len(acc) == 1 and acc[0][0] == 1.0 and not (var or q) for _, _, (acc, var, q), _ in row_terms)
+    pure = all(
+        len(acc) == 1 and acc[0][0] == 1.0 and not (var or q or o) for _, _, (acc, var, q, o), _ in row_terms
+    )
     if pure:
-        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, _, _), _ in row_terms], dtype=np.int64)
+        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, *_), _ in row_terms], dtype=np.int64)
         Cb = _csr(np.array(mine, dtype=np.int64), theirs, np.ones(len(mine)), (n, asm.m))
         order = np.arange(n)
         if K is None and np.array_equal(mine, order) and n == T.shape[0] == T.shape[1]:
@@ -404,7 +401,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
         K = reduced_matrix(asm, T) if K is None else K
         return matrix_rows(K, kcols, mine, theirs, n), Cb
     ci, cj, cv, vi, vj, vv = [], [], [], [], [], []
-    for i, crow, (acc, var, _), where in row_terms:
+    for i, crow, (acc, var, *_), where in row_terms:
         for coef, axis in acc:
             ci.append(i)
             cj.append(crow[axis])
@@ -422,3 +419,33 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
     L = (accel + V).tocsr()
     L.sum_duplicates()
     return L, C
+
+
+class NormTerm:
+    """``coef * (sqrt(sum x[cols]**2 + eps**2) - eps)`` added to MCP row ``row`` (a
+    :class:`~contactmodel.friction.rows.Norm` term), with its gradient and Hessian: the interface
+    of :class:`~contactmodel.mcp.compile.Functions`' nonlinear remainders."""
+
+    def __init__(self, row: int, coef: float, cols: list[int], eps: float) -> None:
+        self.row = row
+        self.coef = coef
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.eps = eps
+
+    def _radius(self, x: np.ndarray) -> tuple[np.ndarray, float]:
+        v = x[self.cols]
+        return v, float(np.sqrt(v @ v + self.eps**2))
+
+    def value(self, x: np.ndarray) -> float:
+        return self.coef * (self._radius(x)[1] - self.eps)
+
+    def gradient(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        v, r = self._radius(x)
+        return self.cols, self.coef * v / r
+
+    def hessian(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, columns, values) of the dense Hessian over ``cols``: coef (I / r - v v^T / r^3)."""
+        v, r = self._radius(x)
+        H = self.coef * (np.eye(v.size) / r - np.outer(v, v) / r**3)
+        k = self.cols.size
+        return np.repeat(self.cols, k), np.tile(self.cols, k), H.ravel()

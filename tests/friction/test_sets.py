@@ -10,7 +10,8 @@ import contactmodel as cm
 from contactmodel.analysis.verify import friction_excess
 from contactmodel.draw import friction_set as drawn_set
 from contactmodel.errors import ContactModelError, FrictionLawError
-from contactmodel.friction.base import ContactContext, FrictionLaw, normal_force, normal_pair
+from contactmodel.friction.base import ContactContext, FrictionLaw
+from contactmodel.friction.rows import normal_rows
 
 HEXAGON = [[np.cos(a), np.sin(a)] for a in np.arange(6) * np.pi / 3]
 LAWS = [
@@ -84,11 +85,8 @@ def test_hand_values() -> None:
 class Bare(FrictionLaw):
     """A law that states only its normal pair and does not describe a friction set."""
 
-    def build(self, blk, ctx: ContactContext):
-        return {"n": [(1.0, normal_force(blk))]}
-
-    def add_conditions(self, blk, ctx: ContactContext) -> None:
-        normal_pair(blk)
+    def rows(self, ctx: ContactContext):
+        return normal_rows()
 
     def lift(self, ctx, force, accel):
         return {"c_n": float(force[0])}
