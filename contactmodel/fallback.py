@@ -13,7 +13,7 @@ routes below solved 12.
 :func:`retry_other_statements` tries the routes of :func:`alternatives` in order until one is
 solved: the other form; the cone contacts in the other cone form; both changed. Each route is a
 :class:`~contactmodel.reductions.Chain` (:class:`~contactmodel.reductions.FormSwitch`,
-:class:`~contactmodel.reductions.ConeForm`): a new problem formulated from the same assembly,
+:class:`~contactmodel.reductions.ConeFormSwitch`): a new problem formulated from the same assembly,
 solved from the default starting point. The answer kept is the best (solved before
 solved-inaccurate, then the smaller residual); its ``x`` is carried back to the caller's variable
 order by its route's ``invert``, its ``cone_form`` is the form that ran, its message and
@@ -31,7 +31,7 @@ from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.cone import CoulombCone
-from contactmodel.reductions import Chain, ConeForm, FormSwitch
+from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Status
 
@@ -53,9 +53,9 @@ def alternatives(problem: Problem) -> list[Chain]:
     forms = {law.form for law in problem.laws.values() if isinstance(law, CoulombCone)}
     if forms:
         cone = "mncp" if "soc" in forms else "soc"
-        routes.append(Chain([ConeForm(cone)]))
+        routes.append(Chain([ConeFormSwitch(cone)]))
         if len(routes) == 2:
-            routes.append(Chain([FormSwitch(other), ConeForm(cone)]))
+            routes.append(Chain([FormSwitch(other), ConeFormSwitch(cone)]))
     return routes
 
 

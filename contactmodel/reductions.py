@@ -9,9 +9,9 @@ itself when nothing changes) and remembers both ends; :meth:`~Reduction.forward`
 of the source's MCP (a starting point) to the target's variables, :meth:`~Reduction.invert` an
 answer of the target back to the source's. A :class:`Chain` applies several in turn.
 
-- :class:`ConeForm` puts CoulombCone contacts in the SOC or the MNCP form: ``ConeForm("mncp",
+- :class:`ConeFormSwitch` puts CoulombCone contacts in the SOC or the MNCP form: ``ConeFormSwitch("mncp",
   automatic_only=True)`` is what :func:`contactmodel.solve` applies for a solver that takes no cone
-  blocks (also :func:`without_cone_blocks`), ``ConeForm(form)`` a retry of :mod:`contactmodel.fallback`.
+  blocks (also :func:`without_cone_blocks`), ``ConeFormSwitch(form)`` a retry of :mod:`contactmodel.fallback`.
 - :class:`FormSwitch` puts the problem in the reduced or the sparse form.
 
 A point is carried physically, not by variable name: the forces of the point (the source's
@@ -33,9 +33,9 @@ from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.base import FrictionLaw
-from contactmodel.friction.cone import CoulombCone
+from contactmodel.friction.cone import ConeForm, CoulombCone
 
-__all__ = ["Chain", "ConeForm", "FormSwitch", "Reduction", "without_cone_blocks"]
+__all__ = ["Chain", "ConeFormSwitch", "FormSwitch", "Reduction", "without_cone_blocks"]
 
 
 class Reduction:
@@ -91,22 +91,21 @@ class Reduction:
         return f"{type(self).__name__}({self.label!r})"
 
 
-class ConeForm(Reduction):
-    """The CoulombCone contacts in ``form`` ("soc" or "mncp"). ``automatic_only``: only the
-    automatic-form contacts (``CoulombCone(mu)``, formulated in the SOC form) change, to the MNCP
-    form; what :func:`contactmodel.solve` does for a solver without cone blocks. Otherwise every
-    CoulombCone contact not already in ``form`` changes (a retry of :mod:`contactmodel.fallback`),
-    except MNCP contacts with ``slack="norm"``, which have no SOC statement. The new problem is
-    formulated from the same assembly and given the source model's mutable parameters (``b``,
-    ``f``, ``bias``: changed in place by re-solving code); its variables and so its MCP order are
-    the new form's."""
+class ConeFormSwitch(Reduction):
+    """The CoulombCone contacts in ``form`` (:class:`~contactmodel.friction.cone.ConeForm`).
+    ``automatic_only``: only the automatic-form contacts (``CoulombCone(mu)``, formulated in the
+    SOC form) change, to the MNCP form; what :func:`contactmodel.solve` does for a solver without
+    cone blocks. Otherwise every CoulombCone contact not already in ``form`` changes (a retry of
+    :mod:`contactmodel.fallback`), except MNCP contacts with ``slack="norm"``, which have no SOC
+    statement. The new problem is formulated from the same assembly and given the source model's
+    mutable parameters (``b``, ``f``, ``bias``: changed in place by re-solving code); its variables
+    and so its MCP order are the new form's."""
 
-    def __init__(self, form: str, automatic_only: bool = False) -> None:
+    def __init__(self, form: ConeForm | str, automatic_only: bool = False) -> None:
         super().__init__()
-        if form not in ("soc", "mncp"):
-            raise ContactModelError(f"ConeForm: form is 'soc' or 'mncp' (got {form!r})")
+        form = ConeForm.parse(form, "ConeFormSwitch.form", ContactModelError)
         if automatic_only and form != "mncp":
-            raise ContactModelError("ConeForm: automatic_only swaps the automatic SOC contacts to 'mncp'")
+            raise ContactModelError("ConeFormSwitch: automatic_only swaps the automatic SOC contacts to MNCP")
         self.form, self.automatic_only = form, automatic_only
         self.label = f"with the cone in the {form.upper()} form"
 
@@ -176,9 +175,9 @@ class Chain(Reduction):
 
 def without_cone_blocks(problem: Problem) -> Problem:
     """``problem`` with its automatic-form CoulombCone contacts in the MNCP form, for a consumer that
-    takes no cone blocks (``ConeForm("mncp", automatic_only=True)``); ``problem`` itself when it has
+    takes no cone blocks (``ConeFormSwitch("mncp", automatic_only=True)``); ``problem`` itself when it has
     none."""
-    return ConeForm("mncp", automatic_only=True).apply(problem)
+    return ConeFormSwitch("mncp", automatic_only=True).apply(problem)
 
 
 def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:

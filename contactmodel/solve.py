@@ -24,7 +24,7 @@ from contactmodel.layout import layout_of
 from contactmodel.mcp.compile import LAST_X, CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.modes import decide_modes
-from contactmodel.reductions import Chain, ConeForm
+from contactmodel.reductions import Chain, ConeFormSwitch
 from contactmodel.solution import ContactResult, Solution
 from contactmodel.solvers.base import Outcome, SolverResult, Status
 
@@ -162,7 +162,7 @@ def statement(solver: str) -> Chain:
     CoulombCone contacts in the MNCP form for a solver that takes no cone blocks, else none."""
     if solvers.get(solver).cones:
         return Chain()
-    return Chain([ConeForm("mncp", automatic_only=True)])
+    return Chain([ConeFormSwitch("mncp", automatic_only=True)])
 
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:

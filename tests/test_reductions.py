@@ -12,7 +12,7 @@ from contactmodel import catalogue
 from contactmodel.errors import ContactModelError
 from contactmodel.fallback import alternatives
 from contactmodel.mcp.types import MCP
-from contactmodel.reductions import Chain, ConeForm, FormSwitch, Reduction, without_cone_blocks
+from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch, Reduction, without_cone_blocks
 from contactmodel.solve import relative_residual, statement
 
 MU = 0.5
@@ -50,12 +50,12 @@ def _forces(problem: cm.Problem, x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: ConeForm("mncp"),
-        lambda: ConeForm("mncp", automatic_only=True),
+        lambda: ConeFormSwitch("mncp"),
+        lambda: ConeFormSwitch("mncp", automatic_only=True),
         lambda: FormSwitch("sparse"),
         lambda: FormSwitch("reduced"),
-        lambda: Chain([FormSwitch("sparse"), ConeForm("mncp")]),
-        lambda: Chain([FormSwitch("reduced"), ConeForm("mncp")]),
+        lambda: Chain([FormSwitch("sparse"), ConeFormSwitch("mncp")]),
+        lambda: Chain([FormSwitch("reduced"), ConeFormSwitch("mncp")]),
     ],
     ids=["cone", "cone-auto", "to-sparse", "to-reduced", "chain-sparse", "chain-reduced"],
 )
@@ -81,7 +81,7 @@ def test_forward_then_invert_gives_the_point_back(name: str, form: str, make) ->
 def test_from_the_mncp_to_the_soc_and_back(name: str) -> None:
     problem = _problem(name, law=cm.CoulombCone(MU, form="mncp"))
     x = _solved(problem)
-    reduction = ConeForm("soc")
+    reduction = ConeFormSwitch("soc")
     target = reduction.apply(problem)
     assert reduction.changed and {law.form for law in target.laws.values()} == {"soc"}
     y = reduction.forward(x)
@@ -92,37 +92,37 @@ def test_from_the_mncp_to_the_soc_and_back(name: str) -> None:
 def test_nothing_to_change_is_the_identity() -> None:
     problem = _problem("pair", law=cm.Pyramid(MU))
     x = _solved(problem)
-    for reduction in (ConeForm("mncp"), ConeForm("soc"), FormSwitch("reduced"), Chain()):
+    for reduction in (ConeFormSwitch("mncp"), ConeFormSwitch("soc"), FormSwitch("reduced"), Chain()):
         assert reduction.apply(problem) is problem and not reduction.changed
         assert reduction.forward(x) is x and reduction.invert(x) is x
-    chain = Chain([ConeForm("mncp"), FormSwitch("reduced")])
+    chain = Chain([ConeFormSwitch("mncp"), FormSwitch("reduced")])
     assert chain.apply(problem) is problem and chain.applied == []
     # automatic-only: an explicit SOC contact stays (only cm.solve's automatic ones change)
     soc = _problem("pair", law=cm.CoulombCone(MU, form="soc"))
     assert without_cone_blocks(soc) is soc
     # norm-slack MNCP contacts have no SOC statement
     norm = _problem("pair", law=cm.CoulombCone(MU, slack="norm"))
-    assert ConeForm("soc").apply(norm) is norm
+    assert ConeFormSwitch("soc").apply(norm) is norm
 
 
 def test_a_chain_passes_over_a_bare_mcp() -> None:
     lcp = cm.LCP(np.eye(2), np.array([-1.0, 1.0]))
-    chain = Chain([ConeForm("mncp", automatic_only=True), FormSwitch("sparse")])
+    chain = Chain([ConeFormSwitch("mncp", automatic_only=True), FormSwitch("sparse")])
     assert chain.apply(lcp) is lcp and chain.applied == []
     x = np.array([1.0, 0.0])
     assert chain.forward(x) is x and chain.invert(x) is x
-    assert isinstance(lcp, MCP) and not ConeForm("mncp").accepts(lcp)
+    assert isinstance(lcp, MCP) and not ConeFormSwitch("mncp").accepts(lcp)
     with pytest.raises(ContactModelError, match="Problem"):
-        ConeForm("mncp").apply(lcp)
+        ConeFormSwitch("mncp").apply(lcp)
 
 
 def test_a_reduction_is_applied_before_it_carries() -> None:
     with pytest.raises(ContactModelError, match="apply"):
         FormSwitch("sparse").invert(np.zeros(3))
     with pytest.raises(ContactModelError, match="form"):
-        ConeForm("socp")
+        ConeFormSwitch("socp")
     with pytest.raises(ContactModelError, match="automatic_only"):
-        ConeForm("soc", automatic_only=True)
+        ConeFormSwitch("soc", automatic_only=True)
     assert isinstance(Chain(), Reduction)
 
 
@@ -140,7 +140,7 @@ def test_labels_name_the_fallback_routes() -> None:
 def test_the_solvers_statement() -> None:
     assert statement("newton").reductions == ()
     (cone,) = statement("scipy").reductions
-    assert isinstance(cone, ConeForm) and cone.form == "mncp" and cone.automatic_only
+    assert isinstance(cone, ConeFormSwitch) and cone.form == "mncp" and cone.automatic_only
 
 
 @pytest.mark.parametrize("solver", ["scipy", "ipopt"])

@@ -41,7 +41,7 @@ from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.assembly import Assembly
 from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
-from contactmodel.reductions import ConeForm
+from contactmodel.reductions import ConeFormSwitch
 
 
 @dataclass
@@ -300,6 +300,6 @@ def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagno
 def _in_mncp_form(problem: Problem, x) -> tuple[Problem, np.ndarray]:
     """Andreani et al.'s Theorem 1 is about the MNCP: with automatic-form CoulombCone contacts, the
     problem in that form and the point ``x`` of ``problem`` carried over to its variables."""
-    swap = ConeForm("mncp", automatic_only=True)
+    swap = ConeFormSwitch("mncp", automatic_only=True)
     mncp = swap.apply(problem)
     return (mncp, swap.forward(x)) if swap.changed else (problem, x)

@@ -50,6 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from contactmodel.constants import Choice
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import (
     ContactContext,
@@ -69,8 +70,23 @@ from contactmodel.friction.rows import (
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 from contactmodel.mcp.cones import residual as cone_residual
 
+
+class ConeForm(Choice):
+    """The statement of a rolling :class:`CoulombCone` contact (see the module docstring)."""
+
+    MNCP = "mncp"  # Trinkle et al. (1997) (27)-(29), any MCP solver
+    SOC = "soc"  # the cone complementarity with De Saxce's modified acceleration, newton only
+
+
+class ConeSlack(Choice):
+    """The MNCP's cone slack s (see the module docstring)."""
+
+    QUADRATIC = "quadratic"  # mu^2 c_n^2 - |c_T|^2
+    NORM = "norm"  # mu c_n - (sqrt(|c_T|^2 + eps^2) - eps)
+
+
 #: the two statements of the law at a rolling contact
-FORMS = ("mncp", "soc")
+FORMS = ConeForm.values()
 
 
 class _ConePlan(NamedTuple):
@@ -95,20 +111,23 @@ class CoulombCone(FrictionLaw):
     cone slack (see the module docstring); ``slack="norm"`` with ``form=None`` is the MNCP.
     """
 
-    def __init__(self, mu: float, slack: str = "quadratic", norm_eps: float = 1e-12, form: str | None = None):
+    def __init__(
+        self,
+        mu: float,
+        slack: ConeSlack | str = ConeSlack.QUADRATIC,
+        norm_eps: float = 1e-12,
+        form: ConeForm | str | None = None,
+    ):
         self.mu = check_coefficient(mu, "CoulombCone.mu")
-        if form is not None and form not in FORMS:
-            raise FrictionLawError(
-                f"CoulombCone.form must be None (automatic) or one of {FORMS} (got {form!r})"
-            )
-        if slack not in ("quadratic", "norm"):
-            raise FrictionLawError(f"CoulombCone.slack must be 'quadratic' or 'norm' (got {slack!r})")
+        if form is not None:
+            form = ConeForm.parse(form, "CoulombCone.form (None: automatic)", FrictionLawError)
+        slack = ConeSlack.parse(slack, "CoulombCone.slack", FrictionLawError)
         if form == "soc" and slack != "quadratic":
             raise FrictionLawError(
                 "CoulombCone.slack applies to form='mncp' only (form='soc' has no slack row); drop slack"
             )
         self.auto = form is None
-        self.form = form if form is not None else ("soc" if slack == "quadratic" else "mncp")
+        self.form = form if form is not None else (ConeForm.SOC if slack == "quadratic" else ConeForm.MNCP)
         self.slack = slack
         self.norm_eps = check_coefficient(norm_eps, "CoulombCone.norm_eps", positive=True)
 
