@@ -16,12 +16,10 @@
 
 # ruff: noqa: I001, F401  (the order is the point: SciPy, then Pyomo; the names are re-exported)
 
-import contextlib
 import functools
-import gc
 import sys
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import scipy
@@ -36,9 +34,9 @@ if "pyomo.common.dependencies" not in sys.modules:
 
 import pyomo.core as pe
 from pyomo.common.autoslots import AutoSlots
-from pyomo.common.gc_manager import PauseGC
 from pyomo.common.numeric_types import native_numeric_types
 from pyomo.core.base.block import BlockData, declare_custom_block
+from pyomo.core.base.component_namer import index_repr
 from pyomo.core.base.constraint import ConstraintData
 from pyomo.core.base.expression import ExpressionData
 from pyomo.core.base.param import ParamData
@@ -56,55 +54,6 @@ from pyomo.mpec import Complementarity, complements
 from pyomo.mpec.complementarity import ComplementarityData
 from pyomo.repn import generate_standard_repn
 from pyomo.core.staleflag import StaleFlagManager
-
-
-@contextlib.contextmanager
-def building(counted: bool = True) -> Iterator[None]:
-    """Build a large graph of objects (a model, its compilation) without the cyclic garbage
-    collector: paused while building (Pyomo's PauseGC, as Pyomo's own writers do), then the new
-    objects handed to its oldest generation at once (:func:`settle`, with ``counted``). Otherwise
-    the next two young collections each walk the whole new model (1000 contacts: ~0.15 s of a
-    quiet machine's compile and first solve)."""
-    with PauseGC():
-        yield
-        settle(counted)
-
-
-#: objects handed to the oldest generation between two full collections (at least; twice the
-#: largest model so handed if more); past it, :func:`settle` runs a full collection instead, so
-#: models built and dropped in a loop are still freed
-SETTLE_LIMIT = 500_000
-_settled = {"objects": 0, "largest": 0, "full": -1}
-
-
-def settle(counted: bool = True) -> None:
-    """Move every object the collector tracks into its oldest generation without a pass over
-    them (``gc.freeze()`` then ``gc.unfreeze()``). They stay collectable: the next full collection
-    examines them like any old object. Once more than :data:`SETTLE_LIMIT` objects, or twice the
-    largest batch, were moved since the last full collection, a full collection runs instead
-    (one model and its compilation are always settled). Nothing is done when the program keeps
-    objects frozen itself (``gc.get_freeze_count()``). ``counted=False``: objects taken to be
-    long-lived (an answer's results) are moved without counting toward that full collection,
-    which they would bring on every few solves of a large problem; any garbage among them waits
-    for the collector's own next full pass."""
-    if gc.get_freeze_count():
-        return
-    if not counted:
-        gc.freeze()
-        gc.unfreeze()
-        return
-    full = gc.get_stats()[-1]["collections"]
-    if full != _settled["full"]:
-        _settled.update(objects=0, largest=0, full=full)
-    new = gc.get_count()[0]  # tracked objects made since the last young collection
-    largest = max(_settled["largest"], new)
-    if _settled["objects"] and _settled["objects"] + new > max(SETTLE_LIMIT, 2 * largest):
-        gc.collect()
-        _settled.update(objects=0, largest=0, full=gc.get_stats()[-1]["collections"])
-        return
-    gc.freeze()
-    gc.unfreeze()
-    _settled.update(objects=_settled["objects"] + new, largest=largest)
 
 
 # -- components declared by copying one Pyomo built ------------------------------------------
@@ -396,25 +345,6 @@ def add_param_vector(blk, name: str, values) -> object:
         data[k] = d = new(ParamData)
         d._value, d._component, d._index = v, ref, k
     return comp
-
-
-def read_param_vector(param) -> np.ndarray:
-    """The entries of an indexed mutable Param, in index order, as floats (their stored values,
-    read directly)."""
-    return np.array([p._value for p in param._data.values()], dtype=float)
-
-
-def write_param_vector(param, values) -> None:
-    """Write an indexed mutable Param's entries in index order: their stored values, directly
-    (Pyomo's item assignment costs ~5 us per entry, 15 ms for 1000 contacts; the formulation
-    makes these Params indexed by range(len), in order, see :func:`add_param_vector`)."""
-    for p, v in zip(param._data.values(), np.asarray(values, dtype=float).tolist()):
-        p._value = v
-
-
-def write_param(param, value: float) -> None:
-    """Write a scalar mutable Param's stored value directly (as :func:`write_param_vector`)."""
-    param._value = float(value)
 
 
 def add_block(blk, name: str, cls):

@@ -24,22 +24,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from contactmodel import validate
-from contactmodel._pyomo import (
-    add_complementarity,
-    add_expression,
-    add_matrix_rows,
-    add_param_vector,
-    building,
-    complements,
-    pe,
-)
 from contactmodel.assembly import (
-    Assembly,
     ContactAssembly,
     Motion,
     assemble,
@@ -50,34 +41,24 @@ from contactmodel.errors import FormulationError
 from contactmodel.friction.base import (
     ContactContext,
     FrictionLaw,
-    add_row_conditions,
-    axes_set,
-    build_rows,
-    declare_pairs,
 )
 from contactmodel.friction.rows import ContactRows
 from contactmodel.layout import Layout
-from contactmodel.mcp.compile import (
-    LAST_X,
-    CompiledMCP,
-    MatrixRecord,
-    compile_model,
-    record_matrix,
-    record_pairs,
-)
+from contactmodel.mcp.compiled import LAST_X, CompiledMCP
 from contactmodel.mcp.direct import (
     DirectMCP,
     compile_direct,
     contact_rows,
     force_matrix,
-    newton_euler_matrix,
-    reduced_matrix,
-    sparse_constants,
 )
+from contactmodel.memory import building
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import reassemble as reassemble_problem
 from contactmodel.update import update as update_problem
+
+if TYPE_CHECKING:  # annotations only: Pyomo is imported when a model is first read
+    from contactmodel._pyomo import pe
 
 
 @dataclass
@@ -183,9 +164,11 @@ class Problem:
         their own builders declare); a point loaded before is written into it. An MCP made from
         the arrays stays this problem's MCP until the model's structure is edited (a component
         added, removed or (de)activated: see :class:`~contactmodel.mcp.compile.Structure`)."""
+        from contactmodel.model import build_model  # Pyomo: imported when a model is first read
+
         with building():
             statement = self._direct or contact_rows(self.laws, self.contexts)
-            model, variables = _build_model(self.assembly, statement, self.T, self.form, self._lazy_rows)
+            model, variables = build_model(self.assembly, statement, self.T, self.form, self._lazy_rows)
         self._model, self._variables, self._model_assembly = model, variables, self.assembly
         self._direct = self._starts = None
         self._adopt_param_edits()
@@ -233,6 +216,8 @@ class Problem:
         if compiled is None or refresh or compiled.structure.changed():
             # the last answer of the MCP made from the arrays is a point of the model's MCP too
             last = compiled.derived.get(LAST_X) if isinstance(compiled, DirectMCP) else None
+            from contactmodel.mcp.compile import compile_model  # a model is built: Pyomo is loaded
+
             with building():  # see formulate
                 self._compiled = compile_model(self.model)
             if last is not None and last.shape == (self._compiled.mcp.n,):
@@ -339,6 +324,35 @@ class Problem:
                     comp[index].set_value(v, skip_validation=True)
         _FORM_MODELS[self.form].load(self, c)
 
+    def point_at(self, c) -> np.ndarray:
+        """The point (n,) of this problem's compiled MCP, in its variable order, at the physical
+        point given by the contact forces ``c`` (as :meth:`load_forces` takes them): each law lifts
+        (c, a) to its own variables, the sparse form's nu_dot follows from the dynamics. Made from
+        the rows without the model while it is not built; nothing is written."""
+        compiled = self.compile()
+        if not isinstance(compiled, DirectMCP) or self.built:
+            self.load_forces(c)
+            return compiled.values()
+        c = self._as_vector(c)
+        asm = self.assembly
+        column = compiled.derived.get("key_columns")
+        if column is None:
+            column = compiled.derived["key_columns"] = {key: i for i, key in enumerate(compiled.keys)}
+        x = np.zeros(compiled.mcp.n)
+        a = asm.contact_accelerations(c)
+        for name, law in self.laws.items():
+            rows = asm.indices(name)
+            for local, val in law.lift(self.contexts[name], c[rows], a[rows]).items():
+                for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
+                    i = column.get((name, local, index))
+                    if i is not None:
+                        x[i] = v
+        if self.form == Form.SPARSE:
+            nu_dot = asm.accelerations(c)
+            for i in np.flatnonzero(asm.free):
+                x[column[(None, "nu_dot", asm.coordinates[i])]] = nu_dot[i]
+        return x
+
     def _as_vector(self, c) -> np.ndarray:
         m = self.assembly.m
         if isinstance(c, Mapping):
@@ -406,17 +420,8 @@ def _resolve_laws(assembly: ContactAssembly, friction) -> dict[str, FrictionLaw]
 #: the contacts' accelerations ``accel[axis]`` are rows of the form's matrix built when first read
 #: (:class:`~contactmodel._pyomo.MatrixRowData`; the compiler reads them from the matrix); False:
 #: built at once, as LinearExpressions (the same model once read, and the same MCP; the tests
-#: compare the two)
+#: compare the two; see :func:`contactmodel.model.build_model`)
 LAZY_ROWS = True
-
-
-def _row_expressions(K: sp.csr_matrix, variables: list, constants, model: pe.Block) -> list:
-    """Row r of ``K`` applied to ``variables``, plus ``constants[r]``, for every row: one
-    LinearExpression of number * variable terms each, recorded on ``model`` as row r of K (see
-    :class:`~contactmodel.mcp.compile.MatrixRecord`), so the compiler reads them without walking
-    the terms."""
-    record = record_matrix(model, K, variables, constants)
-    return [record.expression(r) for r in range(K.shape[0])]
 
 
 def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem:
@@ -458,37 +463,6 @@ def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
     else:
         velocities = [v[r] for r in rows]
     return {c.name: ContactContext(c, vel, rolling_tol) for c, vel in zip(contacts, velocities)}
-
-
-def _build_model(
-    assembly: ContactAssembly,
-    statement: dict[str, ContactRows],
-    T: sp.csr_matrix,
-    form: Form,
-    lazy_rows: bool,
-) -> tuple[pe.ConcreteModel, list]:
-    """(model, the laws' force variables in T's column order): per contact, the Block's variables
-    and force expressions from its rows (:func:`build_rows`); the form writes the accelerations
-    (``lazy_rows``: see :data:`LAZY_ROWS`); then the rows' pairs (:func:`add_row_conditions`)."""
-    model = pe.ConcreteModel(name="contact_problem")
-    model.contact = pe.Block(list(statement))
-    blocks = dict(zip(statement, model.contact.values()))  # the Block's entries, in the order given
-    found = {name: build_rows(blocks[name], rows) for name, rows in statement.items()}
-    variables = [found[name][p] for name, rows in statement.items() for p in rows.terms[3]]
-    accel = _FORM_MODELS[form].accelerations(model, assembly, T, variables)
-    axes: dict[str, pe.Set] = {}  # the Set of each kind of contact's axes ("nto", "ntor")
-    for name, rows in statement.items():
-        crow = assembly.contact_rows[name]
-        blk = blocks[name]
-        key = "".join(crow)
-        index = axes.get(key) or axes.setdefault(key, axes_set(blk, key))
-        if lazy_rows:
-            add_matrix_rows(blk, "accel", index, accel, crow)
-        else:
-            add_expression(blk, "accel", {c: accel.expression(r) for c, r in crow.items()}, index)
-        add_row_conditions(blk, rows, found[name])
-        declare_pairs(blk)
-    return model, variables
 
 
 def _assembly_of(system, form: Form) -> ContactAssembly:
@@ -577,15 +551,9 @@ def _sliding_flags(sliding, nc: int, names) -> np.ndarray:
 
 
 class FormModel(ABC):
-    """What a :class:`Form` does: write the m contact accelerations into the model as expressions
-    of the laws' force variables, set its own variables from forces, and check them."""
-
-    @abstractmethod
-    def accelerations(
-        self, model: pe.ConcreteModel, assembly: ContactAssembly, T: sp.csr_matrix, variables: list
-    ) -> MatrixRecord:
-        """The m contact accelerations a as the rows of a matrix over model variables plus
-        constants (row r: a_r, assembly rows), given c = T y over the laws' ``variables`` y."""
+    """What a :class:`Form` does besides writing the accelerations (see
+    :data:`contactmodel.model.ACCELERATIONS`): set its own model variables from forces, and check
+    them."""
 
     @abstractmethod
     def load(self, problem: Problem, c: np.ndarray) -> None:
@@ -599,11 +567,7 @@ class FormModel(ABC):
 
 
 class ReducedForm(FormModel):
-    """a = A c + b, with ``model.b`` (m,) a mutable Param."""
-
-    def accelerations(self, model, assembly, T, variables) -> MatrixRecord:
-        add_param_vector(model, "b", assembly.b)
-        return record_matrix(model, reduced_matrix(assembly, T), variables, model.b)
+    """a = A c + b: no variables of its own."""
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
@@ -613,23 +577,7 @@ class ReducedForm(FormModel):
 
 
 class SparseForm(FormModel):
-    """a = G_F nu_dot_F + bias with ``model.nu_dot`` free, each matched with its Newton-Euler row
-    M_FF nu_dot_F - G_F^T c + (M_FP nu_dot_P - f_F) = 0; ``model.f`` and ``model.bias`` mutable."""
-
-    def accelerations(self, model, assembly: Assembly, T, variables) -> MatrixRecord:
-        asm = assembly
-        free = np.flatnonzero(asm.free)
-        coords = asm.coordinates
-        model.nu_dot = pe.Var([coords[i] for i in free], initialize=0.0)
-        nd = [model.nu_dot[coords[i]] for i in free]
-        ne_const, bias = sparse_constants(asm)
-        add_param_vector(model, "f", ne_const)
-        add_param_vector(model, "bias", bias)
-        # row k: M_FF nu_dot_F - G_F^T T y + f[k], over the variables (nu_dot_F, y)
-        ne_rows = _row_expressions(newton_euler_matrix(asm, T), nd + variables, model.f, model)
-        pairs = [complements(expr == 0, var) for expr, var in zip(ne_rows, nd)]
-        record_pairs(model, add_complementarity(model, "newton_euler", range(len(free)), pairs).values())
-        return record_matrix(model, asm.G[:, free].tocsr(), nd, model.bias)
+    """a = G_F nu_dot_F + bias, nu_dot free, matched with the Newton-Euler rows."""
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
         """nu_dot from the dynamics at forces c."""

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: modules below formulation
     from contactmodel.constants import Form
     from contactmodel.friction.base import ContactContext, FrictionLaw
     from contactmodel.friction.rows import ContactRows
-    from contactmodel.mcp.compile import CompiledMCP
+    from contactmodel.mcp.compiled import CompiledMCP
 
 
 class ContactProblem(Protocol):

@@ -30,14 +30,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from contactmodel.layout import Layout, layout_of
-from contactmodel.mcp.compile import split_pair
 from contactmodel.mcp.types import Pair
 from contactmodel.mode_labels import Mode
 
 if TYPE_CHECKING:  # annotations only
     from contactmodel.friction.sets import FrictionSet
     from contactmodel.interfaces import ContactProblem as Problem
-    from contactmodel.mcp.compile import CompiledMCP
+    from contactmodel.mcp.compiled import CompiledMCP
 
 
 # -- complementarity pairs of a contact ------------------------------------------------------
@@ -51,8 +50,10 @@ def pairs_of(problem: Problem, compiled: CompiledMCP | None = None) -> list[Pair
 
 
 def _find_pairs(problem: Problem, compiled: CompiledMCP) -> list[Pair]:
-    """The pairs' rows as the compiler recorded them (an entry it did not compile is split again,
-    as the compiler would)."""
+    """The pairs' rows as the compiler of the built model recorded them (an entry it did not
+    compile is split again, as the compiler would)."""
+    from contactmodel.mcp.compile import split_pair  # a compilation of the model: Pyomo is loaded
+
     rows, variables = compiled.pair_rows, compiled.variables
     position = None
     out: list[Pair] = []

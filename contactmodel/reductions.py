@@ -28,7 +28,6 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from contactmodel._pyomo import pe
 from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
@@ -188,6 +187,8 @@ def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:
     twin = problem.reformulate(friction={**problem.laws, **swap})
     if not problem.built:  # its numbers are the assembly's, which the twin is formulated from
         return twin
+    from contactmodel._pyomo import pe  # the model is built: Pyomo is loaded
+
     for param in problem.model.component_objects(pe.Param, descend_into=False):
         if param.mutable:
             target = twin.model.component(param.local_name)
@@ -199,7 +200,8 @@ def _with_laws(problem: Problem, swap: Mapping[str, FrictionLaw]) -> Problem:
 def _carry(source: Problem, target: Problem, x: np.ndarray) -> np.ndarray:
     """The point of ``target``'s MCP (its variable order) with the physical values of the point ``x``
     of ``source``'s MCP: the forces at ``x``, lifted by ``target``'s laws to their own variables
-    (both formulated from the same assembly). Both models are left holding the point."""
+    (both formulated from the same assembly). Both problems are left holding the point."""
     forces = source.interpret(np.asarray(x, dtype=float)).forces
-    target.load_forces(forces)
-    return target.compile().values()
+    point = target.point_at(forces)
+    target.compile().load(point)
+    return point

@@ -14,15 +14,15 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers, validate
-from contactmodel._pyomo import building
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import cone_form
 from contactmodel.layout import layout_of
-from contactmodel.mcp.compile import LAST_X, CompiledMCP
+from contactmodel.mcp.compiled import LAST_X, CompiledMCP
 from contactmodel.mcp.types import MCP, natural_residual
+from contactmodel.memory import building
 from contactmodel.modes import decide_modes
 from contactmodel.reductions import Chain, ConeFormSwitch
 from contactmodel.solution import ContactResult, Solution
@@ -32,14 +32,14 @@ _CONTROLLERS: dict[str, ThreadpoolController] = {}
 
 #: the contact results (modes, forces, bodies) of an answer with at least this many contacts are
 #: made with the garbage collector paused and handed to its oldest generation, as models are
-#: (``_pyomo.building``): about 8 objects a contact, which outlive the young generations. Left to
+#: (``memory.building``): about 8 objects a contact, which outlive the young generations. Left to
 #: the collector, they pushed its count of objects surviving into the oldest generation past
 #: its threshold, and it ran a full collection over the whole model in the first solve (10,000
 #: contacts: 1.0 s of CPU in the modes); smaller answers keep the collector's usual passes (and
 #: save the pause, ~10 us). Re-solves of SOC boxes, CPU outside newton with the limit at 2500
 #: against 100 (alternating, loaded machine): 700 contacts the same; 1000 contacts 0.3-0.5 ms
 #: less (of ~8); 2000 contacts 1.2 ms less. Not counted toward settle's own full collections (see
-#: ``_pyomo.settle``): a time step of 10,000 contacts would otherwise run one every few steps
+#: ``memory.settle``): a time step of 10,000 contacts would otherwise run one every few steps
 SETTLED_CONTACTS = 1000
 
 

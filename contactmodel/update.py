@@ -24,16 +24,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel import validate
-from contactmodel._pyomo import read_param_vector, write_param, write_param_vector
 from contactmodel.assembly import COMPONENTS
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import check_coefficient
+from contactmodel.mcp.compiled import read_param_vector, write_param, write_param_vector
 from contactmodel.mcp.direct import DirectMCP
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
     from contactmodel.interfaces import ContactProblem as Problem
-    from contactmodel.mcp.compile import CompiledMCP
+    from contactmodel.mcp.compiled import CompiledMCP
 
 #: the keywords of Problem.update
 FIELDS = ("b", "f", "mu")

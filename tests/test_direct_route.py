@@ -280,3 +280,21 @@ def test_edits_of_the_built_model_are_read() -> None:
     assert lazy.compile().mcp.n == n + 1
     extra = list(lazy.compile().mcp.names).index("extra_x")
     assert cm.solve(lazy, solver="newton").x[extra] == 0.0
+
+
+@pytest.mark.parametrize("form", ["sparse", "reduced"])
+@pytest.mark.parametrize("law", list(LAWS))
+def test_a_point_at_given_forces_is_the_built_models(law, form) -> None:
+    """``Problem.point_at(c)`` made from the rows (the model not built) is the point the built
+    model holds after ``load_forces(c)``: each law's lift and the sparse form's nu_dot, column
+    for column."""
+    make = LAWS[law]
+    torsion = make().needs_torsion
+    lazy, eager = (cm.formulate(_scene(torsion, True), friction=make(), form=form) for _ in range(2))
+    c = np.random.default_rng(4).uniform(0.0, 2.0, lazy.assembly.m)
+    point = lazy.point_at(c)
+    assert not lazy.built
+    eager.load_forces(c)
+    expected = eager.compile().values()
+    assert [v.name for v in lazy.compile().variables] == [v.name for v in eager.compile().variables]
+    assert point.tobytes() == expected.tobytes()

@@ -91,13 +91,13 @@ def test_a_formulated_model_is_handed_to_the_oldest_generation_and_still_freed(m
     import gc
     import weakref
 
-    from contactmodel import _pyomo
+    from contactmodel import memory
 
     problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
     model, block = problem.model, problem.block(problem.contact_names[0])  # built when first read
     oldest = {id(o) for o in gc.get_objects(generation=2)}
     assert id(model) in oldest and id(block) in oldest
-    monkeypatch.setattr(_pyomo, "SETTLE_LIMIT", 2000)  # a few small models
+    monkeypatch.setattr(memory, "SETTLE_LIMIT", 2000)  # a few small models
     gc.disable()  # only settle's own full collections
     try:
         dropped = []
@@ -117,7 +117,7 @@ def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) 
     import gc
     import importlib
 
-    from contactmodel import _pyomo
+    from contactmodel import memory
 
     dispatcher = importlib.import_module("contactmodel.solve")
     problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu))
@@ -125,13 +125,13 @@ def test_large_contact_results_are_handed_to_the_oldest_generation(monkeypatch) 
     freezes = []
     real_freeze = gc.freeze
     monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(1), real_freeze()))
-    counted = _pyomo._settled["objects"]
+    counted = memory._settled["objects"]
     for least, settled in ((10**9, False), (0, True)):
         monkeypatch.setattr(dispatcher, "SETTLED_CONTACTS", least)
         freezes.clear()
         again = cm.solve(problem)  # compiled already: settling can only come from the results
         assert bool(freezes) is settled
-        assert _pyomo._settled["objects"] in (counted, 0)  # not counted (0: a full pass ran)
+        assert memory._settled["objects"] in (counted, 0)  # not counted (0: a full pass ran)
         assert [(c.name, c.mode, c.force) for c in again.contacts] == [
             (c.name, c.mode, c.force) for c in first.contacts
         ]

@@ -50,14 +50,14 @@ ALLOWED: dict[tuple[str, str], str] = {
             "_ub",
         )
     },
+    ("_pyomo.py", "_value"): "Pyomo Param/Var stored values written when stamping components",
     (
-        "_pyomo.py",
+        "mcp/compiled.py",
         "_value",
-    ): "Pyomo Param/Var stored values written directly (item assignment costs ~5 us each)",
-    (
-        "mcp/compile.py",
-        "_value",
-    ): "CompiledMCP.load writes a point into Pyomo variables' stored values (10x set_value)",
+    ): (
+        "CompiledMCP.load and the Param writers write Pyomo variables' and Params' stored values "
+        "(set_value and item assignment cost 5-10x)"
+    ),
     ("draw.py", "_axinfo"): "matplotlib's 3D axes have no public setter for the grid line width",
 }
 

@@ -12,7 +12,7 @@ from mcp_checks import assert_same_mcp
 import contactmodel as cm
 from contactmodel import _pyomo, catalogue
 from contactmodel._pyomo import complements, pe
-from contactmodel.mcp.cones import SOCComplementarity
+from contactmodel.mcp.soc_block import SOCComplementarity
 
 #: attributes that name the component's own parent, entries or initializer (compared separately)
 _OWN = {"_parent", "_data", "_rule", "_index_set", "_anonymous_sets", "_decl", "_decl_order", "_ctypes"}

@@ -12,7 +12,7 @@ with De Saxce's modified acceleration (Acary-Brogliato; FCLIB's fc3d), variables
 free (the cone bounds them):
     c = (c_n, c_t, c_o) in K_mu = {|c_T| <= mu c_n}
     a_hat = (a_n + mu |a_T|, a_t, a_o) in K_mu^* = {|y_T| <= y_n / mu},   c . a_hat = 0
-declared as one :class:`~contactmodel.mcp.cones.SOCComplementarity` block ``blk.cone`` (compiled
+declared as one :class:`~contactmodel.mcp.soc_block.SOCComplementarity` block ``blk.cone`` (compiled
 into ``MCP.cones``; only ``newton`` solves it). Equivalent to (27)-(29): separation is c = 0 with
 a_n >= 0 (a_hat in K_mu^* since a_hat_n >= mu |a_T|); rolling is a = 0; sliding is c on the
 boundary, c_T = -mu c_n a_T / |a_T|, with a_n = 0 (c . a_hat = mu c_n |a_T| + c_T . a_T = 0 forces

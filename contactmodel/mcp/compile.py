@@ -7,7 +7,7 @@ with bounds [lb_i, ub_i], its expression side gives F_i. Accepted pair shapes:
 - ``expr == 0  _|_  x`` with x free (either order)
 - ``L <= x <= U  _|_  expr`` (box MCP row)
 
-A :class:`~contactmodel.mcp.cones.SOCComplementarity` block (a Coulomb cone complementarity,
+A :class:`~contactmodel.mcp.soc_block.SOCComplementarity` block (a Coulomb cone complementarity,
 declared by ``CoulombCone(mu, form="soc")``) gives three rows: its force variables, free, with
 its acceleration expressions as F, recorded in ``MCP.cones``.
 
@@ -19,7 +19,7 @@ Params (``model.b``, ``model.f``) are re-read by :meth:`CompiledMCP.update` with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
@@ -47,15 +47,10 @@ from contactmodel._pyomo import (
     pe,
 )
 from contactmodel.errors import FormulationError
-from contactmodel.mcp.cones import AXES, SOCComplementarityData
+from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
+from contactmodel.mcp.cones import AXES
+from contactmodel.mcp.soc_block import SOCComplementarityData
 from contactmodel.mcp.types import MCP, CoulombBlocks
-
-#: a ParamData's or VarData's stored number (the public ``.value`` costs 7x)
-stored_value = attrgetter("_value")
-
-#: key of a compilation's ``derived`` holding its last accepted answer (the start of
-#: ``solve(..., warm_start=True)``)
-LAST_X = "last_x"
 
 
 @dataclass
@@ -136,59 +131,6 @@ class Structure:
 
 _DECL, _DECL_ORDER = attrgetter("_decl"), attrgetter("_decl_order")
 _DATA, _ACTIVE = attrgetter("_data"), attrgetter("_active")
-
-
-@dataclass
-class CompiledMCP:
-    """An MCP plus its maps back to the Pyomo model.
-
-    ``variables[i]`` is the Pyomo variable of MCP index i; ``mcp.names[i]`` its name;
-    ``structure`` what the rows were built from (see :class:`Structure`).
-    """
-
-    mcp: MCP
-    variables: list
-    rows: list[_Row] = field(repr=False)
-    _q_linear: np.ndarray = field(repr=False)
-    derived: dict = field(default_factory=dict, repr=False)  # lookups built from this compilation
-    structure: Structure | None = field(default=None, repr=False)
-    cone_mu: list = field(default_factory=list, repr=False)  # the cone blocks' mu Params
-    #: id(ComplementarityData) -> its MCP row, for every compiled Complementarity entry
-    pair_rows: dict[int, int] = field(default_factory=dict, repr=False)
-    #: the F, J (and Hessian) of ``mcp``, over the compiled terms
-    functions: Functions | None = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        self._constants = _Constants(self.rows)
-
-    def update(self) -> None:
-        """Re-read constants from mutable Params (e.g. a new b) and the cone blocks' mu, in place."""
-        const = self._constants.values()
-        self._q_linear[:] = const
-        if self.mcp.q is not None:
-            self.mcp.q[:] = const
-        if self.cone_mu:
-            self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
-
-    def set_matrix(self, M: sp.csr_matrix) -> None:
-        """Give an affine MCP (``mcp.M`` not None) the matrix ``M`` (n, n) in place of its own:
-        F(x) = M x + q, J = M and ``mcp.M`` all read it from now on (the model is not written)."""
-        if self.mcp.M is None or self.functions is None:
-            raise FormulationError("CompiledMCP.set_matrix: the MCP is not affine (it has no matrix M)")
-        if M.shape != self.mcp.M.shape:
-            raise FormulationError(f"CompiledMCP.set_matrix: M must be {self.mcp.M.shape}, got {M.shape}")
-        self.functions.t.L = M
-        self.mcp.M = M
-
-    def values(self) -> np.ndarray:
-        """Current values of the model's variables in MCP order (0 where unset)."""
-        return np.array([0.0 if v is None else v for v in map(stored_value, self.variables)], dtype=float)
-
-    def load(self, x: np.ndarray) -> None:
-        """Write the point x into the Pyomo variables (their stored values directly: Pyomo's
-        set_value costs 10x, and its stale flags are not used by this package)."""
-        for var, val in zip(self.variables, np.asarray(x, dtype=float).tolist()):
-            var._value = val
 
 
 def _is_var(expr) -> bool:
@@ -347,12 +289,16 @@ def compile_model(model: pe.Block) -> CompiledMCP:
     matrices = getattr(root, MATRIX_ROWS, None)
     rows, terms = _read_rows(pairs, _column_finder(variables), known, matrices)
     compiled = CompiledMCP(
-        mcp=None, variables=variables, rows=rows, _q_linear=np.zeros(len(rows)), structure=structure
+        mcp=None,
+        variables=variables,
+        constants=_Constants(rows).values,
+        _q_linear=np.zeros(len(rows)),
+        structure=structure,
     )
     compiled.cone_mu = cone_mu
     compiled.pair_rows = pair_rows
     q = compiled._q_linear
-    q[:] = compiled._constants.values()
+    q[:] = compiled.constants()
     functions = compiled.functions = Functions(terms, q)
     x0 = np.clip(compiled.values(), lb, ub)
     compiled.mcp = MCP(
@@ -503,30 +449,6 @@ class _Matrices:
         for k, (mine, theirs) in self.taken.items():
             L = L + matrix_rows(self.records[k].K, self.columns[k], mine, theirs, n)
         return L
-
-
-def matrix_rows(K: sp.csr_matrix, columns: np.ndarray, mine, theirs, n: int) -> sp.csr_matrix:
-    """(n, n) CSR holding row ``theirs[k]`` of ``K`` in MCP row ``mine[k]`` (increasing), K's
-    column j in MCP column ``columns[j]``: the recorded rows an MCP takes from K."""
-    part = K[np.asarray(theirs, dtype=np.int64)]  # K's rows, in order
-    counts = np.zeros(n + 1, dtype=np.int64)
-    counts[np.asarray(mine, dtype=np.int64) + 1] = np.diff(part.indptr)
-    rows = sp.csr_matrix((part.data, columns[part.indices], np.cumsum(counts)), shape=(n, n))
-    rows.sum_duplicates()  # canonical, as L is: each row's terms summed in column order
-    return rows
-
-
-@dataclass
-class Terms:
-    """The rows' non-constant parts: the linear part ``L`` (n, n) CSR; quadratic terms
-    ``qv[k] * x[qa[k]] * x[qb[k]]`` added to row ``qi[k]``; the nonlinear remainders."""
-
-    L: sp.csr_matrix
-    qi: np.ndarray
-    qa: np.ndarray
-    qb: np.ndarray
-    qv: np.ndarray
-    nonlinear: list[_Nonlinear]
 
 
 def _read_rows(
@@ -741,57 +663,6 @@ def _kind(e) -> int:
         kind = _OTHER
     _KINDS[cls] = kind
     return kind
-
-
-class Functions:
-    """F(x) = L x + q + quadratic terms + nonlinear remainders (see :class:`Terms`), its sparse
-    Jacobian J(x) and the weighted Hessian sum_i w_i Hess F_i(x). ``q`` (n,) is shared with
-    :class:`CompiledMCP`, which updates it in place."""
-
-    def __init__(self, terms: Terms, q: np.ndarray) -> None:
-        self.t = terms
-        self.q = q
-        self.n = q.shape[0]
-        self.affine = terms.qv.size == 0 and not terms.nonlinear
-
-    def F(self, x: np.ndarray) -> np.ndarray:
-        t = self.t
-        out = t.L @ x + self.q
-        if t.qv.size:
-            out += np.bincount(t.qi, t.qv * x[t.qa] * x[t.qb], minlength=self.n)
-        for nl in t.nonlinear:
-            out[nl.row] += nl.value(x)
-        return out
-
-    def J(self, x: np.ndarray) -> sp.csr_matrix:
-        t = self.t
-        if self.affine:
-            return t.L
-        r = [t.qi, t.qi]
-        c = [t.qa, t.qb]
-        d = [t.qv * x[t.qb], t.qv * x[t.qa]]
-        for nl in t.nonlinear:
-            cols, grad = nl.gradient(x)
-            r.append(np.full(len(cols), nl.row))
-            c.append(np.asarray(cols, dtype=int))
-            d.append(grad)
-        Q = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.n, self.n))
-        return (t.L + Q).tocsr()
-
-    def hess(self, x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
-        t = self.t
-        wq = w[t.qi] * t.qv
-        r = [t.qa, t.qb]
-        c = [t.qb, t.qa]
-        d = [wq, wq]
-        for nl in t.nonlinear:
-            hr, hc, hv = nl.hessian(x)
-            r.append(hr)
-            c.append(hc)
-            d.append(w[nl.row] * hv)
-        return sp.csr_matrix(
-            (np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.n, self.n)
-        )
 
 
 class _Names(Sequence):

@@ -11,15 +11,14 @@ Its natural map (FCLIB / Siconos ``fc3d``) is ``R(c, a) = c - Proj_{K_mu}(c - rh
 exactly at the solutions for every rho > 0. :func:`natural_map` returns ``R`` and one element
 ``(Da, Db)`` of its generalized Jacobian, ``dR = Da dc + Db da``.
 
-:class:`SOCComplementarity` is the Pyomo component a friction law puts in its contact Block to
-declare one such block; :func:`contactmodel.mcp.compile.compile_model` reads it.
+:class:`~contactmodel.mcp.soc_block.SOCComplementarity` is the Pyomo component that declares one
+such block in a contact's Block; :func:`contactmodel.mcp.compile.compile_model` reads it. Nothing
+here imports Pyomo.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-from contactmodel._pyomo import BlockData, add_expression, add_param, declare_custom_block, pe
 
 AXES = ("n", "t", "o")
 
@@ -112,37 +111,3 @@ def residual(c: np.ndarray, a: np.ndarray, mu: np.ndarray) -> np.ndarray:
     ah = a.copy()
     ah[:, 0] += np.broadcast_to(np.asarray(mu, dtype=float), a.shape[:1]) * np.hypot(a[:, 1], a[:, 2])
     return c - project(c - ah, mu)
-
-
-# -- the Pyomo declaration ---------------------------------------------------------------------
-@declare_custom_block(name="SOCComplementarity")
-class SOCComplementarityData(BlockData):
-    """One Coulomb cone complementarity block in a Pyomo model (see module docstring).
-
-    After :meth:`set`, it holds ``mu`` (Param), ``force[n|t|o]`` (Expressions, each one free
-    variable of the model) and ``accel[n|t|o]`` (Expressions, the rows matched with them). Compiled
-    into one block of
-    :class:`contactmodel.mcp.types.CoulombBlocks`.
-    """
-
-    def set(self, force: dict, accel: dict, mu: float) -> None:
-        """Declare ``force[axis]`` (free variables) complementary, in the cone sense, to
-        ``accel[axis]`` (expressions), axis in n, t, o."""
-        # one shared index set (model.cone_axes): a Set per block cost ~40% of formulating 1000 contacts
-        root = self.model()
-        axes = root.component("cone_axes")
-        if axes is None:
-            root.cone_axes = axes = pe.Set(initialize=AXES, ordered=True, doc="axes of the cone blocks")
-        # mutable: Problem.update(mu=...) changes it; compiled MCPs re-read it (a domain: 2x faster)
-        add_param(self, "mu", float(mu))
-        add_expression(self, "force", force, axes)
-        add_expression(self, "accel", accel, axes)
-
-
-def cone_blocks(model: pe.Block) -> list[SOCComplementarityData]:
-    """The active cone blocks of ``model``; without walking it when none was ever declared (the
-    first :meth:`SOCComplementarityData.set` adds ``cone_axes`` to the top model)."""
-    if model.model().component("cone_axes") is None:
-        return []
-    blocks = model.component_data_objects(pe.Block, active=True, descend_into=True)
-    return [b for b in blocks if isinstance(b, SOCComplementarityData)]

@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from pyomo.core.base.component_namer import index_repr
 
-from contactmodel.mcp.compile import CompiledMCP, Functions, Structure, Terms, matrix_rows, stored_value
+from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
 from contactmodel.mcp.types import MCP, CoulombBlocks, Pair
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
@@ -101,6 +100,8 @@ class KeyNames(Sequence):
 
     def __getitem__(self, i):
         if self._names is None:
+            from contactmodel._pyomo import index_repr  # the names are Pyomo's
+
             self._names = [
                 ("" if name is None else f"contact{index_repr(name)}.")
                 + f"{comp}{'' if index is None else index_repr(index)}"
@@ -148,7 +149,9 @@ class DirectMCP(CompiledMCP):
     (b in the reduced form, the bias G_P nu_dot_P + G_dot nu in the sparse form);
     ``newton_euler`` the sparse form's Newton-Euler rows, first (0 in the reduced form);
     ``cone_names`` the contact of each cone block (its law's mu re-read when the problem's laws
-    are replaced). While the model is not built, a point loaded (:meth:`load`) is kept in
+    are replaced); ``keys`` each column's (contact name or None, variable name, index or None),
+    its variable's place on the model as a law states it (``(None, "nu_dot", coordinate)`` for the
+    sparse form's own). While the model is not built, a point loaded (:meth:`load`) is kept in
     ``point`` and written into the model when it is built; afterwards it reads and writes the
     model's variables, and its constants from the model's mutable Params, as any compilation."""
 
@@ -156,13 +159,11 @@ class DirectMCP(CompiledMCP):
     rows_b: sp.csr_matrix | None = field(default=None, repr=False)
     newton_euler: int = 0
     cone_names: list[str] = field(default_factory=list, repr=False)
+    keys: list[tuple] = field(default_factory=list, repr=False)
     point: np.ndarray | None = field(default=None, repr=False)
     #: the built model's mutable Params holding the constants: (model.b,) or (model.f, model.bias)
     params: tuple = field(default=(), repr=False)
     _seen: tuple = field(default=(None, None), repr=False)  # (assembly, laws) last read
-
-    def __post_init__(self) -> None:
-        """No Pyomo rows: the constants are the assembly's (see :meth:`update`)."""
 
     def update(self) -> None:
         """Re-read the constants (of the built model's Params, else of the problem's assembly when
@@ -201,6 +202,8 @@ class DirectMCP(CompiledMCP):
         mutable Params (constants, cone blocks' mu), as a compilation of the model does."""
         if self.point is not None:
             self.load(self.point)
+        from contactmodel.mcp.compile import Structure  # the model is built: Pyomo is loaded
+
         self.structure = Structure(model)
         self.cone_mu = [model.contact[name].cone.mu for name in self.cone_names]
         self.params = (model.f, model.bias) if self.problem.form == "sparse" else (model.b,)
@@ -345,12 +348,13 @@ def compile_direct(
     compiled = DirectMCP(
         mcp=None,
         variables=ModelVariables(problem, names),
-        rows=[],
+        constants=None,  # the assembly's (see DirectMCP.update)
         _q_linear=np.zeros(n),
         problem=problem,
         rows_b=Cb,
         newton_euler=nf,
         cone_names=cone_names,
+        keys=names,
     )
     q = compiled._q_linear  # filled by the update below
     functions = compiled.functions = Functions(terms, q)

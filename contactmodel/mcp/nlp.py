@@ -21,7 +21,7 @@ import numpy as np
 from contactmodel._pyomo import Complementarity, pe
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.compile import split_pair
-from contactmodel.mcp.cones import cone_blocks
+from contactmodel.mcp.soc_block import cone_blocks
 
 TERMS = ("product", "componentwise")
 

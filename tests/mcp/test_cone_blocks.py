@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import contactmodel as cm
 from contactmodel.errors import FormulationError
 from contactmodel.io.fclib import fc3d_residual, project_cones
-from contactmodel.mcp import cones
+from contactmodel.mcp import cones, soc_block
 from contactmodel.mcp.compile import compile_model
 from contactmodel.mcp.types import MCP, CoulombBlocks, natural_residual
 
@@ -127,7 +127,7 @@ def test_blocks_validate_their_shapes():
 def test_compile_reads_the_cone_block_and_never_mutates_the_model():
     m = pe.ConcreteModel()
     m.c = pe.Var(["n", "t", "o"], initialize=0.0)
-    m.cone = cones.SOCComplementarity()
+    m.cone = soc_block.SOCComplementarity()
     acc = {"n": m.c["n"] - 1.0, "t": 2 * m.c["t"] + 0.5, "o": m.c["o"]}
     m.cone.set({ax: m.c[ax] for ax in "nto"}, acc, 0.4)
     before = sorted(str(v) for v in m.component_data_objects(pe.Component))
@@ -149,7 +149,7 @@ def test_a_bounded_cone_variable_is_refused():
     m = pe.ConcreteModel()
     m.c = pe.Var(["n", "t", "o"], initialize=0.0)
     m.c["n"].setlb(0.0)
-    m.cone = cones.SOCComplementarity()
+    m.cone = soc_block.SOCComplementarity()
     m.cone.set({ax: m.c[ax] for ax in "nto"}, {ax: m.c[ax] for ax in "nto"}, 0.4)
     with pytest.raises(FormulationError, match=r"force\[n\].*domain=Reals"):
         compile_model(m)
