@@ -2,12 +2,10 @@
 
 A law's :meth:`FrictionLaw.rows` gives one contact's statement as arrays
 (:class:`~contactmodel.friction.rows.ContactRows`: variables, force map, pairs, cone block). From
-it, per contact, formulation derives the Pyomo Block: :func:`build_rows` declares the variables
-and force expressions, formulation adds the relative accelerations ``blk.accel[comp]``, and
-:func:`add_row_conditions` the complementarity pairs; the numeric MCP is compiled from the same
-statement without Pyomo (:mod:`contactmodel.mcp.direct`). ``lift`` maps a physical point (forces,
-accelerations) to values of the law's variables, so any known solution can be substituted into any
-model.
+it the numeric MCP is compiled without Pyomo (:mod:`contactmodel.mcp.direct`), and the contact's
+Pyomo Block is built when the model is read (:mod:`contactmodel.model`). Nothing here imports
+Pyomo. ``lift`` maps a physical point (forces, accelerations) to values of the law's variables,
+so any known solution can be substituted into any model.
 
 References:
 
@@ -108,8 +106,9 @@ class FrictionLaw(ABC):
     @abstractmethod
     def rows(self, ctx: ContactContext) -> ContactRows:
         """This law's statement at ``ctx`` (:class:`~contactmodel.friction.rows.ContactRows`):
-        variables, force map, pairs, cone block. The contact's Pyomo Block (:func:`build_rows`,
-        :func:`add_row_conditions`) and the MCP made without Pyomo are both derived from it."""
+        variables, force map, pairs, cone block. The contact's Pyomo Block
+        (:func:`contactmodel.model.build_rows`) and the MCP made without Pyomo are both derived
+        from it."""
 
     def cached_rows(self, make) -> ContactRows:
         """``make()``, made once per law parameters (:attr:`key`): the rows of a rolling contact depend

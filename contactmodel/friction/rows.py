@@ -3,7 +3,7 @@
 A law's :meth:`~contactmodel.friction.base.FrictionLaw.rows` gives, for one contact, its variables
 with their bounds, the force map (each force component as a linear map of the variables), its
 complementarity pairs and its cone block. Everything else is derived from that one statement:
-the contact's Pyomo Block (:func:`contactmodel.friction.base.build_rows`), the numeric MCP made
+the contact's Pyomo Block (:func:`contactmodel.model.build_rows`), the numeric MCP made
 without Pyomo (:mod:`contactmodel.mcp.direct`), the force matrix T and the way back from a
 solver's point. Nothing here imports Pyomo.
 

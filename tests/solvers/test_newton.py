@@ -750,13 +750,13 @@ def _one_cone_mcp(mu: float = 0.4):
     box row x >= 0 _|_ x - 2 c_n (so both kinds of rows meet)."""
     import pyomo.environ as pe
 
-    from contactmodel.mcp import cones
+    from contactmodel.mcp import soc_block
     from contactmodel.mcp.compile import compile_model
 
     m = pe.ConcreteModel()
     m.c = pe.Var(["n", "t", "o"], initialize=0.0)
     m.x = pe.Var(initialize=0.0, bounds=(0.0, None))
-    m.cone = cones.SOCComplementarity()
+    m.cone = soc_block.SOCComplementarity()
     m.cone.set(
         {ax: m.c[ax] for ax in "nto"}, {"n": m.c["n"] - 1.0, "t": 2 * m.c["t"] + 0.5, "o": m.c["o"]}, mu
     )
