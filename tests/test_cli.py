@@ -272,11 +272,11 @@ def test_solve_usage_error_loads_no_heavy_module():
 
 
 def test_cli_solve_imports_only_what_it_needs():
-    """``contactmodel solve MODEL.py`` loads Pyomo's modelling layer but not ``pyomo.environ`` (its
-    solver plugins), nor the SciPy subpackages Pyomo would import for its own optional features
-    (``scipy.stats`` ~1 s; see ``contactmodel._pyomo``), nor ``scipy.optimize``, ``scipy.spatial``
-    or matplotlib; with SciPy imported before contactmodel as well."""
-    unwanted = {"pyomo.environ", "scipy.stats", "scipy.optimize", "scipy.spatial", "scipy.integrate"}
+    """``contactmodel solve MODEL.py`` loads no Pyomo (the model is never read), nor the SciPy
+    subpackages Pyomo would import for its own optional features (``scipy.stats`` ~1 s; see
+    ``contactmodel._pyomo``), nor ``scipy.optimize``, ``scipy.spatial`` or matplotlib; with SciPy
+    imported before contactmodel as well."""
+    unwanted = {"pyomo", "scipy.stats", "scipy.optimize", "scipy.spatial", "scipy.integrate"}
     unwanted.add("matplotlib")
     for first in ("", "import scipy.sparse\n"):
         done = _python(
@@ -286,7 +286,7 @@ def test_cli_solve_imports_only_what_it_needs():
         code, modules = done.stdout.splitlines()[-1].split(" ", 1)
         loaded = set(json.loads(modules.replace("'", '"')))
         assert code == "0", done.stderr
-        assert "pyomo.core" in loaded and not unwanted & loaded, sorted(unwanted & loaded)
+        assert not unwanted & loaded, sorted(unwanted & loaded)
 
 
 def test_lazy_names_resolve_to_the_objects():
