@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 import contactmodel as cm
+from contactmodel import solvers
 from contactmodel.errors import ContactModelError
 from contactmodel.io.fclib import (
     SYMMETRY_TOL,
@@ -77,9 +78,6 @@ SYSTEM_PYTHON = "/usr/bin/python3"
 
 #: our solvers and the cone forms each accepts
 OURS = {"newton": ("mncp", "soc"), "ipopt": ("mncp",), "scipy": ("mncp",)}
-#: our solvers whose options include ``time_limit``
-TIMED = {"newton", "ipopt"}
-
 #: PUBLISHED_RESULTS.md, fraction solved at tol 1e-8, solvers S1..S13 (S1 NSGS-AC, S2 NSN-AC-GP,
 #: S3 NSN-AC)
 PUBLISHED_1E8 = {
@@ -153,7 +151,7 @@ def run_one(
     t0 = time.perf_counter()
     problem = to_problem(scaled, friction=laws(loc.mu, form, slack))
     formulate_seconds = time.perf_counter() - t0
-    if solver in TIMED:
+    if solvers.get(solver).time_limit:
         options = {**options, "time_limit": time_limit}
     sol = cm.solve(problem, solver=solver, accept_tol=tol, **options)
     r = reactions(problem, sol.x) * (s_q / s_w) if sol.x is not None else np.zeros(loc.m)

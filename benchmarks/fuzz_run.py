@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 from scenes import ALL_LAWS, CONE_NAMES, LAWS, LawSpec, NumpyDraw, applicable, check_answer, draw_scene  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
+from contactmodel import solvers  # noqa: E402
 
 COLUMNS = (
     "solved",
@@ -63,7 +64,6 @@ COLUMNS = (
     "solved-but-wrong",
 )
 CHECK_TOL = {cm.Status.SOLVED: 1e-6, cm.Status.SOLVED_INACCURATE: 1e-2}
-BOUNDED = ("newton", "ipopt")  # solvers given --max-iter (and --time-limit when set)
 
 
 def law_label(scene) -> str:
@@ -72,8 +72,9 @@ def law_label(scene) -> str:
 
 
 def solver_options(solver: str, max_iter: int | None, time_limit: float | None) -> dict:
-    """Options bounding one run of ``solver``: iterations always, wall time only when asked."""
-    if solver not in BOUNDED:
+    """Options bounding one run of ``solver`` (one whose options have a time limit): iterations
+    always, wall time only when asked."""
+    if not solvers.get(solver).time_limit:
         return {}
     options: dict = {} if max_iter is None else {"max_iter": max_iter}
     if time_limit is not None:

@@ -658,26 +658,27 @@ def _draw_bodies(canvas: _Canvas, scene: _Scene, guess_shapes: bool) -> None:
 def _draw_manipulators(canvas: _Canvas, scene: _Scene) -> None:
     length = 0.12 * scene.size
     for arm in scene.system.manipulators:
-        fp = arm._forward(rates=False)
+        axis_points, axes, revolute = arm.joint_axes()
+        origins = [p for _, p in arm.link_frames()]
         chain = [arm.base[:3, 3]]
         for i in range(arm.n):
-            chain.extend([fp.o[i], fp.p[i]])
+            chain.extend([axis_points[i], origins[i]])
         chain = np.array(chain)
         canvas.line(chain, color=COLOURS["link"], lw=4, solid_capstyle="round").set_gid(f"links:{arm.name}")
         canvas.marker(arm.base[:3, 3], marker="s", color=COLOURS["link"], markersize=7)
         for i in range(arm.n):
-            kind = "revolute" if fp.revolute[i] else "prismatic"
+            kind = "revolute" if revolute[i] else "prismatic"
             canvas.arrow(
-                fp.o[i],
-                fp.o[i] + length * fp.z[i],
+                axis_points[i],
+                axis_points[i] + length * axes[i],
                 COLOURS[kind],
                 0.3 * length,
                 lw=2,
                 gid=f"joint:{arm.name}.{arm.joint_name(i)}",
             )
-            canvas.marker(fp.p[i], marker="o", color=COLOURS["link"], markersize=4)
+            canvas.marker(origins[i], marker="o", color=COLOURS["link"], markersize=4)
             label = arm.links[i].name or str(i)
-            canvas.text(fp.p[i], f"{arm.name}.{label}", fontsize=8, color=COLOURS["link"])
+            canvas.text(origins[i], f"{arm.name}.{label}", fontsize=8, color=COLOURS["link"])
 
 
 def _label_direction(scene: _Scene, contact: Contact) -> np.ndarray:

@@ -531,6 +531,18 @@ class Manipulator:
         fp = self._forward(rates=False)
         return [(fp.R[i].copy(), fp.p[i].copy()) for i in range(self.n)]
 
+    def joint_axes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(o, z, revolute)`` at the current ``q``: each joint's axis point (n, 3) m and unit
+        axis (n, 3), world frame, and whether it is revolute (n,) (else prismatic)."""
+        fp = self._forward(rates=False)
+        return fp.o.copy(), fp.z.copy(), fp.revolute.copy()
+
+    def potential_energy(self, gravity) -> float:
+        """The links' gravitational potential energy, J: ``-sum m_i g . com_i`` for the gravity
+        vector ``gravity`` (3,) m/s^2 (zero at the world origin)."""
+        g = np.asarray(gravity, dtype=float)
+        return -float(np.sum(self._mass * (self.com_positions() @ g)))
+
     def com_positions(self) -> np.ndarray:
         """(n, 3) world positions of the link centres of mass, m."""
         fp = self._forward(rates=False)

@@ -486,3 +486,21 @@ def test_seed001_scara_dynamics_are_consistent():
     np.testing.assert_allclose(J[:, 3], 0.0, atol=1e-12)
     g = arm.gravity_forces((0.0, 0.0, -9.81))
     np.testing.assert_allclose(g, [0.0, 0.0, -9.81 * 0.2, 0.0], atol=1e-12)
+
+
+def test_joint_axes_and_potential_energy_by_hand() -> None:
+    """SCARA (joints about and along the vertical): every axis is +z, on the vertical line through
+    the previous frame's origin, joint 3 prismatic; only the quill and tool leave z = 0, at q3 and
+    q3 + l3."""
+    q = (0.3, -0.7, 0.05, 1.1)
+    arm = scara("finger", 0.4, 0.3, 0.1, q=q, masses=(1.0, 2.0, 0.5, 0.25))
+    points, axes, revolute = arm.joint_axes()
+    assert revolute.tolist() == [True, True, False, True]
+    np.testing.assert_allclose(axes, np.tile([0.0, 0.0, 1.0], (4, 1)), atol=1e-15)
+    origins = [p for _, p in arm.link_frames()]
+    np.testing.assert_allclose(points[0], [0.0, 0.0, 0.0], atol=1e-15)
+    for i in (1, 2, 3):
+        np.testing.assert_allclose(points[i][:2], origins[i - 1][:2], atol=1e-15)
+    g = 9.81
+    expected = g * (0.5 * 0.05 + 0.25 * (0.05 + 0.1))
+    assert arm.potential_energy((0.0, 0.0, -g)) == pytest.approx(expected, rel=1e-12)

@@ -363,7 +363,7 @@ class Simulator:
             potential -= body.mass * g @ body.position
         for arm in self.system.manipulators:
             kinetic += 0.5 * arm.qdot @ arm.mass_matrix() @ arm.qdot
-            potential -= float(np.sum(arm._mass * (arm.com_positions() @ g)))
+            potential += arm.potential_energy(g)
         return float(kinetic), float(potential)
 
     def _apply_controllers(self) -> None:
