@@ -398,6 +398,11 @@ def setup_cache(M: sp.spmatrix | None) -> dict[str, Any] | None:
     return kept
 
 
+def clear_setup_cache() -> None:
+    """Forget every set-up kept by :func:`setup_cache` (the next solves make theirs again)."""
+    _SETUPS.clear()
+
+
 def dense_lu(H: np.ndarray, pivot_tol: float = 0.0) -> Callable[[np.ndarray], np.ndarray] | None:
     """LAPACK's LU of the square ``H`` (overwritten when Fortran-ordered): a solver of ``H y = r``,
     or None when a pivot is at most ``pivot_tol * max(1, max|H|)`` (0: exactly zero).
