@@ -4,6 +4,9 @@ a matrix changed in place is noticed."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -87,3 +90,14 @@ def test_large_or_non_affine_problems_keep_nothing():
     assert setup_cache(None) is None
     assert setup_cache(sp.identity(1000, format="csr")) is None
     assert setup_cache(sp.identity(10, format="csc")) is None
+
+
+@pytest.mark.parametrize("kind", ["cone", "box"])
+def test_the_kept_setup_lets_the_matrix_go(kind):
+    mcp = cone_mcp(5, 2) if kind == "cone" else MCP.from_lcp(np.eye(4) + 0.1, -np.ones(4))
+    M = weakref.ref(mcp.M)
+    solve(mcp, NewtonOptions())
+    assert setup_cache(mcp.M)  # something was kept
+    del mcp
+    gc.collect()
+    assert M() is None

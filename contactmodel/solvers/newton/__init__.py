@@ -468,14 +468,15 @@ class _Newton(NewtonMethod):
             return self._J
         self.n_jeval += 1
         if self.kept is not None and "J" in self.kept:
-            self._J, self._JT = self.kept["J"]
+            J, self._JT = self.kept["J"]
+            self._J = self._M if J is None else J  # None: M itself (see core.setup_cache)
             return self._J
         J = _as_csr(self.mcp.J(x), self.n)
         if self.mcp.is_linear:
             self._J = J
             self._JT = J.T
             if self.kept is not None:
-                self.kept["J"] = (self._J, self._JT)
+                self.kept["J"] = (None if J is self._M else J, self._JT)
         return J
 
     def jt_dot(self, J: sp.csr_matrix, v: np.ndarray) -> np.ndarray:

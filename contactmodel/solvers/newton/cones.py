@@ -325,7 +325,8 @@ class ConeMethod(NewtonMethod):
             return self._J
         self.n_jeval += 1
         if self.kept is not None and "J" in self.kept:
-            self._J, self._JT = self.kept["J"]
+            J, self._JT = self.kept["J"]
+            self._J = self.mcp.M if J is None else J  # None: M itself (see core.setup_cache)
             return self._J
         J = self.mcp.J(x)
         J = sp.csr_matrix(J) if not sp.issparse(J) else J.tocsr()
@@ -333,7 +334,7 @@ class ConeMethod(NewtonMethod):
         if self.affine:
             self._J, self._JT = J, J.T.tocsr()
             if self.kept is not None:
-                self.kept["J"] = (self._J, self._JT)
+                self.kept["J"] = (None if J is self.mcp.M else J, self._JT)
         return J
 
     def dense_J(self, J: sp.csr_matrix) -> np.ndarray | None:

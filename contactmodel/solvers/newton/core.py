@@ -361,8 +361,8 @@ def with_fields(opt: NewtonOptions, **changes: Any) -> NewtonOptions:
 
 
 #: problems of at most this many rows keep their set-up between solves (see :func:`setup_cache`)
-SETUP_CACHE_N = 600
-_SETUP_CACHE_SIZE = 16
+SETUP_CACHE_N = 300
+_SETUP_CACHE_SIZE = 8
 _SETUPS: dict[int, tuple[weakref.ref, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]] = {}
 
 
@@ -372,7 +372,8 @@ def setup_cache(M: sp.spmatrix | None) -> dict[str, Any] | None:
     copy, transpose, dense copy, row scales, blocks) is kept there and read again by the next solve
     of the same matrix (a re-solve, a sweep, a time step whose matrix did not change) instead of
     made again. None for other problems. The entry is dropped when ``M`` is garbage collected
-    or its entries or pattern were changed in place (checked on every lookup: O(nnz))."""
+    or its entries or pattern were changed in place (checked on every lookup: O(nnz)); what is kept
+    must not hold ``M`` itself (store None for it), else ``M`` would never be collected."""
     if M is None or not sp.isspmatrix_csr(M) or M.shape[0] > SETUP_CACHE_N:
         return None
     key = id(M)
