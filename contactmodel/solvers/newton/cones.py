@@ -431,11 +431,13 @@ class ConeMethod(NewtonMethod):
         LAPACK's LU on the dense path; else SuperLU on the CSC matrix of the kept block
         ``H[keep, keep]``, cut from the entries of :meth:`values` without building ``H`` (its
         stored zeros dropped, as SciPy's sparse products drop them)."""
+        unit_box = (pt.db_box == 0.0) & (pt.da_box == 1.0)
         fixed = np.zeros(self.n, dtype=bool)
-        fixed[self.box[(pt.db_box == 0.0) & (pt.da_box == 1.0)]] = True
-        fixed[self.idx[pt.sep].ravel()] = True
         d = np.zeros(self.n)
-        d[fixed] = -pt.phi[fixed]
+        if unit_box.any() or pt.sep.any():
+            fixed[self.box[unit_box]] = True
+            fixed[self.idx[pt.sep].ravel()] = True
+            d[fixed] = -pt.phi[fixed]
         keep = ~fixed
         self.n_factor += 1
         m = int(np.count_nonzero(keep))
