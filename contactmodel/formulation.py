@@ -143,7 +143,7 @@ class Problem:
         contacts, the laws or the contexts were replaced."""
         layout = self._layout
         if layout is None or not layout.current(self):
-            layout = self._layout = Layout.of(self)
+            layout = self._layout = Layout.of(self, layout)
         return layout
 
     @property
