@@ -139,6 +139,39 @@ class _Pattern:
         return data
 
 
+#: the block structures of small problems (see :func:`_structure`), by (n, the blocks' rows)
+_STRUCTURES: dict[tuple, tuple] = {}
+_STRUCTURES_SIZE = 8
+
+
+def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """(the box rows, each row's block and place in it (n, 2), the rows and columns of the block
+    diagonal entries of H, see :meth:`ConeMethod._da`) of n rows with the cone blocks ``idx``
+    (k, 3); kept for problems of at most ``core.SETUP_CACHE_N`` rows (a time step's problem has a
+    new matrix each step, the same blocks). The arrays are shared: read, never written."""
+    key = (n, idx.shape, idx.dtype.str, idx.tobytes()) if n <= core.SETUP_CACHE_N else None
+    found = _STRUCTURES.get(key) if key is not None else None
+    if found is not None:
+        return found
+    in_cone = np.zeros(n, dtype=bool)
+    in_cone[idx.ravel()] = True
+    box = np.flatnonzero(~in_cone)
+    block = np.full((n, 2), -1, dtype=np.int64)
+    block[box, 1] = np.arange(box.size)
+    block[idx.ravel(), 0] = np.repeat(np.arange(idx.shape[0]), 3)
+    block[idx.ravel(), 1] = np.tile(np.arange(3), idx.shape[0])
+    dpattern = (
+        np.concatenate([box, np.repeat(idx, 3, axis=1).ravel()]),
+        np.concatenate([box, np.tile(idx, (1, 3)).ravel()]),
+    )
+    found = (box, block, dpattern)
+    if key is not None:
+        if len(_STRUCTURES) >= _STRUCTURES_SIZE:
+            del _STRUCTURES[next(iter(_STRUCTURES))]  # the oldest
+        _STRUCTURES[key] = found
+    return found
+
+
 class ConeMethod(NewtonMethod):
     """The cone-block method of the ``newton`` solver (see the module docstring)."""
 
@@ -161,12 +194,7 @@ class ConeMethod(NewtonMethod):
         self.kept = None if cache is None else cache.get("cone")
         if cache is not None and not (self.kept is not None and np.array_equal(self.kept["idx"], self.idx)):
             self.kept = cache["cone"] = {"idx": self.idx.copy()}
-        if self.kept is not None and "box" in self.kept:
-            self.box, self.block, self._dpattern = self.kept["box"], self.kept["block"], self.kept["dpattern"]
-        else:
-            self.box, self.block, self._dpattern = self._structure()
-            if self.kept is not None:
-                self.kept.update(box=self.box, block=self.block, dpattern=self._dpattern)
+        self.box, self.block, self._dpattern = _structure(self.n, self.idx)
         self.lb_box, self.ub_box = self.lb[self.box], self.ub[self.box]
         self.s_box = np.ones(self.box.size)
         self.rho = np.ones(self.idx.shape[0])
@@ -182,23 +210,6 @@ class ConeMethod(NewtonMethod):
         self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
         self.n_liftoff = 0
         self.lifted: list[int] = []
-
-    def _structure(self) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-        """(the box rows, each row's block and place in it (n, 2), the rows and columns of the
-        block diagonal entries of H, see :meth:`_da`)."""
-        idx = self.idx
-        in_cone = np.zeros(self.n, dtype=bool)
-        in_cone[idx.ravel()] = True
-        box = np.flatnonzero(~in_cone)
-        block = np.full((self.n, 2), -1, dtype=np.int64)
-        block[box, 1] = np.arange(box.size)
-        block[idx.ravel(), 0] = np.repeat(np.arange(idx.shape[0]), 3)
-        block[idx.ravel(), 1] = np.tile(np.arange(3), idx.shape[0])
-        dpattern = (
-            np.concatenate([box, np.repeat(idx, 3, axis=1).ravel()]),
-            np.concatenate([box, np.tile(idx, (1, 3)).ravel()]),
-        )
-        return box, block, dpattern
 
     def begin_attempt(self, x: np.ndarray) -> _Point | None:
         """Row scales and regularization of the attempt's options; the point at ``x``."""
