@@ -236,7 +236,7 @@ def make_options(name: str, overrides: dict):
         options.validate()
     if made_key is not None:
         if len(_MADE) >= _MADE_SIZE:
-            del _MADE[next(iter(_MADE))]  # the oldest
+            _MADE.pop(next(iter(_MADE), None), None)  # the oldest (a pop: solves may run in threads)
         containers = [k for k, v in options.__dict__.items() if isinstance(v, (dict, list))]
         _MADE[made_key] = (base, copy.copy(options), containers)
         options.__dict__.update({k: copy.deepcopy(options.__dict__[k]) for k in containers})

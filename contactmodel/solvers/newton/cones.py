@@ -167,7 +167,7 @@ def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[n
     found = (box, block, dpattern)
     if key is not None:
         if len(_STRUCTURES) >= _STRUCTURES_SIZE:
-            del _STRUCTURES[next(iter(_STRUCTURES))]  # the oldest
+            _STRUCTURES.pop(next(iter(_STRUCTURES), None), None)  # the oldest (solves may run in threads)
         _STRUCTURES[key] = found
     return found
 

@@ -387,9 +387,9 @@ def setup_cache(M: sp.spmatrix | None) -> dict[str, Any] | None:
             and np.array_equal(M.indptr, indptr)
         ):
             return kept
-        del _SETUPS[key]
+        _SETUPS.pop(key, None)  # pops, not del: solves may run in threads
     if len(_SETUPS) >= _SETUP_CACHE_SIZE:
-        del _SETUPS[next(iter(_SETUPS))]  # the oldest
+        _SETUPS.pop(next(iter(_SETUPS), None), None)  # the oldest
     kept = {}
     try:
         ref = weakref.ref(M, lambda _, key=key, table=_SETUPS: table.pop(key, None))
