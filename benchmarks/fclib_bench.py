@@ -176,9 +176,9 @@ def run_one(
 
 
 def warm_up(solvers: list[str]) -> float:
-    """Solve a one-contact cone problem with newton in this process before the runs' children are
-    forked from it (seconds taken; 0 without newton): their ``seconds`` then exclude what only a
-    process's first solve pays, the start of numba's compiled kernels (their cached machine code
+    """Solve a one-contact and a 60-contact cone problem with newton in this process before the runs'
+    children are forked from it (seconds taken; 0 without newton): their ``seconds`` then exclude
+    what only a process's first solve pays, the start of numba's compiled kernels (their cached machine code
     loaded, 0.5-1.5 s on a loaded 2-core machine), as a warm process of a user's sweep does."""
     if "newton" not in solvers:
         return 0.0
@@ -186,6 +186,13 @@ def warm_up(solvers: list[str]) -> float:
     problem = cm.formulate_from_matrices(
         np.eye(3), np.array([-1.0, 0.2, 0.0]), friction=laws(np.array([0.5]), "soc", "quadratic")
     )
+    cm.solve(problem, solver="newton")
+    # and 60 coupled contacts (180 rows: newton's sparse path, whose kernels the first problem
+    # does not start; otherwise every child with more than 50 contacts would load them again)
+    n = 180
+    W = 2.0 * np.eye(n) - 0.5 * (np.eye(n, k=1) + np.eye(n, k=-1))
+    q = np.tile([-1.0, 0.2, 0.0], n // 3)
+    problem = cm.formulate_from_matrices(W, q, friction=laws(np.full(n // 3, 0.5), "soc", "quadratic"))
     cm.solve(problem, solver="newton")
     return time.perf_counter() - t0
 

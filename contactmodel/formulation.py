@@ -131,7 +131,7 @@ class Problem:
         contacts, the laws or the contexts were replaced."""
         layout = self._layout
         if layout is None or not layout.current(self):
-            layout = self._layout = Layout.of(self)
+            layout = self._layout = Layout.of(self, layout)
         return layout
 
     @property
@@ -296,7 +296,14 @@ class Problem:
         return float(np.max(res, initial=0.0))
 
     def force_vector(self) -> np.ndarray:
-        """(m,) contact forces c at the model's current variable values."""
+        """(m,) contact forces c at the model's current variable values (before the model is
+        built: at the point last loaded into the MCP made from the arrays, which the model's
+        variables take when it is built; reading them does not build it)."""
+        compiled = self._compiled
+        if self._model is None and isinstance(compiled, DirectMCP):
+            cols = compiled.derived.get("force_columns")
+            if cols is not None and (cols.size == 0 or cols.min() >= 0):
+                return self.T @ compiled.values()[cols]
         y = np.array([0.0 if v.value is None else v.value for v in self.variables])
         return self.T @ y
 

@@ -81,7 +81,8 @@ class Layout:
     rows_by_name: dict[str, list[int]] = field(repr=False)
     spans: list[tuple[int, int]] = field(repr=False)  # each contact's (start, stop) in ``order``
     width: int = field(repr=False)  # the rows of every contact when all have as many, else 0
-    _fsets: dict = field(default_factory=dict, repr=False)
+    #: each law key's friction set (:meth:`friction_set`), made on first use
+    fsets_by_key: dict = field(default_factory=dict, repr=False)
     #: the modes' pair verdicts by (friction set, sliding, mode, label, keys, states), made once
     verdicts: dict = field(default_factory=dict, repr=False)
     #: the modes' (pair arrays, each contact's (friction set, sliding, pair keys) as a number,
@@ -89,10 +90,35 @@ class Layout:
     mode_signatures: tuple | None = field(default=None, repr=False)
     #: what the dispatcher computes once per layout from its laws (e.g. the CoulombCone form)
     kept: dict = field(default_factory=dict, repr=False)
-    _sets: SetArrays | None = field(default=None, repr=False)
+    #: what the modes read of every contact's friction set (:meth:`friction_sets`), made on first use
+    set_arrays: SetArrays | None = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, problem: Problem) -> Layout:
+    def of(cls, problem: Problem, previous: Layout | None = None) -> Layout:
+        """The layout of ``problem``; what ``previous`` (the problem's last layout) made once
+        from its laws and rows alone (friction sets, the modes' verdicts and signatures, the
+        dispatcher's facts) is carried over when the two have the same contacts, rows, sliding
+        contacts and law objects (a time step with an unchanged contact set: other contexts and
+        numbers). The law groups' residual plans, made from the contexts, are not."""
+        layout = cls._made(problem)
+        if previous is not None and layout.same_laws_and_rows(previous):
+            layout.fsets_by_key, layout.set_arrays = previous.fsets_by_key, previous.set_arrays
+            layout.verdicts, layout.kept = previous.verdicts, previous.kept
+            layout.mode_signatures = previous.mode_signatures
+        return layout
+
+    def same_laws_and_rows(self, other: Layout) -> bool:
+        """True when ``other`` has this layout's contacts, rows, sliding contacts and law objects."""
+        return (
+            self.names == other.names
+            and self.rows == other.rows
+            and self.sliding_names == other.sliding_names
+            and len(self.laws) == len(other.laws)
+            and all(map(operator.is_, self.laws, other.laws))
+        )
+
+    @classmethod
+    def _made(cls, problem: Problem) -> Layout:
         asm = problem.assembly
         names = problem.contact_names
         contact_rows = asm.contact_rows
@@ -158,14 +184,14 @@ class Layout:
     def friction_set(self, j: int) -> FrictionSet:
         """The friction set of contact j (one per law key, made on first use)."""
         key = self.keys[j]
-        fset = self._fsets.get(key)
+        fset = self.fsets_by_key.get(key)
         if fset is None:
-            fset = self._fsets[key] = self.laws[j].friction_set()
+            fset = self.fsets_by_key[key] = self.laws[j].friction_set()
         return fset
 
     def friction_sets(self) -> SetArrays:
         """Every contact's friction set and what the modes read of it, made on first use."""
-        if self._sets is None:
+        if self.set_arrays is None:
             by_law: dict = {}  # law key -> its set's position in ``own`` (made once)
             own: list[FrictionSet] = []
             for j, key in enumerate(self.keys):
@@ -185,7 +211,7 @@ class Layout:
             else:
                 t_row = np.array([r[1] for r in self.rows], dtype=np.int64)
                 o_row = np.array([r[2] if t else -1 for r, t in zip(self.rows, two.tolist())], dtype=np.int64)
-            self._sets = SetArrays(
+            self.set_arrays = SetArrays(
                 fsets,
                 list(map(lcp.__getitem__, k)),
                 list(map(tangential.__getitem__, k)),
@@ -193,7 +219,7 @@ class Layout:
                 o_row,
                 named,
             )
-        return self._sets
+        return self.set_arrays
 
     def per_contact_max(self, values: np.ndarray) -> np.ndarray:
         """(nc,) the largest entry of ``values`` (m,) over each contact's rows."""

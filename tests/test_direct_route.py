@@ -298,3 +298,17 @@ def test_a_point_at_given_forces_is_the_built_models(law, form) -> None:
     expected = eager.compile().values()
     assert [v.name for v in lazy.compile().variables] == [v.name for v in eager.compile().variables]
     assert point.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("form", ["sparse", "reduced"])
+@pytest.mark.parametrize("law", ["cone_soc", "pyramid", "cone"])
+def test_force_vector_before_the_model_is_built_is_the_built_models(law, form) -> None:
+    """Problem.force_vector reads the point last loaded without building the model (a time step
+    asks for it every step), and gives the forces the built model's variables give."""
+    problem = cm.formulate(_scene(False, True), friction=LAWS[law](), form=form)
+    assert cm.solve(problem, solver="newton").ok
+    lazy = problem.force_vector()
+    assert not problem.built
+    problem.model  # noqa: B018  (built now: the variables take the point loaded)
+    np.testing.assert_array_equal(lazy, problem.force_vector())
+    assert np.abs(lazy).max() > 0.0

@@ -72,6 +72,21 @@ def test_options_made_from_a_copy_of_the_defaults_equal_a_construction(name) -> 
             assert getattr(solvers.make_options(name, {}), key) == getattr(cls(), key)
 
 
+def test_repeated_options_are_fresh_copies_of_values_checked_once() -> None:
+    """make_options keeps the options made from plain overrides: a repeated call hands out an equal
+    copy of its own, and a value equal to a kept one but of another type is still checked."""
+    from contactmodel import solvers
+    from contactmodel.errors import OptionError
+
+    first = solvers.make_options("newton", {"tol": 1e-9, "max_iter": 7})
+    again = solvers.make_options("newton", {"max_iter": 7, "tol": 1e-9})
+    assert first == again and first is not again
+    again.tol = 1e-3
+    assert solvers.make_options("newton", {"tol": 1e-9, "max_iter": 7}).tol == 1e-9
+    with pytest.raises(OptionError, match="max_iter"):
+        solvers.make_options("newton", {"tol": 1e-9, "max_iter": 7.0})
+
+
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
 def test_response_equals_the_accelerations_and_the_motion_apart(form) -> None:
     problem = cm.formulate(CASE.build(), friction=cm.Pyramid(CASE.mu), form=form)

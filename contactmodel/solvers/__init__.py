@@ -215,6 +215,12 @@ def make_options(name: str, overrides: dict):
     """
     _, options_cls = load(name)
     base = _preset_options(name, options_cls)
+    made_key = _made_key(name, overrides)
+    made = _MADE.get(made_key) if made_key is not None else None
+    if made is not None and made[0] is base:  # these overrides were checked on this base before
+        options = copy.copy(made[1])
+        options.__dict__.update({k: copy.deepcopy(made[1].__dict__[k]) for k in made[2]})
+        return options
     _refuse_unknown(name, overrides, base)
     # options_cls(**values) without checking the defaults and the preset again (~0.2 ms a call): a
     # copy of the options made from them (containers copied deeply, as default factories and
@@ -228,7 +234,28 @@ def make_options(name: str, overrides: dict):
         setattr(options, key, value)
     if overrides:  # each value is checked on assignment; the checks across fields run here
         options.validate()
+    if made_key is not None:
+        if len(_MADE) >= _MADE_SIZE:
+            _MADE.pop(next(iter(_MADE), None), None)  # the oldest (a pop: solves may run in threads)
+        containers = [k for k, v in options.__dict__.items() if isinstance(v, (dict, list))]
+        _MADE[made_key] = (base, copy.copy(options), containers)
+        options.__dict__.update({k: copy.deepcopy(options.__dict__[k]) for k in containers})
     return options
+
+
+#: (solver, overrides) -> (the preset options they were made on, the options made, their container
+#: fields): a repeated call (each step of a simulation, a re-solve) copies the options made before
+#: instead of checking the same overrides again (~40 us); only overrides of plain hashable values
+_MADE: dict[tuple, tuple] = {}
+_MADE_SIZE = 64
+
+
+def _made_key(name: str, overrides: dict) -> tuple | None:
+    """The key of ``overrides`` in :data:`_MADE`, None when a value is not a plain scalar."""
+    if not all(type(v) in (int, float, str, bool, type(None)) for v in overrides.values()):
+        return None
+    # the type is part of the key: 1, 1.0 and True are equal keys but not equally valid values
+    return (name, tuple(sorted((k, type(v).__name__, v) for k, v in overrides.items())))
 
 
 def _refuse_unknown(name: str, values: dict, base) -> None:

@@ -335,9 +335,14 @@ class _Newton(NewtonMethod):
         self._M: sp.csr_matrix | None = None
         self._q: np.ndarray | None = None
         self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
+        # what follows from M alone (J, J^T, dense J^T, row scales), kept between solves of small
+        # problems (see core.setup_cache); the box has none of its own
+        self.kept: dict[str, Any] | None = None
         if mcp.is_linear:
             self._M = _as_csr(mcp.M, self.n)
             self._q = np.asarray(mcp.q, dtype=float).reshape(self.n)
+            cache = core.setup_cache(mcp.M)
+            self.kept = None if cache is None else cache.setdefault("box", {})
 
     def eps(self, pt: _Point) -> float:
         """Proximal weight of the Newton matrix at ``pt`` (0 while not regularized)."""
@@ -349,9 +354,14 @@ class _Newton(NewtonMethod):
     def begin_attempt(self, x: np.ndarray) -> _Point | None:
         """Row scaling and regularization of the attempt's options; the point at ``x``."""
         opt, n = self.opt, self.n
+        if self._scaled is None and self.kept is not None and "scaled" in self.kept:
+            self.J(x)  # counted as the first evaluation of J, as without the cache
+            self._scaled = self.kept["scaled"]
         if self._scaled is None:
             norms = _row_inf_norms(self.J(x)) if n else np.ones(0)
             self._scaled = 1.0 / np.maximum(1.0, np.where(np.isfinite(norms), norms, 1.0))
+            if self.kept is not None and self._J is not None:
+                self.kept["scaled"] = self._scaled
         self.inv_scale = self._scaled if opt.scale_rows else np.ones(n)
         self.regularized = opt.newton_reg > 0.0 and opt.regularize == "always"
         self._prev_bound = self._singular_bound = self._chord = None
@@ -457,10 +467,16 @@ class _Newton(NewtonMethod):
         if self._J is not None:
             return self._J
         self.n_jeval += 1
+        if self.kept is not None and "J" in self.kept:
+            J, self._JT = self.kept["J"]
+            self._J = self._M if J is None else J  # None: M itself (see core.setup_cache)
+            return self._J
         J = _as_csr(self.mcp.J(x), self.n)
         if self.mcp.is_linear:
             self._J = J
             self._JT = J.T
+            if self.kept is not None:
+                self.kept["J"] = (None if J is self._M else J, self._JT)
         return J
 
     def jt_dot(self, J: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
@@ -537,8 +553,12 @@ class _Newton(NewtonMethod):
     ) -> Callable[[np.ndarray], np.ndarray] | None:
         """Factor of ``H[keep, keep]`` (``keep``: row indices, None for all) for the constant ``J``
         of an affine ``F``, taken from a dense copy of ``J`` made once and factored by LAPACK's LU."""
+        if self._Jd is None and self.kept is not None:
+            self._Jd = self.kept.get("Jd")
         if self._Jd is None:
             self._Jd = np.ascontiguousarray(self._J.toarray().T)
+            if self.kept is not None:
+                self.kept["Jd"] = self._Jd
         k = np.arange(self.n) if keep is None else keep
         if k.size == 0:
             return lambda r: np.zeros(0)

@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import connected_components
 
 from contactmodel.mcp.types import MCP, CoulombBlocks, natural_residual
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton.core import NewtonOptions
+from contactmodel.solvers.newton.core import NewtonOptions, setup_cache
 
 __all__ = ["MixedLCP", "components", "reduce_mlcp", "solve_blocks", "sub_mcp"]
 
@@ -59,6 +59,22 @@ def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
     n = mcp.n
     if n <= 1:
         return [np.arange(n)]
+    # an affine MCP's blocks follow from M and the cone blocks alone: kept between solves
+    kept = setup_cache(mcp.M) if mcp.is_linear else None
+    idx = mcp.cones.index if mcp.cones is not None and mcp.cones.k else np.zeros((0, 3), dtype=np.int64)
+    if kept is not None:
+        found = kept.get("components")
+        if found is not None and np.array_equal(found[0], idx):
+            return [part.copy() for part in found[1]]
+    parts = _components(mcp, x0)
+    if kept is not None:
+        kept["components"] = (idx.copy(), [part.copy() for part in parts])
+    return parts
+
+
+def _components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
+    """:func:`components`, found from the coupling graph."""
+    n = mcp.n
     G = sp.csr_matrix(mcp.J(x0))
     if mcp.is_linear and G.nnz >= n * n:  # a full matrix couples everything
         return [np.arange(n)]

@@ -27,7 +27,7 @@ marked *box only* (merit, polish, pivoting fallback, refinement, chord steps) do
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -139,6 +139,39 @@ class _Pattern:
         return data
 
 
+#: the block structures of small problems (see :func:`_structure`), by (n, the blocks' rows)
+_STRUCTURES: dict[tuple, tuple] = {}
+_STRUCTURES_SIZE = 8
+
+
+def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """(the box rows, each row's block and place in it (n, 2), the rows and columns of the block
+    diagonal entries of H, see :meth:`ConeMethod._da`) of n rows with the cone blocks ``idx``
+    (k, 3); kept for problems of at most ``core.SETUP_CACHE_N`` rows (a time step's problem has a
+    new matrix each step, the same blocks). The arrays are shared: read, never written."""
+    key = (n, idx.shape, idx.dtype.str, idx.tobytes()) if n <= core.SETUP_CACHE_N else None
+    found = _STRUCTURES.get(key) if key is not None else None
+    if found is not None:
+        return found
+    in_cone = np.zeros(n, dtype=bool)
+    in_cone[idx.ravel()] = True
+    box = np.flatnonzero(~in_cone)
+    block = np.full((n, 2), -1, dtype=np.int64)
+    block[box, 1] = np.arange(box.size)
+    block[idx.ravel(), 0] = np.repeat(np.arange(idx.shape[0]), 3)
+    block[idx.ravel(), 1] = np.tile(np.arange(3), idx.shape[0])
+    dpattern = (
+        np.concatenate([box, np.repeat(idx, 3, axis=1).ravel()]),
+        np.concatenate([box, np.tile(idx, (1, 3)).ravel()]),
+    )
+    found = (box, block, dpattern)
+    if key is not None:
+        if len(_STRUCTURES) >= _STRUCTURES_SIZE:
+            _STRUCTURES.pop(next(iter(_STRUCTURES), None), None)  # the oldest (solves may run in threads)
+        _STRUCTURES[key] = found
+    return found
+
+
 class ConeMethod(NewtonMethod):
     """The cone-block method of the ``newton`` solver (see the module docstring)."""
 
@@ -150,33 +183,28 @@ class ConeMethod(NewtonMethod):
     def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
         # the box-MCP machinery does not apply to cone blocks (see NewtonOptions)
         off = {"refine_iter": 0, "polish": "never", "chord_steps": 0, "pivot_fallback": False}
-        super().__init__(mcp, replace(opt, **off))
+        super().__init__(mcp, core.with_fields(opt, **off))
         self.lb = np.asarray(mcp.lb, dtype=float)
         self.ub = np.asarray(mcp.ub, dtype=float)
         self.idx = mcp.cones.index
         self.mu = mcp.cones.mu
-        in_cone = np.zeros(self.n, dtype=bool)
-        in_cone[self.idx.ravel()] = True
-        self.box = np.flatnonzero(~in_cone)
+        self.affine = mcp.M is not None
+        # what follows from M and the blocks alone, kept between solves of small problems
+        cache = core.setup_cache(mcp.M) if self.affine else None
+        self.kept = None if cache is None else cache.get("cone")
+        if cache is not None and not (self.kept is not None and np.array_equal(self.kept["idx"], self.idx)):
+            self.kept = cache["cone"] = {"idx": self.idx.copy()}
+        self.box, self.block, self._dpattern = _structure(self.n, self.idx)
         self.lb_box, self.ub_box = self.lb[self.box], self.ub[self.box]
         self.s_box = np.ones(self.box.size)
         self.rho = np.ones(self.idx.shape[0])
         self.j_scale = 1.0
         self.boost = 1.0  # grows 10x at each watchdog return
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
-        self.affine = mcp.M is not None
         self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
         self._pattern: _Pattern | None = None
-        self.block = np.full((self.n, 2), -1, dtype=np.int64)  # a row's block and place in it
-        self.block[self.box, 1] = np.arange(self.box.size)
-        self.block[self.idx.ravel(), 0] = np.repeat(np.arange(self.idx.shape[0]), 3)
-        self.block[self.idx.ravel(), 1] = np.tile(np.arange(3), self.idx.shape[0])
-        self._dpattern = (  # rows and columns of the block diagonal entries, see _da
-            np.concatenate([self.box, np.repeat(self.idx, 3, axis=1).ravel()]),
-            np.concatenate([self.box, np.tile(self.idx, (1, 3)).ravel()]),
-        )
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
         self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
@@ -287,6 +315,10 @@ class ConeMethod(NewtonMethod):
             self.s_box = np.ones(self.box.size)
             self.rho = np.ones(self.idx.shape[0])
             return
+        kept = self.kept if J is self._J else None
+        if kept is not None and "scaling" in kept:
+            self.j_scale, self.s_box, self.rho = kept["scaling"]
+            return
         norms = np.zeros(self.n)
         a = np.abs(J.data)
         nonempty = np.diff(J.indptr) > 0
@@ -296,16 +328,24 @@ class ConeMethod(NewtonMethod):
         self.j_scale = float(np.median(norms)) if norms.size else 1.0
         self.s_box = 1.0 / norms[self.box]
         self.rho = 1.0 / np.max(norms[self.idx], axis=1)
+        if kept is not None:
+            kept["scaling"] = (self.j_scale, self.s_box, self.rho)
 
     def J(self, x: np.ndarray) -> sp.csr_matrix:
         if self.affine and self._J is not None:
             return self._J
         self.n_jeval += 1
+        if self.kept is not None and "J" in self.kept:
+            J, self._JT = self.kept["J"]
+            self._J = self.mcp.M if J is None else J  # None: M itself (see core.setup_cache)
+            return self._J
         J = self.mcp.J(x)
         J = sp.csr_matrix(J) if not sp.issparse(J) else J.tocsr()
         J.sum_duplicates()
         if self.affine:
             self._J, self._JT = J, J.T.tocsr()
+            if self.kept is not None:
+                self.kept["J"] = (None if J is self.mcp.M else J, self._JT)
         return J
 
     def dense_J(self, J: sp.csr_matrix) -> np.ndarray | None:
@@ -314,7 +354,12 @@ class ConeMethod(NewtonMethod):
             return None
         if self.affine:
             if self._Jd is None:
-                self._Jd = J.toarray()
+                kept = self.kept if J is self._J else None
+                self._Jd = kept.get("Jd") if kept is not None else None
+                if self._Jd is None:
+                    self._Jd = J.toarray()
+                    if kept is not None:
+                        kept["Jd"] = self._Jd
             return self._Jd
         return J.toarray()
 
@@ -374,17 +419,19 @@ class ConeMethod(NewtonMethod):
         cone blocks' 3 x 3 blocks row-major (the order of :class:`_Pattern`'s ``dpos``)."""
         return np.concatenate([pt.da_box + eps * pt.db_box, (pt.da_cone + eps * pt.db_cone).ravel()])
 
-    def matrix(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | sp.csc_matrix:
-        """H as a dense array (the dense path, see :meth:`dense_J`) or a CSC matrix."""
+    def matrix(
+        self, pt: _Point, J: sp.csr_matrix, eps: float, order: str = "C"
+    ) -> np.ndarray | sp.csc_matrix:
+        """H as a dense array in ``order`` (the dense path, see :meth:`dense_J`) or a CSC matrix."""
         Jd = self.dense_J(J)
         if Jd is not None:
-            H = np.zeros((self.n, self.n))
+            H = np.zeros((self.n, self.n), order=order)
             b, idx = self.box, self.idx
             H[b] = pt.db_box[:, None] * Jd[b]
             if idx.size:
                 H[idx] = np.einsum("kij,kjn->kin", pt.db_cone, Jd[idx])
-            drows, dcols = self._dpattern
-            np.add.at(H, (drows, dcols), self._da(pt, eps))
+            # the block diagonal's positions are distinct: a plain += adds each entry once
+            H[self._dpattern] += self._da(pt, eps)
             return H
         pat = self.pattern(J)
         return sp.csc_matrix((self.values(pt, J, eps), pat.rows, pat.indptr), shape=(self.n, self.n))
@@ -395,11 +442,13 @@ class ConeMethod(NewtonMethod):
         LAPACK's LU on the dense path; else SuperLU on the CSC matrix of the kept block
         ``H[keep, keep]``, cut from the entries of :meth:`values` without building ``H`` (its
         stored zeros dropped, as SciPy's sparse products drop them)."""
+        unit_box = (pt.db_box == 0.0) & (pt.da_box == 1.0)
         fixed = np.zeros(self.n, dtype=bool)
-        fixed[self.box[(pt.db_box == 0.0) & (pt.da_box == 1.0)]] = True
-        fixed[self.idx[pt.sep].ravel()] = True
         d = np.zeros(self.n)
-        d[fixed] = -pt.phi[fixed]
+        if unit_box.any() or pt.sep.any():
+            fixed[self.box[unit_box]] = True
+            fixed[self.idx[pt.sep].ravel()] = True
+            d[fixed] = -pt.phi[fixed]
         keep = ~fixed
         self.n_factor += 1
         m = int(np.count_nonzero(keep))
@@ -408,10 +457,13 @@ class ConeMethod(NewtonMethod):
         with np.errstate(all="ignore"):
             try:
                 if self.dense_J(J) is not None:
-                    H = self.matrix(pt, J, eps)
-                    Hk = H[np.ix_(keep, keep)]
-                    rhs = -pt.phi[keep] - H[np.ix_(keep, fixed)] @ d[fixed]
-                    solve = dense_lu(np.asfortranarray(Hk), pivot_tol=1e-14)
+                    H = self.matrix(pt, J, eps, order="F")  # LAPACK's order: factored without a copy
+                    if m == self.n:  # no unit rows: the whole matrix, already Fortran-ordered
+                        Hk, rhs = H, -pt.phi
+                    else:
+                        Hk = np.asfortranarray(H[np.ix_(keep, keep)])
+                        rhs = -pt.phi[keep] - H[np.ix_(keep, fixed)] @ d[fixed]
+                    solve = dense_lu(Hk, pivot_tol=1e-14)
                     if solve is None:
                         return None
                     y = solve(rhs)
