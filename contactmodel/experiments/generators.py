@@ -371,7 +371,8 @@ def rod_cube_grid(zeta: float) -> list[dict]:
 
 
 def build_problem(instance: dict, friction: str = "model") -> cm.Problem:
-    """The Problem an instance description stands for (``friction``: model, pyramid or cone)."""
+    """The Problem an instance description stands for (``friction``: model, pyramid or cone); the
+    families of :mod:`contactmodel.experiments.sources` (the user's own problems) are built there."""
     family = instance["family"]
     if family == "boxes":
         system = random_boxes(instance["seed"], instance["size"], instance["mu"])
@@ -384,4 +385,10 @@ def build_problem(instance: dict, friction: str = "model") -> cm.Problem:
     if family == "rod_cube":
         system = rod_cube_system(instance["mu1"], instance["mu2"], instance["zeta"])
         return cm.formulate(system, friction=None if friction == "model" else _law(friction, instance["mu1"]))
-    raise UnknownNameError(f"unknown instance family {family!r}: use 'boxes', 'scara' or 'rod_cube'")
+    from contactmodel.experiments import sources
+
+    if family in sources.FAMILIES:  # the user's own problems (cm.compare)
+        return sources.build(instance, friction)
+    raise UnknownNameError(
+        f"unknown instance family {family!r}: use 'boxes', 'scara', 'rod_cube' or one of {sources.FAMILIES}"
+    )
