@@ -352,7 +352,7 @@ class Comparison:
 
     def to_markdown(self, width: int = 100) -> str:
         """A Markdown table (names shortened to fit ``width``), then the legend."""
-        header, body = self.cells(width, separator=3)
+        header, body = self.cells(width - 4, separator=3)  # "| " and " |" at the ends
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines + ["", *self.legend(width)])
@@ -428,12 +428,13 @@ def _warm_up(chosen: Sequence[Variant]) -> None:
     loaded, 0.3-1 s)."""
     import contactmodel as cm
 
-    problem = cm.formulate_from_matrices(np.eye(3), np.array([-1.0, 0.2, 0.0]), friction=cm.Pyramid(0.5))
-    for name in dict.fromkeys(v.solver for v in chosen):
-        try:
-            cm.solve(problem, solver=name)
-        except ContactModelError:  # a solver that is not installed: its runs will say so
-            pass
+    for law in (cm.Pyramid(0.5), cm.CoulombCone(0.5)):
+        problem = cm.formulate_from_matrices(np.eye(3), np.array([-1.0, 0.2, 0.0]), friction=law)
+        for name in dict.fromkeys(v.solver for v in chosen):
+            try:
+                cm.solve(problem, solver=name)
+            except ContactModelError:  # not installed, or not for this law: its runs will say so
+                pass
 
 
 def _default_name(row: dict) -> str:
