@@ -438,11 +438,15 @@ def _warm_up(chosen: Sequence[Variant]) -> None:
 
 
 def _default_name(row: dict) -> str:
+    """A name for a stored problem: its name, case or file, else ``family(key=value,...)``, with
+    its friction law when not the model's."""
     instance = row["instance"]
+    law = "" if row["friction"] == sources.MODEL else f" [{row['friction']}]"
     for key in ("name", "case", "path"):
         if key in instance:
-            return Path(str(instance[key])).name if key == "path" else str(instance[key])
-    return json.dumps(instance, sort_keys=True)
+            return (Path(str(instance[key])).name if key == "path" else str(instance[key])) + law
+    rest = ",".join(f"{k}={v}" for k, v in sorted(instance.items()) if k != "family")
+    return f"{instance.get('family', '')}({rest}){law}"
 
 
 def _number(value: float | None, digits: int = 1) -> str:
