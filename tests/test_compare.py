@@ -140,3 +140,20 @@ def test_the_command_writes_its_tables_and_profiles(tmp_path, capsys):
     assert {"compare.csv", "compare.md", "compare.tex", "compare_profile.png"} <= names
     assert "compare_data_profile.png" in names
     assert "| tight |" in (tmp_path / "compare.md").read_text()
+
+
+def test_experiment_tables_come_in_blocks_that_fit_and_profiles_leave_decide_out(tmp_path):
+    from contactmodel.experiments import reports
+
+    columns = [f"column_number_{k}" for k in range(12)]
+    summary = [{c: 0.125 * k for k, c in enumerate(columns)}, {c: 7 for c in columns}]
+    text = reports.text_table(summary, columns, width=100)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert text.count("column_number_0") == len(text.split("\n\n")) > 1  # each block repeats the first
+    row = {"instance": {"family": "lcp", "path": "x"}, "friction": "model", "iterations": 1, "residual": 0.0}
+    rows = [
+        {**row, "solver": "lemke", "label": "lemke", "status": "solved", "seconds": 0.5},
+        {**row, "solver": DECIDE, "label": DECIDE, "status": "unique", "seconds": 0.1},
+    ]
+    assert set(reports.performance_profile(rows, tmp_path / "p.png")) == {"lemke"}
+    assert set(reports.data_profile(rows, tmp_path / "d.png")) == {"lemke"}
