@@ -445,14 +445,19 @@ def performance_profile(
         curves[label] = [float((r <= 2.0**k).mean()) for k in range(int(math.log2(top)) + 2)]
     ax.set_xscale("log", base=2)
     ax.set_xlabel(f"tau ({metric} within tau x the best)")
-    ax.set_ylabel("fraction of problems")
+    _save_profile(fig, ax, path, "fraction of problems", title or f"performance profile ({metric})")
+    return curves
+
+
+def _save_profile(fig, ax, path: Path, ylabel: str, title: str) -> None:
+    """A profile's common finish: fractions on y, the legend, the title; written to ``path``."""
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7)
-    ax.set_title(title or f"performance profile ({metric})", fontsize=9)
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return curves
+    _pyplot().close(fig)
 
 
 def data_profile(
@@ -479,13 +484,8 @@ def data_profile(
             ax.step(xs, ys, where="post", label=label)
     ax.set_xscale("log")
     ax.set_xlabel(f"budget ({metric})")
-    ax.set_ylabel(f"fraction of the {total} problems solved")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title(title or f"data profile ({metric})", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    ylabel = f"fraction of the {total} problems solved"
+    _save_profile(fig, ax, path, ylabel, title or f"data profile ({metric})")
     return curves
 
 
