@@ -55,6 +55,7 @@ VERDICT_CODES = {
     "undecided": "?",
     "time-limit": "TL",
     "error": "ERR",
+    "unsupported": "N/A",
 }
 #: the table's columns: (record key, header)
 COLUMNS = (
