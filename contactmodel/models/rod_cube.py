@@ -92,6 +92,7 @@ import warnings
 import numpy as np
 
 import contactmodel as cm
+from contactmodel.errors import DeclarationError
 from contactmodel.manipulator import Link, Prismatic, Revolute
 
 GRAVITY = 10.0  # m/s^2 along -z; the paper's cube weighs 10 N
@@ -141,11 +142,13 @@ def build(
     and 0); ``tau``: (rod force N, rod moment N m).
     """
     if example not in (1, 2):
-        raise ValueError(f"example must be 1 or 2 (got {example!r})")
+        raise DeclarationError(f"example must be 1 or 2 (got {example!r})")
     data = dict(EXAMPLE_1 if example == 1 else EXAMPLE_2)
     if mu is not None:
         if len(mu) != len(data["mu"]):
-            raise ValueError(f"Example {example} has {len(data['mu'])} contacts: give one mu per contact")
+            raise DeclarationError(
+                f"Example {example} has {len(data['mu'])} contacts: give one mu per contact"
+            )
         data["mu"] = tuple(mu)
     if zeta is not None:
         data["zeta"] = zeta
@@ -265,7 +268,7 @@ def build_authors(mu: tuple[float, ...] | None = None, tau: tuple[float, float] 
     """
     mus = tuple(EXAMPLE_2["mu"] if mu is None else mu)
     if len(mus) != len(CONTACTS):
-        raise ValueError(f"Example 2 has {len(CONTACTS)} contacts: give one mu per contact")
+        raise DeclarationError(f"Example 2 has {len(CONTACTS)} contacts: give one mu per contact")
     G, Minv, f = authors_matrices(tau)
     laws = [cm.Ellipsoid(m, 1.0, 1.0, e, direction="opposite") for m, e in zip(mus, EXAMPLE_2["e_r"])]
     return cm.formulate_from_matrices(
