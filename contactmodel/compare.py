@@ -180,7 +180,7 @@ def compare(
             "or run with workers=N (a forked pool) instead"
         )
     if scheduler is None:
-        _warm_up(chosen)
+        warm_up([v.solver for v in chosen])
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(store) if store is not None else Path(scratch) / "compare.sqlite"
         run(tasks, path, workers=workers, scheduler=scheduler, progress=progress, description=experiment)
@@ -423,15 +423,15 @@ def _agree(verdict: str | None, distance: float | None, tol: float) -> bool | No
     return distance <= tol if verdict == "unique" and distance is not None else None
 
 
-def _warm_up(chosen: Sequence[Variant]) -> None:
-    """One tiny solve per solver in this process before runs are forked from it, so that the
+def warm_up(names: Sequence[str]) -> None:
+    """One tiny solve per solver (``names``) in this process before runs are forked from it, so that the
     runs' seconds leave out what only a process's first solve pays (numba's compiled kernels
     loaded, 0.3-1 s)."""
     import contactmodel as cm
 
     for law in (cm.Pyramid(0.5), cm.CoulombCone(0.5)):
         problem = cm.formulate_from_matrices(np.eye(3), np.array([-1.0, 0.2, 0.0]), friction=law)
-        for name in dict.fromkeys(v.solver for v in chosen):
+        for name in dict.fromkeys(names):
             try:
                 cm.solve(problem, solver=name)
             except ContactModelError:  # not installed, or not for this law: its runs will say so

@@ -507,17 +507,27 @@ def text_table(rows: Sequence[dict], columns: Sequence[str], width: int = 100) -
         body.append(cells)
     widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
     numeric = [all(_numeric(r[k]) for r in body) for k in range(len(header))]
-    blocks: list[list[int]] = [[]]  # the columns after the first, in blocks that fit ``width``
-    for k in range(1, len(header)):
-        used = widths[0] + sum(widths[j] + 3 for j in blocks[-1])
-        if blocks[-1] and used + widths[k] + 3 > width:
+    # the leading columns that name a row (the first, and the text ones after it, up to half the
+    # width) start every block; the others fill blocks at most ``width`` wide
+    names = [0]
+    while (
+        len(names) < len(header)
+        and not numeric[len(names)]
+        and sum(widths[k] + 3 for k in names) + widths[len(names)] <= width // 2
+    ):
+        names.append(len(names))
+    lead = sum(widths[k] + 3 for k in names)
+    blocks: list[list[int]] = [[]]
+    for k in range(len(names), len(header)):
+        if blocks[-1] and lead + sum(widths[j] + 3 for j in blocks[-1]) + widths[k] > width:
             blocks.append([])
         blocks[-1].append(k)
     text = []
     for block in blocks:
-        keep = [0, *block]
+        keep = [*names, *block]
+        shown = [cells for cells in body if any(cells[k].strip("–/ ") for k in block)]
         lines = []
-        for cells in [header, *body]:
+        for cells in [header, *shown]:
             aligned = [f"{cells[k]:>{widths[k]}}" if numeric[k] else f"{cells[k]:<{widths[k]}}" for k in keep]
             lines.append("   ".join(aligned).rstrip())
         lines.insert(1, "   ".join("-" * widths[k] for k in keep))

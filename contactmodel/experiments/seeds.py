@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contactmodel.compare import Comparison
+from contactmodel.compare import Comparison, warm_up
 from contactmodel.errors import ContactModelError, UnknownNameError, did_you_mean
 from contactmodel.experiments import reports
 from contactmodel.experiments.generators import MU_GRID, SCARA_IPOPT_INTERIOR, rod_cube_grid, table1_instances
@@ -256,6 +256,8 @@ def run_experiment(
     tasks = experiment.tasks(limit, time_limit)
     if log is not None:
         log(f"{experiment.name}: {plan(tasks, limit)}")
+    if scheduler is None:  # the forked runs then time the solve, not numba's first load
+        warm_up([t.solver for t in tasks if t.solver != DECIDE])
     run(
         tasks,
         out / STORE,
