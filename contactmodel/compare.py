@@ -189,6 +189,8 @@ def compare(
             rows = [r for r in db.rows() if r["key"] in keys]
     order = {t.key: k for k, t in enumerate(tasks)}
     rows.sort(key=lambda r: order[r["key"]])
+    for row in rows:  # a run stored under another label (the label is not part of its key)
+        row["label"] = tasks[order[row["key"]]].label or row["solver"]
     return Comparison.from_rows(rows, names, agree_tol)
 
 
