@@ -46,6 +46,8 @@ _LAZY: dict[str, str] = {
     "Ground": "contactmodel.system",
     "System": "contactmodel.system",
     "all_solutions": "contactmodel.analysis",
+    "compare": "contactmodel.compare",
+    "Comparison": "contactmodel.compare",
     "Distinct": "contactmodel.analysis.multiple",
     "SearchMethod": "contactmodel.analysis.multiple",
     "decide": "contactmodel.analysis",
@@ -65,7 +67,8 @@ _SUBMODULES = ("inertia", "shapes")
 __all__ = sorted([*_LAZY, *_SUBMODULES])
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ provides these names
-    # (the friction laws, from the table, reach type checkers through __getattr__)
+    # (the friction laws, from the table, reach type checkers through __getattr__; so do compare and
+    # Comparison, whose module reaches the experiment machinery, which imports this package)
     from contactmodel import inertia, shapes
     from contactmodel.analysis import all_solutions, decide, diagnose, verify
     from contactmodel.assembly import Assembly, assemble
@@ -108,11 +111,11 @@ def __getattr__(name: str) -> Any:
     elif name == "__version__":
         value = _version()
     elif name.startswith("_") or importlib.util.find_spec(f"{__name__}.{name}") is None:
-        from contactmodel.errors import UnknownAttributeError
+        from contactmodel.errors import UnknownAttributeError, did_you_mean
 
         raise UnknownAttributeError(
-            f"module {__name__!r} has no attribute {name!r}; its public names are listed in "
-            f"{__name__}.__all__"
+            f"module {__name__!r} has no attribute {name!r}{did_you_mean(name, __all__)}; its public names "
+            f"are listed in {__name__}.__all__"
         )
     else:
         value = importlib.import_module(f"{__name__}.{name}")

@@ -10,7 +10,6 @@ needs them, so ``contactmodel --help`` and argument errors answer at once.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import math
@@ -18,10 +17,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from contactmodel.errors import ContactModelError
+from contactmodel.model_file import ModelFileError, load_model
 
 if TYPE_CHECKING:
     import contactmodel as cm
@@ -32,10 +31,6 @@ EXIT_USAGE = 2
 EXIT_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
 QUIET, NORMAL, VERBOSE = -1, 0, 1
-
-
-class ModelFileError(ContactModelError):
-    """MODEL.py cannot be loaded or has no usable ``build()``."""
 
 
 def _tolerance(text: str) -> float:
@@ -180,6 +175,12 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None] | 
         "beside the paper's, or draw a performance profile of a run store (profile).",
         _experiment_arguments,
     ),
+    "compare": (
+        "compare solvers on your problems: a table, CSV/Markdown/LaTeX, performance and data profiles",
+        "Run every solver variant on every problem (model files, FCLIB/Siconos files, folders, the "
+        "catalogue) and cm.decide once per problem; print the table and a line per solver.",
+        lambda sub: _cli_compare().declare(sub),
+    ),
     "solvers": ("list the registered solvers and whether they are available", "", None),
     "simulate": (
         "time-step the system returned by build() in MODEL.py",
@@ -225,54 +226,6 @@ def _parser(command: str | None = None) -> tuple[argparse.ArgumentParser, dict[s
 
 def _command_of(argv: Sequence[str]) -> str | None:
     return next((a for a in argv if a in COMMANDS), None)
-
-
-def load_model(path: str | Path) -> cm.System | cm.Problem:
-    """Import ``path`` as a module and return what its ``build()`` returns; ``FILE.py:NAME``
-    calls ``NAME()`` instead (a System or a formulated Problem)."""
-    file, func = _split_target(path)
-    if not file.is_file():
-        raise ModelFileError(f"model file '{path}' not found")
-    module_name = f"_contactmodel_model_{file.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, file)
-    if spec is None or spec.loader is None:
-        raise ModelFileError(f"cannot import '{path}' as a Python module; give a .py file")
-    module = importlib.util.module_from_spec(spec)
-    folder = str(file.resolve().parent)
-    sys.path.insert(0, folder)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-        return _build(module, file, func)
-    finally:
-        sys.modules.pop(module_name, None)
-        if folder in sys.path:
-            sys.path.remove(folder)
-
-
-def _split_target(path: str | Path) -> tuple[Path, str]:
-    """``FILE.py:NAME`` -> (FILE.py, NAME); anything else -> (path, "build")."""
-    file, sep, func = str(path).rpartition(":")
-    if sep and func.isidentifier() and file.endswith(".py"):
-        return Path(file), func
-    return Path(path), "build"
-
-
-def _build(module: ModuleType, path: str | Path, func: str = "build") -> cm.System | cm.Problem:
-    import contactmodel as cm
-
-    build = getattr(module, func, None)
-    if not callable(build):
-        raise ModelFileError(
-            f"'{path}' defines no {func}() function; it must define {func}() -> contactmodel.System"
-        )
-    system = build()
-    if not isinstance(system, (cm.System, cm.Problem)):
-        raise ModelFileError(
-            f"{func}() in '{path}' returned {type(system).__name__}; it must return a contactmodel.System "
-            "(or a formulated contactmodel.Problem)"
-        )
-    return system
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -429,6 +382,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+def _cli_compare():
+    from contactmodel import cli_compare
+
+    return cli_compare
+
+
 def _cli_simulate():
     from contactmodel import cli_simulate
 
@@ -438,6 +397,8 @@ def _cli_simulate():
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "simulate":
         return _cli_simulate().run(args)
+    if args.command == "compare":
+        return _cli_compare().run(args)
     if args.command == "solvers":
         return _solvers()
     if args.command == "experiment":

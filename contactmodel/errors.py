@@ -57,3 +57,23 @@ class DrawingError(ContactModelError):
 class ArgumentKindError(ContactModelError, TypeError):
     """An argument of the wrong kind (e.g. a Solution where the geometry is needed, or a problem
     object that is neither a contact Problem nor an MCP). Also a ``TypeError``."""
+
+
+def did_you_mean(name: str, choices) -> str:
+    """``" (did you mean 'x'?)"`` naming the choice closest to a misspelt ``name`` (difflib's
+    similarity at least 0.6, case ignored), or ``""`` when none is close."""
+    import difflib
+
+    choices = [str(c) for c in choices]
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(str(name).lower(), list(lowered), n=1)
+    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+
+
+class ContactModelWarning(UserWarning):
+    """Base class of the package's warnings: a request that runs but is probably not what was meant."""
+
+
+class NoContactsWarning(ContactModelWarning):
+    """A problem without contacts was solved: the answer is the bodies' free motion (no contact
+    forces), which is rarely what a contact model is built for."""

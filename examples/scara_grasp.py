@@ -66,85 +66,12 @@ References:
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 import contactmodel as cm
-from contactmodel.manipulator import Manipulator, scara
 
-R = 0.2  # m, half the cube's side
-A = 0.5  # m, height of the cube's centre above the palm frame
-L1, L2, L3 = 0.4, 0.25, 0.0  # m, SCARA link lengths
-CUBE_MASS = 3.0  # kg
-MU = (0.1, 0.2)  # friction at tip 1 and tip 2
-SQUEEZE = 200.0  # N, the normal force each arm's joint torques would exert on a still cube
-SPEED = 1.0  # m/s, the cube slipping down between the fingers (sliding variant)
-G = 9.81  # m/s^2
-
-THETA1 = math.asin(L2 / (2 * L1))  # rad
-THETA2 = -THETA1 - math.pi / 6  # rad
-QUILL = -math.pi / 6  # m, the prismatic joint's position in Theta
-REACH = L1 * math.cos(THETA1) + L2 * math.cos(math.pi / 6)  # m, base to fingertip along x
-B_SEED = 0.8  # m, the paper's base distance (fingertips 0.40705 m apart: no grasp)
-B = R + REACH  # m, 0.796473: the base distance that closes the grasp
-D1 = A - QUILL  # m, SCARA column height putting the fingertips at the cube's mid-height
-TIP = 3  # index of the fingertip link (link 4, the wrist)
-
-
-def _arm(system: cm.System, name: str, side: float, q: tuple[float, ...]) -> Manipulator:
-    """One SCARA with its base at (side * B, 0, 0), squeezing towards the cube."""
-    base = ((side * B, 0.0, 0.0), np.eye(3))
-    dh = scara(name, L1, L2, L3, q=q, base=base, d1=D1)
-    tip = dh.link_frames()[TIP][1]
-    tau = dh.point_jacobian(TIP, tip).T @ (SQUEEZE * np.array([-side, 0.0, 0.0]))
-    return system.add_manipulator(
-        name,
-        joints=dh.joints,
-        links=dh.links,
-        q=q,
-        base=base,
-        efforts=[float(tau[0]), float(tau[1]), None, 0.0],
-        prescribed_accelerations=[None, None, 0.0, None],
-    )
-
-
-def build(sliding: bool = True) -> cm.System:
-    """The grasp; ``sliding``: the cube slips down at 1 m/s (both contacts slide), else at rest."""
-    system = cm.System(gravity=(0.0, 0.0, -G))
-    cube = system.add_body(
-        "cube",
-        mass=CUBE_MASS,
-        inertia=cm.inertia.box(CUBE_MASS, (2 * R, 2 * R, 2 * R)),
-        position=(0.0, 0.0, A),
-        velocity=(0.0, 0.0, -SPEED if sliding else 0.0),
-    )
-    arm1 = _arm(system, "scara1", -1.0, (THETA1, THETA2, QUILL, 0.0))
-    arm2 = _arm(system, "scara2", 1.0, (THETA1 + math.pi, THETA2, QUILL, 0.0))
-    for i, (arm, side, mu) in enumerate(((arm1, -1.0, MU[0]), (arm2, 1.0, MU[1])), start=1):
-        system.add_contact(
-            cube,
-            arm.link(TIP),
-            point=(side * R, 0.0, A),
-            normal=(-side, 0.0, 0.0),
-            tangent=(0.0, 0.0, -1.0),
-            friction=cm.CoulombCone(mu),
-            name=f"tip{i}",
-        )
-    return system
-
-
-def fingertip_gaps(system: cm.System) -> dict[str, float]:
-    """Signed distance (m) from each fingertip to its cube face along the contact normal."""
-    cube = system.body("cube")
-    gaps = {}
-    for contact in system.contacts:
-        arm, index = contact.body_b.manipulator, contact.body_b.index
-        tip = arm.link_frames()[index][1]
-        face = cube.position - R * contact.normal
-        gaps[contact.name] = float(contact.normal @ (face - tip))
-    return gaps
-
+# The model ships with the package (contactmodel.models.scara_grasp): the published experiments use it from an
+# installed copy. Every name of it is this example's too.
+from contactmodel.models.scara_grasp import *  # noqa: F403
+from contactmodel.models.scara_grasp import B_SEED, REACH, THETA1, THETA2, B, build, fingertip_gaps
 
 if __name__ == "__main__":
     print(f"theta1 = {THETA1:.6f} rad, theta2 = {THETA2:.6f} rad, reach = {REACH:.6f} m")

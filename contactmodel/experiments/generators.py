@@ -19,34 +19,30 @@
 ``scara_problem(seed, sliding, friction)``
     Andreani, Friedlander, Mello and Santos, "Complementarity and equivalent formulations via nonlinear
     programming: numerical results on multi-rigid-body contact problems with Coulomb friction", 2002, §4:
-    the fixed two-SCARA grasp of ``examples/scara_grasp.py``, A from its assembly, b drawn uniformly in [-5,
-    5]^6 by ``numpy.random.default_rng(seed)`` (the same b for the sliding and the rolling family, as in the
-    paper), mu = (0.1, 0.2); sliding contacts have unit velocity along t (the paper's v_i = (0, 1, 0)).
-    Built by
-    ``cm.formulate_from_matrices``. Sizes: 2 (sliding), 10 (rolling, pyramid LCP), 6 + slacks
-    (rolling, Coulomb cone MNCP).
+    the fixed two-SCARA grasp of :mod:`contactmodel.models.scara_grasp`, A from its assembly, b drawn
+    uniformly in [-5, 5]^6 by ``numpy.random.default_rng(seed)`` (the same b for the sliding and the
+    rolling family, as in the paper), mu = (0.1, 0.2); sliding contacts have unit velocity along t
+    (the paper's v_i = (0, 1, 0)). Built by ``cm.formulate_from_matrices``. Sizes: 2 (sliding), 10
+    (rolling, pyramid LCP), 6 + slacks (rolling, Coulomb cone MNCP).
 
 ``rod_cube_system(mu1, mu2, zeta)``
     Trinkle and Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts", §4.1 (Example
-    1) from ``examples/rod_cube.py``; ``MU_GRID`` is its 20 values in [0.1, 1.0] and ``rod_cube_grid(zeta)``
-    the 400 (mu1, mu2) cells.
+    1) from :mod:`contactmodel.models.rod_cube`; ``MU_GRID`` is its 20 values in [0.1, 1.0] and
+    ``rod_cube_grid(zeta)`` the 400 (mu1, mu2) cells.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
 import contactmodel as cm
 from contactmodel.errors import DeclarationError, FrictionLawError, UnknownNameError
 from contactmodel.friction import CoulombCone, FrictionLaw, Pyramid
+from contactmodel.models import rod_cube, scara_grasp
 
 G = 9.81
 ROLLING_ROWS = 5
@@ -54,7 +50,6 @@ SLIDING_ROWS = 1
 MUS = tuple(round(0.1 * k, 1) for k in range(1, 11))
 MU_GRID = tuple(round(float(m), 6) for m in np.linspace(0.1, 1.0, 20))
 SCARA_MU = (0.1, 0.2)
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def pyramid_lcp_size(rolling: int, sliding: int) -> int:
@@ -325,23 +320,9 @@ def table1_instances(counts: dict[int, int], per_problem: int = 10) -> list[dict
 
 
 @functools.cache
-def _example(name: str) -> ModuleType:
-    path = EXAMPLES / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_contactmodel_example_{name}", path)
-    if spec is None or spec.loader is None:
-        raise UnknownNameError(
-            f"no example {name!r} at {path}: the examples/ folder of a source checkout is needed"
-        )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-@functools.cache
 def scara_matrix() -> np.ndarray:
     """A (6 x 6) of the fixed two-SCARA grasp (rows n, t, o per fingertip)."""
-    return np.array(cm.assemble(_example("scara_grasp").build(sliding=False)).A, dtype=float)
+    return np.array(cm.assemble(scara_grasp.build(sliding=False)).A, dtype=float)
 
 
 #: Ipopt options for the SCARA MNCPs (Andreani et al. (2002) §4.2.1): bound_push = 1 starts every
@@ -381,7 +362,7 @@ def scara_problem(seed: int, sliding: bool, friction: str = "cone") -> cm.Proble
 def rod_cube_system(mu1: float, mu2: float, zeta: float) -> cm.System:
     """Trinkle and Pang (1997) Example 1 with friction (mu1 at the rod, mu2 at the hump) and rod
     height zeta."""
-    return _example("rod_cube").build(example=1, mu=(mu1, mu2), zeta=zeta)
+    return rod_cube.build(example=1, mu=(mu1, mu2), zeta=zeta)
 
 
 def rod_cube_grid(zeta: float) -> list[dict]:
@@ -390,7 +371,8 @@ def rod_cube_grid(zeta: float) -> list[dict]:
 
 
 def build_problem(instance: dict, friction: str = "model") -> cm.Problem:
-    """The Problem an instance description stands for (``friction``: model, pyramid or cone)."""
+    """The Problem an instance description stands for (``friction``: model, pyramid or cone); the
+    families of :mod:`contactmodel.experiments.sources` (the user's own problems) are built there."""
     family = instance["family"]
     if family == "boxes":
         system = random_boxes(instance["seed"], instance["size"], instance["mu"])
@@ -403,4 +385,10 @@ def build_problem(instance: dict, friction: str = "model") -> cm.Problem:
     if family == "rod_cube":
         system = rod_cube_system(instance["mu1"], instance["mu2"], instance["zeta"])
         return cm.formulate(system, friction=None if friction == "model" else _law(friction, instance["mu1"]))
-    raise UnknownNameError(f"unknown instance family {family!r}: use 'boxes', 'scara' or 'rod_cube'")
+    from contactmodel.experiments import sources
+
+    if family in sources.FAMILIES:  # the user's own problems (cm.compare)
+        return sources.build(instance, friction)
+    raise UnknownNameError(
+        f"unknown instance family {family!r}: use 'boxes', 'scara', 'rod_cube' or one of {sources.FAMILIES}"
+    )

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from contactmodel.experiments.runner import DECIDE
+
 OK = ("solved", "solved-inaccurate", "unique", "multiple")  # the last two: cm.decide verdicts
 
 #: Trinkle et al. (1997) Table 1: size -> (# data sets, Lemke frac, restarts, iter, FIP frac, FIP iter)
@@ -395,22 +397,34 @@ def residual_histogram(rows: Sequence[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def solver_costs(rows: Sequence[dict], metric: str = "seconds") -> dict[str, dict[str, float]]:
+    """{problem: {solver label: cost}} of the solver runs among ``rows`` (``cm.decide`` runs, a
+    verdict and not a solver, left out): ``metric`` of a solved run (at least 1e-6), infinity for
+    any other. A problem is (instance, friction law)."""
+    cost: dict[str, dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        if r["solver"] == DECIDE:
+            continue
+        value = r.get(metric)
+        solved = ok(r) and value is not None
+        cost[_problem_id(r)][r["label"]] = max(float(value), 1e-6) if solved else math.inf
+    return cost
+
+
 def performance_profile(
     rows: Sequence[dict], path: Path, metric: str = "seconds", title: str = ""
 ) -> dict[str, list[float]]:
-    """Dolan-More profile: fraction of problems each solver solves within tau x the best.
+    """Dolan-More profile of the solver runs among ``rows``: fraction of problems each solver
+    solves within tau x the best (E. D. Dolan and J. J. More, "Benchmarking optimization software
+    with performance profiles", Math. Programming 91, 2002).
 
     A problem is (instance, friction law); a run that is not solved has ratio infinity. Problems
-    no solver solved are left out. Returns {label: fractions at tau = 2^0 .. 2^k}.
+    no solver solved are left out; ``cm.decide`` runs are not a solver. Returns {label: fractions
+    at tau = 2^0 .. 2^k}.
     """
     plt = _pyplot()
-    labels = sorted({r["label"] for r in rows})
-    cost: dict[str, dict[str, float]] = defaultdict(dict)
-    for r in rows:
-        value = r.get(metric)
-        cost[_problem_id(r)][r["label"]] = (
-            max(float(value), 1e-6) if ok(r) and value is not None else math.inf
-        )
+    cost = solver_costs(rows, metric)
+    labels = sorted({label for per in cost.values() for label in per})
     ratios: dict[str, list[float]] = {label: [] for label in labels}
     for per in cost.values():
         best = min(per.values())
@@ -431,18 +445,53 @@ def performance_profile(
         curves[label] = [float((r <= 2.0**k).mean()) for k in range(int(math.log2(top)) + 2)]
     ax.set_xscale("log", base=2)
     ax.set_xlabel(f"tau ({metric} within tau x the best)")
-    ax.set_ylabel("fraction of problems")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7)
-    ax.set_title(title or f"performance profile ({metric})", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save_profile(fig, ax, path, "fraction of problems", title or f"performance profile ({metric})")
     return curves
 
 
-def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
-    """An aligned text table of summary ``rows`` over ``columns`` (keys of the rows). A column whose
+def _save_profile(fig, ax, path: Path, ylabel: str, title: str) -> None:
+    """A profile's common finish: fractions on y, the legend, the title; written to ``path``."""
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    _pyplot().close(fig)
+
+
+def data_profile(
+    rows: Sequence[dict], path: Path, metric: str = "seconds", title: str = ""
+) -> dict[str, list[tuple[float, float]]]:
+    """Data profile of the solver runs among ``rows``: the fraction of all problems each solver
+    solves within a budget of ``metric`` (seconds or iterations), against the budget (J. J. More
+    and S. M. Wild, "Benchmarking derivative-free optimization algorithms", SIAM J. Optim. 20,
+    2009, with the budget in the metric's own units). Returns {label: [(budget, fraction), ...]}
+    at each budget where the fraction grows."""
+    plt = _pyplot()
+    cost = solver_costs(rows, metric)
+    labels = sorted({label for per in cost.values() for label in per})
+    total = len(cost)
+    curves: dict[str, list[tuple[float, float]]] = {}
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label in labels:
+        solved = sorted(per[label] for per in cost.values() if math.isfinite(per.get(label, math.inf)))
+        steps = [(float(v), (k + 1) / total) for k, v in enumerate(solved)]
+        curves[label] = steps
+        if steps:
+            xs = [steps[0][0]] + [x for x, _ in steps]
+            ys = [0.0] + [y for _, y in steps]
+            ax.step(xs, ys, where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel(f"budget ({metric})")
+    ylabel = f"fraction of the {total} problems solved"
+    _save_profile(fig, ax, path, ylabel, title or f"data profile ({metric})")
+    return curves
+
+
+def text_table(rows: Sequence[dict], columns: Sequence[str], width: int = 100) -> str:
+    """An aligned text table of summary ``rows`` over ``columns`` (keys of the rows), in blocks of
+    columns (each repeating the first) at most ``width`` characters wide. A column whose
     key also appears as ``paper_<key>`` in some row prints ``ours / paper`` (``–`` where a side has
     no number); rows holding none of the columns are left out; numbers right-aligned."""
     with_paper = [c for c in columns if any(f"paper_{c}" in r for r in rows)]
@@ -458,12 +507,32 @@ def text_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
         body.append(cells)
     widths = [max(len(r[k]) for r in [header, *body]) for k in range(len(header))]
     numeric = [all(_numeric(r[k]) for r in body) for k in range(len(header))]
-    lines = []
-    for cells in [header, *body]:
-        aligned = [f"{c:>{w}}" if num else f"{c:<{w}}" for c, w, num in zip(cells, widths, numeric)]
-        lines.append("   ".join(aligned).rstrip())
-    lines.insert(1, "   ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    # the leading columns that name a row (the first, and the text ones after it, up to half the
+    # width) start every block; the others fill blocks at most ``width`` wide
+    names = [0]
+    while (
+        len(names) < len(header)
+        and not numeric[len(names)]
+        and sum(widths[k] + 3 for k in names) + widths[len(names)] <= width // 2
+    ):
+        names.append(len(names))
+    lead = sum(widths[k] + 3 for k in names)
+    blocks: list[list[int]] = [[]]
+    for k in range(len(names), len(header)):
+        if blocks[-1] and lead + sum(widths[j] + 3 for j in blocks[-1]) + widths[k] > width:
+            blocks.append([])
+        blocks[-1].append(k)
+    text = []
+    for block in blocks:
+        keep = [*names, *block]
+        shown = [cells for cells in body if any(cells[k].strip("–/ ") for k in block)]
+        lines = []
+        for cells in [header, *shown]:
+            aligned = [f"{cells[k]:>{widths[k]}}" if numeric[k] else f"{cells[k]:<{widths[k]}}" for k in keep]
+            lines.append("   ".join(aligned).rstrip())
+        lines.insert(1, "   ".join("-" * widths[k] for k in keep))
+        text.append("\n".join(lines))
+    return "\n\n".join(text)
 
 
 def _cell(value: Any) -> str:

@@ -16,6 +16,7 @@ solvers' own limits apply.
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import json
@@ -132,16 +133,33 @@ def _plain(value: Any) -> Any:
 _DROP = object()
 
 
+def pack(vector: np.ndarray) -> str:
+    """A float vector as one string (base64 of its float64 bytes): stored whole, not dropped as long
+    lists are (see ``_MAX_LIST``)."""
+    return base64.b64encode(np.ascontiguousarray(vector, dtype="<f8").tobytes()).decode("ascii")
+
+
+def unpack(text: str) -> np.ndarray:
+    """The vector :func:`pack` stored."""
+    return np.frombuffer(base64.b64decode(text), dtype="<f8").copy()
+
+
+def _mcp_of(problem):
+    """The MCP of a Problem (compiled) or a bare MCP (an LCP file's)."""
+    return problem.compile().mcp if hasattr(problem, "compile") else problem
+
+
 def run_task(task: Task) -> dict:
     """Build, solve and describe one task in this process; never raises."""
     import contactmodel as cm
     from contactmodel.experiments.generators import build_problem
+    from contactmodel.experiments.sources import answer_vector
 
     t0 = time.perf_counter()
     record = _base_record(task)
     try:
         problem = build_problem(task.instance, task.friction)
-        record["size"] = int(problem.compile().mcp.n)
+        record["size"] = int(_mcp_of(problem).n)
         options = dict(task.settings)
         if task.time_limit is not None and _takes_time_limit(task.solver):
             options.setdefault("time_limit", float(task.time_limit))
@@ -160,6 +178,8 @@ def run_task(task: Task) -> dict:
             solution=_plain(solution.to_json()),
             message=solution.message[:500],
         )
+        if solution.ok and solution.x is not None:  # compared across solvers (cm.compare)
+            record["extras"]["answer"] = pack(answer_vector(problem, solution.x))
     except Exception as exc:
         record.update(status="error", message=f"{type(exc).__name__}: {exc}"[:500])
         record["extras"] = {"traceback": traceback.format_exc()[-2000:]}
@@ -177,12 +197,15 @@ def _decide_record(problem, options: dict) -> dict:
     no-solution-below-bound, unique, multiple, undecided), residual = the relative natural
     residual of its first solution, extras = the evidence's scalars, ``exact`` and the steps tried."""
     import contactmodel as cm
+    from contactmodel.experiments.sources import answer_vector
     from contactmodel.solve import relative_residual
 
     result = cm.decide(problem, **options)
-    mcp = problem.compile().mcp
+    mcp = _mcp_of(problem)
     residual = relative_residual(mcp, result.solutions[0]) if result.solutions else None
     scalars = {k: v for k, v in result.evidence.items() if isinstance(v, (bool, int, float, str))}
+    if result.solutions:
+        scalars["answer"] = pack(answer_vector(problem, result.solutions[0]))
     return {
         "status": result.status.value,
         "residual": _plain(residual),

@@ -31,12 +31,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contactmodel.errors import UnknownNameError
+from contactmodel.compare import Comparison, warm_up
+from contactmodel.errors import ContactModelError, UnknownNameError, did_you_mean
 from contactmodel.experiments import reports
 from contactmodel.experiments.generators import MU_GRID, SCARA_IPOPT_INTERIOR, rod_cube_grid, table1_instances
 from contactmodel.experiments.runner import DECIDE, Store, Task, run
 
 STORE = "runs.sqlite"
+
+
+class RunsFailedError(ContactModelError):
+    """Every run of an experiment raised (e.g. a model file missing from an installed copy)."""
+
+
 TABLE1 = "trinkle1997-table1"
 SCARA = "andreani2002-scara"
 ROD_CUBE = "trinkle1997-rod-cube"
@@ -206,7 +213,8 @@ def resolve(name: str) -> Experiment:
     name = ALIASES.get(name, name)
     if name not in EXPERIMENTS:
         raise UnknownNameError(
-            f"unknown experiment {name!r}; choose one of {sorted(EXPERIMENTS)} (or 'profile')"
+            f"unknown experiment {name!r}{did_you_mean(name, [*EXPERIMENTS, 'profile'])}; choose one of "
+            f"{sorted(EXPERIMENTS)} (or 'profile')"
         )
     return EXPERIMENTS[name]
 
@@ -224,9 +232,10 @@ def plan(tasks: Sequence[Task], limit: int | None) -> str:
     return text
 
 
-def table(name: str, summary: Sequence[dict]) -> str:
-    """The printed table of an experiment's summary: ours beside the paper's numbers."""
-    return reports.text_table(summary, resolve(name).columns)
+def table(name: str, summary: Sequence[dict], width: int = 100) -> str:
+    """The printed table of an experiment's summary: ours beside the paper's numbers, in blocks of
+    columns at most ``width`` characters wide."""
+    return reports.text_table(summary, resolve(name).columns, width=width)
 
 
 def run_experiment(
@@ -247,6 +256,8 @@ def run_experiment(
     tasks = experiment.tasks(limit, time_limit)
     if log is not None:
         log(f"{experiment.name}: {plan(tasks, limit)}")
+    if scheduler is None:  # the forked runs then time the solve, not numba's first load
+        warm_up([t.solver for t in tasks if t.solver != DECIDE])
     run(
         tasks,
         out / STORE,
@@ -265,12 +276,20 @@ def run_experiment(
             "delete it to rerun everything with the current code",
             file=sys.stderr,
         )
+    if rows and all(r["status"] == "error" for r in rows):
+        raise RunsFailedError(
+            f"every one of the {len(rows)} runs of {experiment.name} failed (they will be retried on the "
+            f"next run); the first: {rows[0]['message']}"
+        )
     summary = experiment.report(rows, out)
-    reports.performance_profile(
-        rows,
-        out / f"{experiment.name}_profile.png",
-        title=f"{experiment.name}: performance profile (seconds)",
+    comparison = Comparison.from_rows(rows)
+    comparison.performance_profile(
+        out / f"{experiment.name}_profile.png", title=f"{experiment.name}: performance profile (seconds)"
     )
+    comparison.data_profile(
+        out / f"{experiment.name}_data_profile.png", title=f"{experiment.name}: data profile (seconds)"
+    )
+    comparison.to_csv(out / "runs.csv")
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     reports.write_csv(summary, out / "summary.csv")
     return summary
@@ -280,7 +299,7 @@ def profile_from_store(store: str | Path, out: str | Path, metric: str = "second
     """A Dolan-More profile PNG (``out``) from any run store."""
     with Store(store) as db:
         rows = db.rows()
-    return reports.performance_profile(rows, Path(out), metric=metric)
+    return Comparison.from_rows(rows).performance_profile(out, metric=metric)
 
 
 __all__ = [

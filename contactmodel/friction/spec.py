@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from contactmodel.errors import FrictionLawError
-from contactmodel.friction.registry import ACCEPTED, by_cli
+from contactmodel.errors import FrictionLawError, did_you_mean
+from contactmodel.friction.registry import ACCEPTED, LAWS, by_cli
 from contactmodel.friction.registry import FRICTION_SPECS as FORMS  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
@@ -40,7 +40,10 @@ def parse_friction(spec: str) -> FrictionLaw:
     name, *params = (part.strip() for part in spec.strip().split(":"))
     law = by_cli(name)
     if law is None:
-        raise FrictionLawError(f"unknown friction law {name!r} in spec {spec!r}; accepted forms: {ACCEPTED}")
+        hint = did_you_mean(name, [law.cli for law in LAWS if law.cli])
+        raise FrictionLawError(
+            f"unknown friction law {name!r} in spec {spec!r}{hint} (accepted forms: {ACCEPTED})"
+        )
     low, high = law.params
     if not low <= len(params) <= high:
         raise FrictionLawError(

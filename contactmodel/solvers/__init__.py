@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from contactmodel.errors import SolverError
+from contactmodel.errors import SolverError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,9 @@ def get(name: str) -> SolverInfo:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise SolverError(f"unknown solver '{name}'; choose one of {sorted(REGISTRY)}") from None
+        raise SolverError(
+            f"unknown solver '{name}'{did_you_mean(name, REGISTRY)}; choose one of {sorted(REGISTRY)}"
+        ) from None
 
 
 def takes(info: SolverInfo, lcp: bool, cones: bool = False, polynomial: bool = True) -> bool:
