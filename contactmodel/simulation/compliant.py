@@ -464,20 +464,25 @@ def spring_energy(contacts, gaps, models) -> float:
     return total
 
 
-def parse_contact(spec: str) -> Compliant:
+def parse_contact(spec: str) -> Compliant | None:
     """A :class:`Compliant` from the command line's ``compliant:K:C[:MODEL[:VS]]``: stiffness K,
-    damping C, MODEL ``linear`` (default) or ``hunt-crossley``, friction regularization VS (m/s)."""
+    damping C, MODEL ``linear`` (default) or ``hunt-crossley``, friction regularization VS (m/s);
+    None (rigid contact) for ``rigid``."""
     name, *params = (s.strip() for s in str(spec).split(":"))
+    if name.lower() == "rigid" and not params:
+        return None
     if name.lower() != "compliant" or not 2 <= len(params) <= 4:
         raise CompliantError(
-            f"contact spec {spec!r}: use compliant:K:C[:MODEL[:VS]] (stiffness K, damping C, MODEL linear "
+            f"contact spec {spec!r}: use rigid or compliant:K:C[:MODEL[:VS]] (stiffness K, damping C, MODEL linear "
             "or hunt-crossley, friction regularization VS in m/s), e.g. compliant:1e5:100"
         )
     try:
         numbers = [float(params[0]), float(params[1])]
         vs = float(params[3]) if len(params) == 4 else None
     except ValueError:
-        raise CompliantError(f"contact spec {spec!r}: K, C and VS must be numbers") from None
+        raise CompliantError(
+            f"contact spec {spec!r}: K, C and VS must be numbers, as in compliant:K:C[:MODEL[:VS]]"
+        ) from None
     kwargs = {"model": params[2]} if len(params) >= 3 else {}
     if vs is not None:
         kwargs["friction_regularization"] = vs
