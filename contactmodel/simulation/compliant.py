@@ -65,7 +65,8 @@ import scipy.sparse as sp
 
 from contactmodel.constants import Choice
 from contactmodel.errors import ContactModelError
-from contactmodel.friction.sets import BoxPart, EllipsoidPart, PolytopePart, SetPart, project_polytope
+from contactmodel.friction.sets import BoxPart, EllipsoidPart, PolytopePart, SetPart
+from contactmodel.system import Ground
 from contactmodel.validate import real
 
 #: at most this many generalized coordinates: the Newton matrix is solved densely
@@ -181,7 +182,7 @@ def regularized_friction(part: SetPart, u: np.ndarray, vs: float) -> tuple[np.nd
         f = np.zeros((k, p))
         jac = np.zeros((k, p, p))
         for i in range(k):
-            f[i] = project_polytope(-gain * u[i], G, hv)
+            f[i] = part.project(1.0, -gain * u[i])
             active = np.abs(G @ f[i] - hv) <= 1e-10 * max(1.0, float(np.max(np.abs(hv))))
             N = G[active]
             if N.shape[0] == 0:
@@ -409,6 +410,8 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
     if rigid:
         rigid_step = sim.step_assembly(rigid, gaps[hard_idx])
     report = NewtonReport(True, 0.0, 0)
+    # the sweeps are needed only when a body has contacts of both kinds
+    coupled = bool(_bodies(soft_contacts) & _bodies(rigid))
     for _ in range(max_sweeps):
         extra = np.zeros_like(base)
         if rigid:
@@ -430,7 +433,7 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
             break
         change = float(np.max(np.abs(p_new - p_c), initial=0.0))
         p_c, nu0 = p_new, nu
-        if not rigid or change <= 1e-10 * max(1.0, float(np.max(np.abs(p_c), initial=0.0))):
+        if not coupled or change <= 1e-10 * max(1.0, float(np.max(np.abs(p_c), initial=0.0))):
             break
     p[soft_rows] = p_c
     offsets = np.concatenate([[0], np.cumsum(soft.dims)])
@@ -453,6 +456,11 @@ def failure(newton: NewtonReport, solution, solver: str) -> str:
             f"{solution.residual:.3g}); {solution.message}"
         )
     return ""
+
+
+def _bodies(contacts) -> set[int]:
+    """The ids of the moving bodies (not the ground) of ``contacts``."""
+    return {id(b) for c in contacts for b in (c.body_a, c.body_b) if not isinstance(b, Ground)}
 
 
 def spring_energy(contacts, gaps, models) -> float:
