@@ -481,8 +481,8 @@ def parse_contact(spec: str) -> Compliant | None:
         return None
     if name.lower() != "compliant" or not 2 <= len(params) <= 4:
         raise CompliantError(
-            f"contact spec {spec!r}: use rigid or compliant:K:C[:MODEL[:VS]] (stiffness K, damping C, MODEL linear "
-            "or hunt-crossley, friction regularization VS in m/s), e.g. compliant:1e5:100"
+            f"contact spec {spec!r}: use rigid or compliant:K:C[:MODEL[:VS]] (stiffness K, damping C, "
+            "MODEL linear or hunt-crossley, friction regularization VS in m/s), e.g. compliant:1e5:100"
         )
     try:
         numbers = [float(params[0]), float(params[1])]
