@@ -662,6 +662,7 @@ def contact_models(args) -> None:
                     f"{r['penetration_max_m']:>12.2e}{r['penetration_end_m']:>12.2e}"
                     f"{_f(r.get('stop_s'), '.4f'):>9}{_f(r.get('stop_m'), '.5f'):>10}"
                     f"{_f(err, '+.2%'):>10}{r['speed_end']:>11.1e}{_f(r.get('energy_rise'), '.1e'):>10}"
+                    + ("" if r.get("failed_step") is None else f"  FAILED at step {r['failed_step']}")
                 )
             if exact is not None:
                 print(f"{'':<10}closed form: stops at {exact[0]:.4f} s after {exact[1]:.5f} m")

@@ -8,7 +8,8 @@ d = -g >= 0 in m, g the gap; its rate d_dot = -v_n in m/s, v_n the relative norm
 
 - normal force, never pulling (clamped at 0, and 0 while d <= 0):
 
-  * ``linear``: c_n = max(0, k d + c d_dot) (k in N/m, c in N s/m);
+  * ``linear``: c_n = max(0, k d + c d_dot) (k in N/m, c in N s/m), damped from the step after
+    the contact first penetrates (so the force is continuous in the step's new velocities);
   * ``hunt-crossley``: c_n = max(0, k d^n (1 + c d_dot)) (k in N/m^n, c in s/m, default n = 3/2,
     the Hertz exponent). Hunt and Crossley ("Coefficient of restitution interpreted as damping in
     vibroimpact", ASME J. Appl. Mech. 1975) write it k x^n + lambda x^n x_dot with
@@ -132,14 +133,22 @@ class Compliant:
         """The exponent of the penetration in the spring force (1 for ``linear``)."""
         return 1.0 if self.model is NormalModel.LINEAR else self.exponent
 
-    def normal(self, d: np.ndarray, ddot: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:
+    def normal(
+        self, d: np.ndarray, ddot: np.ndarray, h: float, touching: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Normal forces c_n (k,) N at penetrations ``d`` (k,) m and rates ``ddot`` (k,) m/s, and
-        dc_n/du_n (k,) N s/m where d = d0 - h u_n and d_dot = -u_n (u_n the new normal velocity)."""
+        dc_n/du_n (k,) N s/m where d = d0 - h u_n and d_dot = -u_n (u_n the new normal velocity).
+        ``touching`` (k,) bool: the contact penetrated at the start of the step (default: all).
+        The linear law damps touching contacts only: its force k d + c d_dot would jump from 0 to
+        c d_dot where d crosses 0 while closing, and then the step's equation could have no
+        solution; the first step of an impact is undamped instead (Hunt-Crossley's force is
+        continuous at d = 0)."""
         k, c = self.stiffness, self.damping
         pos = np.maximum(d, 0.0)
         if self.model is NormalModel.LINEAR:
-            raw = k * pos + c * ddot
-            slope = -(k * h + c) * np.ones_like(d)
+            damp = c if touching is None else np.where(touching, c, 0.0)
+            raw = k * pos + damp * ddot
+            slope = -(k * h + damp) * np.ones_like(d)
         else:
             n = self.exponent
             spring = k * pos**n
@@ -243,7 +252,8 @@ class CompliantContacts:
         for members, model, parts in self.groups:
             starts = self.starts[members]
             un = u[starts]
-            cn, dcn = model.normal(self.d0[members] - h * un, -un, h)
+            d0 = self.d0[members]
+            cn, dcn = model.normal(d0 - h * un, -un, h, d0 > 0)
             force[starts] = cn
             dim = int(self.dims[members[0]])
             J = np.zeros((len(members), dim, dim))

@@ -255,3 +255,21 @@ def test_simulate_command_takes_a_compliant_contact(tmp_path):
     traj = cm.simulation.load(out)
     sink = SIDE / 2 - traj.positions[-1, :, 2]
     np.testing.assert_allclose(sink, MASS * G / 4e6, rtol=0.01)  # both boxes compliant, k = 1e6
+
+
+def test_linear_force_of_a_contact_closing_in_the_step_is_continuous_where_it_touches():
+    # open at the start of the step (not touching): undamped, so no jump at d = 0
+    model = cm.Compliant(1e5, 300.0)
+    f, _ = model.normal(np.array([-1e-12, 1e-12]), np.array([0.5, 0.5]), 1e-3, np.array([False, False]))
+    assert f[0] == 0.0 and f[1] == pytest.approx(1e5 * 1e-12)
+
+
+def test_a_dropped_stack_of_compliant_boxes_lands_and_settles():
+    k = 1e5
+    system = cm.System(gravity=(0, 0, -G))
+    _box(system, "bottom", z=SIDE / 2 + 0.005)
+    _box(system, "top", x=0.02, z=1.5 * SIDE + 0.0105)
+    traj = _run(system, cm.Compliant(k, 300.0), 0.15, law=cm.Pyramid(MU))
+    assert np.max(np.diff(traj.energy)) <= ENERGY_TOL
+    sink = SIDE / 2 - traj.positions[-1, 0, 2]
+    assert sink == pytest.approx(2 * MASS * G / (4 * k), rel=0.05)
