@@ -62,9 +62,10 @@ time per step of each (process time, robust to other load on the machine; their 
 Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
 only ours run.
 
-``--contact-models``: instead of Siconos, rigid against compliant contact against MuJoCo (pip
-``mujoco``, its default soft contacts: solref (0.02, 1), solimp (0.9, 0.95, 0.001), elliptic cone
-for ``--law cone``, pyramidal for ``--law pyramid``, Euler integrator) on the box and the pile:
+``--contact-models``: instead of Siconos, rigid against compliant contact against MuJoCo
+(``pip install -e ".[mujoco]"``; its default soft contacts: solref (0.02, 1), solimp (0.9, 0.95,
+0.001), elliptic cone for ``--law cone``, pyramidal for ``--law pyramid``, Euler integrator) on
+the box and the pile:
 per step CPU time, floor penetration (largest over the run and at the end), and for the box the
 stop time and distance (first time its speed is below 1e-3 m/s) against the closed form; for the
 pile the largest speed at the end. Ours compliant: ``cm.Compliant(K, C)`` at every contact
