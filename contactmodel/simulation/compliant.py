@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
 
 from contactmodel.constants import Choice
 from contactmodel.errors import ContactModelError
@@ -364,7 +365,7 @@ def solve_compliant(
             step = np.linalg.solve(J, -R)
         else:
             J = (Md - h * (G.T @ cf.jac @ G)).tocsc()
-            step = sp.linalg.spsolve(J, -R)
+            step = spsolve(J, -R)
         alpha = 1.0
         merit = float(R @ R)
         while True:
