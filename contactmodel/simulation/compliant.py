@@ -73,6 +73,9 @@ from contactmodel.validate import real
 
 #: at most this many generalized coordinates: the Newton matrix is solved densely
 DENSE_NEWTON = 300
+#: the rigid-compliant sweeps of a step stop when the compliant impulses change by at most this
+#: (relative to max(1 N s, their largest))
+COUPLING_TOL = 1e-10
 
 
 class CompliantError(ContactModelError):
@@ -329,11 +332,15 @@ def check_choice(choice) -> None:
 @dataclass
 class NewtonReport:
     """How a compliant step's Newton solve ended: ``converged``, the last ``residual`` (N s,
-    inf-norm, relative to max(1, |b|_inf)) and the ``iterations``."""
+    inf-norm, relative to max(1, |b|_inf)) and the ``iterations``; ``sweeps`` the rigid-compliant
+    sweeps of the step and ``coupling`` the relative change of the compliant impulses in the last
+    one (0 when one sweep is exact)."""
 
     converged: bool
     residual: float
     iterations: int
+    sweeps: int = 1
+    coupling: float = 0.0
 
 
 def solve_compliant(
@@ -423,15 +430,17 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
     report = NewtonReport(True, 0.0, 0)
     # the sweeps are needed only when a body has contacts of both kinds
     coupled = bool(_bodies(soft_contacts) & _bodies(rigid))
-    for _ in range(max_sweeps):
+    change, sweeps = 0.0, 0
+    while sweeps < max_sweeps:
+        sweeps += 1
         extra = np.zeros_like(base)
         if rigid:
-            coupled = dataclasses.replace(rigid_step, f=rigid_step.f + Gc.T @ p_c)
-            problem, reused = sim.problem_for(coupled, rigid)
+            loaded = dataclasses.replace(rigid_step, f=rigid_step.f + Gc.T @ p_c)
+            problem, reused = sim.problem_for(loaded, rigid)
             x0 = sim.start(problem, reused) if sim.warm_start else None
             solution = sim.solve(problem, x0)
             if not solution.ok and (reused or x0 is not None):
-                problem, reused = sim.rebuild(coupled), False
+                problem, reused = sim.rebuild(loaded), False
                 solution = sim.solve(problem)
             if not solution.ok:
                 return p, problem, reused, solution, report
@@ -442,10 +451,15 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
         nu, p_new, report = solve_compliant(step.M, base + extra, Gc, soft, nu0)
         if not report.converged:
             break
-        change = float(np.max(np.abs(p_new - p_c), initial=0.0))
+        change = float(np.max(np.abs(p_new - p_c), initial=0.0)) / max(
+            1.0, float(np.max(np.abs(p_new), initial=0.0))
+        )
         p_c, nu0 = p_new, nu
-        if not coupled or change <= 1e-10 * max(1.0, float(np.max(np.abs(p_c), initial=0.0))):
+        if not coupled:
+            change = 0.0
+        if change <= COUPLING_TOL:
             break
+    report.sweeps, report.coupling = sweeps, change
     p[soft_rows] = p_c
     offsets = np.concatenate([[0], np.cumsum(soft.dims)])
     sim.compliant_impulses = {
@@ -456,6 +470,11 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
 
 def failure(newton: NewtonReport, solution, solver: str) -> str:
     """Why a compliant step failed ('' when it did not): its Newton solve or the rigid solve."""
+    if newton.converged and newton.coupling > COUPLING_TOL:
+        return (
+            f"the rigid and compliant contacts did not agree after {newton.sweeps} Gauss-Seidel sweeps "
+            f"(the compliant impulses still changed by {newton.coupling:.3g}, relative)"
+        )
     if not newton.converged:
         return (
             f"the compliant contacts' Newton solve did not converge (residual {newton.residual:.3g} after "
