@@ -61,6 +61,18 @@ time per step of each (process time, robust to other load on the machine; their 
 
 Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
 only ours run.
+
+``--contact-models``: instead of Siconos, rigid against compliant contact against MuJoCo
+(``pip install -e ".[mujoco]"``; its default soft contacts: solref (0.02, 1), solimp (0.9, 0.95,
+0.001), elliptic cone for ``--law cone``, pyramidal for ``--law pyramid``, Euler integrator) on
+the box and the pile:
+per step CPU time, floor penetration (largest over the run and at the end), and for the box the
+stop time and distance (first time its speed is below 1e-3 m/s) against the closed form; for the
+pile the largest speed at the end. Ours compliant: ``cm.Compliant(K, C)`` at every contact
+(``--stiffness``, ``--damping``) with each friction regularization of ``--vs``:
+
+    python benchmarks/simulate_peer.py --contact-models --scenes box_slide pile --boxes 16
+    python benchmarks/simulate_peer.py --contact-models --scenes box_slide --vs 1e-2 1e-3 1e-4 --dt 1e-3 1e-4
 """
 
 from __future__ import annotations
@@ -510,6 +522,154 @@ def spread(scene: dict, h: float, law: str) -> tuple[list[str], np.ndarray]:
     return names, gaps
 
 
+# -- rigid against compliant against MuJoCo -----------------------------------------------------
+def box_corners(positions: np.ndarray, quaternions: np.ndarray) -> np.ndarray:
+    """(N, nb, 8, 3) corners of the cubes from centres (N, nb, 3) and quaternions (N, nb, 4) (w, x, y, z)."""
+    from contactmodel.simulation.stepper import quat_matrices
+
+    n, nb = positions.shape[:2]
+    R = quat_matrices(quaternions.reshape(-1, 4)).reshape(n, nb, 3, 3)
+    signs = np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], dtype=float) * SIDE / 2
+    return positions[:, :, None, :] + np.einsum("nbij,vj->nbvi", R, signs)
+
+
+def motion_report(scene: dict, times, positions, quaternions, velocities, cpu: float) -> dict:
+    """Per step CPU time, floor penetration and, for one body, the stop time and distance."""
+    corners = box_corners(np.asarray(positions), np.asarray(quaternions))
+    depth = np.maximum(-corners[..., 2].min(axis=(1, 2)), 0.0)  # (N,) deepest corner below z = 0
+    speed = np.linalg.norm(np.asarray(velocities), axis=2)  # (N, nb)
+    row = {
+        "cpu_ms": 1e3 * cpu / max(len(times) - 1, 1),
+        "penetration_max_m": float(depth.max()),
+        "penetration_end_m": float(depth[-1]),
+        "speed_end": float(speed[-1].max()),
+    }
+    if len(scene["bodies"]) == 1:
+        stopped = np.flatnonzero(speed[:, 0] < 1e-3)
+        k = int(stopped[0]) if stopped.size else len(times) - 1
+        row["stop_s"] = float(times[k])
+        row["stop_m"] = float(positions[k][0][0] - positions[0][0][0])
+    return row
+
+
+def ours_contact(scene: dict, h: float, law: str, contact) -> dict:
+    """Our run of ``scene`` with ``contact`` (None: rigid; a cm.Compliant)."""
+    import contactmodel as cm
+
+    system, planes = system_of(scene)
+    mu = scene["mu"]
+    friction = cm.CoulombCone(mu, form="soc") if law == "cone" else cm.Pyramid(mu)
+    c0 = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        traj = cm.simulate(
+            system, scene["t_end"], h, friction=friction, planes=planes, keep_steps=False, contact=contact
+        )
+    cpu = time.process_time() - c0
+    row = motion_report(scene, traj.times, traj.positions, traj.quaternions, traj.velocities, cpu)
+    row["energy_rise"] = float(np.max(np.diff(traj.energy), initial=0.0))
+    row["failed_step"] = traj.failed_step
+    return row
+
+
+def mujoco_model(scene: dict, h: float, law: str) -> str:
+    """The scene as MJCF: the floor plane, each cube a free body with its mass and inertia; MuJoCo's
+    default contact parameters."""
+    mu = scene["mu"]
+    cone = "elliptic" if law == "cone" else "pyramidal"
+    gx, gy, gz = scene["gravity"]
+    bodies = []
+    for k, spec in enumerate(scene["bodies"]):
+        x, y, z = spec["position"]
+        w, qx, qy, qz = spec["quaternion"]
+        half = " ".join(str(a / 2) for a in spec["size"])
+        inertia = " ".join(str(i) for i in spec["inertia"])
+        bodies.append(
+            f'<body name="b{k}" pos="{x} {y} {z}" quat="{w} {qx} {qy} {qz}"><freejoint/>'
+            f'<inertial pos="0 0 0" mass="{spec["mass"]}" diaginertia="{inertia}"/>'
+            f'<geom type="box" size="{half}" friction="{mu} 0 0"/></body>'
+        )
+    return (
+        f'<mujoco><option timestep="{h}" gravity="{gx} {gy} {gz}" cone="{cone}"/><worldbody>'
+        f'<geom type="plane" size="50 50 0.1" friction="{mu} 0 0"/>{"".join(bodies)}</worldbody></mujoco>'
+    )
+
+
+def run_mujoco(scene: dict, h: float, law: str) -> dict | None:
+    """MuJoCo's run of ``scene`` (None when mujoco is not installed)."""
+    try:
+        import mujoco
+    except ImportError:
+        return None
+    from contactmodel.simulation.stepper import quat_matrices
+
+    model = mujoco.MjModel.from_xml_string(mujoco_model(scene, h, law))
+    data = mujoco.MjData(model)
+    nb = len(scene["bodies"])
+    for k, spec in enumerate(scene["bodies"]):
+        R = quat_matrices(np.array([spec["quaternion"]], dtype=float))[0]
+        data.qvel[6 * k : 6 * k + 3] = spec["velocity"]
+        data.qvel[6 * k + 3 : 6 * k + 6] = R.T @ np.asarray(spec["angular_velocity"])  # body frame
+    mujoco.mj_forward(model, data)
+    n_steps = int(math.floor(scene["t_end"] / h + 1e-9))
+
+    def state():
+        q = data.qpos.reshape(nb, 7)
+        v = data.qvel.reshape(nb, 6)
+        return q[:, :3].copy(), q[:, 3:].copy(), v[:, :3].copy()
+
+    positions, quaternions, velocities = [], [], []
+    cpu = 0.0
+    for k in range(n_steps + 1):
+        p, q, v = state()
+        positions.append(p)
+        quaternions.append(q)
+        velocities.append(v)
+        if k < n_steps:
+            c0 = time.process_time()
+            mujoco.mj_step(model, data)
+            cpu += time.process_time() - c0
+    times = h * np.arange(n_steps + 1)
+    return motion_report(scene, times, np.array(positions), np.array(quaternions), np.array(velocities), cpu)
+
+
+def contact_models(args) -> None:
+    """The ``--contact-models`` table: rigid, compliant (each v_s of ``--vs``) and MuJoCo."""
+    import contactmodel as cm
+
+    head = (
+        f"{'scene':<10}{'dt':>7} {'law':<8}{'contact':<26}{'CPU ms/step':>12}{'pen. max m':>12}"
+        f"{'pen. end m':>12}{'stop s':>9}{'stop m':>10}{'dist. err':>10}{'speed end':>11}{'E rise J':>10}"
+    )
+    print(head)
+    for scene in scenes(args.scenes, args.boxes, args.t_end):
+        exact = None
+        if scene["name"] == "box_slide":
+            exact = (1.0 / (scene["mu"] * G), 1.0 / (2 * scene["mu"] * G))
+        for h, law in itertools.product(args.dt, args.law):
+            runs = [("rigid", ours_contact(scene, h, law, None))]
+            for vs in args.vs:
+                model = cm.Compliant(args.stiffness, args.damping, friction_regularization=vs)
+                runs.append((f"compliant v_s={vs:g}", ours_contact(scene, h, law, model)))
+            peer = run_mujoco(scene, h, law)
+            runs.append(("MuJoCo (default soft)", peer) if peer else ("MuJoCo: not installed", None))
+            for label, r in runs:
+                if r is None:
+                    print(f"{scene['name']:<10}{h:>7g} {law:<8}{label:<26}")
+                    continue
+                err = None if exact is None else r["stop_m"] / exact[1] - 1.0
+                print(
+                    f"{scene['name']:<10}{h:>7g} {law:<8}{label:<26}{r['cpu_ms']:>12.3f}"
+                    f"{r['penetration_max_m']:>12.2e}{r['penetration_end_m']:>12.2e}"
+                    f"{_f(r.get('stop_s'), '.4f'):>9}{_f(r.get('stop_m'), '.5f'):>10}"
+                    f"{_f(err, '+.2%'):>10}{r['speed_end']:>11.1e}{_f(r.get('energy_rise'), '.1e'):>10}"
+                    + ("" if r.get("failed_step") is None else f"  FAILED at step {r['failed_step']}")
+                )
+            if exact is not None:
+                print(f"{'':<10}closed form: stops at {exact[0]:.4f} s after {exact[1]:.5f} m")
+    print(f"compliant: cm.Compliant({args.stiffness:g} N/m, {args.damping:g} N s/m) per contact")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -542,8 +702,23 @@ def main() -> None:
         help="instead of the comparison: each simulator against itself at dt and dt/2 (and Siconos' "
         "theta 0.5 and 1, our beta 0.2 and 0), the largest position difference between any two runs",
     )
+    parser.add_argument(
+        "--contact-models",
+        action="store_true",
+        help="instead of Siconos: rigid against compliant contact against MuJoCo (see the docstring)",
+    )
+    parser.add_argument("--stiffness", type=float, default=1e5, help="compliant K, N/m (default 1e5)")
+    parser.add_argument("--damping", type=float, default=300.0, help="compliant C, N s/m (default 300)")
+    parser.add_argument(
+        "--vs", nargs="+", type=float, default=[1e-4], help="compliant friction regularizations, m/s"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.contact_models:
+        if args.scenes == parser.get_default("scenes"):
+            args.scenes = ["box_slide", "pile"]
+        contact_models(args)
+        return
     if args.worker:
         job = json.loads(args.worker)
         print(json.dumps(run_siconos(job["scene"], job["h"], job["theta"], job["tol"])))

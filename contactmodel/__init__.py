@@ -37,6 +37,7 @@ _LAZY: dict[str, str] = {
     "compile_model": "contactmodel.mcp.compile",
     "mncp_opt": "contactmodel.mcp.nlp",
     "Status": "contactmodel.solvers.base",
+    "Compliant": "contactmodel.simulation",
     "Plane": "contactmodel.simulation",
     "SimulationError": "contactmodel.simulation",
     "Trajectory": "contactmodel.simulation",
@@ -86,6 +87,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ pr
     from contactmodel.mcp import MCP
     from contactmodel.mcp.compile import compile_model
     from contactmodel.mcp.nlp import mncp_opt
+    from contactmodel.simulation import Compliant
     from contactmodel.solution import Solution
     from contactmodel.solve import LCP, solve
     from contactmodel.solvers.base import Status

@@ -29,6 +29,12 @@ def declare(sim: argparse.ArgumentParser) -> None:
     sim.add_argument("--t-end", type=float, default=1.0, metavar="S", help="duration in s (default 1)")
     sim.add_argument("--dt", type=float, default=1e-3, metavar="S", help="step in s (default 1e-3)")
     sim.add_argument("--friction", metavar="LAW", help=f"one law for every contact ({ACCEPTED})")
+    sim.add_argument(
+        "--contact",
+        metavar="SPEC",
+        help="compliant:K:C[:MODEL[:VS]] makes every contact compliant (stiffness K, damping C, MODEL linear "
+        "or hunt-crossley, friction regularization VS m/s; see cm.Compliant); rigid: rigid contacts",
+    )
     sim.add_argument("--solver", default=None, help="solver name (default: the model's, else newton)")
     sim.add_argument(
         "--step-tol",
@@ -78,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     system, options = _load(args.model)
     if args.friction is not None:
         options["friction"] = parse_friction(args.friction)
+    if args.contact is not None:
+        from contactmodel.simulation.compliant import parse_contact
+
+        options["contact"] = parse_contact(args.contact)
     if args.solver is not None:
         options["solver"] = args.solver
     if args.step_tol is not None:

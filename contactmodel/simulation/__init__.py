@@ -1,12 +1,24 @@
 """Time stepping with the instantaneous contact models: :func:`simulate` -> :class:`Trajectory`.
 
 See :mod:`contactmodel.simulation.stepper` for the scheme, :mod:`.collision` for contact
-generation, :mod:`.trajectory` for the result and :mod:`.pictures` for pictures.
+generation, :mod:`.compliant` for compliant contact, :mod:`.trajectory` for the result and
+:mod:`.pictures` for pictures.
 """
 
 from contactmodel.simulation.collision import Plane
+from contactmodel.simulation.compliant import Compliant
 from contactmodel.simulation.pictures import animate, plot
 from contactmodel.simulation.stepper import SimulationError, State, simulate
 from contactmodel.simulation.trajectory import Trajectory, load
 
-__all__ = ["Plane", "SimulationError", "State", "Trajectory", "animate", "load", "plot", "simulate"]
+__all__ = [
+    "Compliant",
+    "Plane",
+    "SimulationError",
+    "State",
+    "Trajectory",
+    "animate",
+    "load",
+    "plot",
+    "simulate",
+]

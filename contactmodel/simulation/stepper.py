@@ -45,6 +45,7 @@ from contactmodel.errors import ContactModelError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
 from contactmodel.friction.base import ContactContext, FrictionLaw
+from contactmodel.simulation import compliant
 from contactmodel.simulation.collision import (
     Plane,
     bounding_radius,
@@ -277,6 +278,7 @@ class Simulator:
         collide: bool = True,
         reuse: bool = True,
         step_tol: float = STEP_TOL,
+        contact=None,
     ) -> None:
         if not isinstance(system, System):
             raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
@@ -338,6 +340,11 @@ class Simulator:
         self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
         self._names: list[str] | None = None  # that MCP's variable names
         self.t = 0.0
+        compliant.check_choice(contact)
+        #: None (rigid), a Compliant model, or contact/body/plane name -> model (see compliant.model_of)
+        self.contact = contact
+        #: the last step's impulses (N s) of the compliant contacts, by name (their warm start)
+        self.compliant_impulses: dict[str, np.ndarray] = {}
 
     # -- state --------------------------------------------------------------------------
     def state(self) -> State:
@@ -353,7 +360,8 @@ class Simulator:
         return s
 
     def energy(self, assembly: Assembly | None = None) -> tuple[float, float]:
-        """(kinetic, potential) energy in J; potential of gravity relative to the world origin."""
+        """(kinetic, potential) energy in J; potential of gravity relative to the world origin,
+        plus the compliant contacts' spring energy (:mod:`.compliant`)."""
         g = np.asarray(self.system.gravity)
         kinetic = 0.0
         potential = 0.0
@@ -364,7 +372,16 @@ class Simulator:
         for arm in self.system.manipulators:
             kinetic += 0.5 * arm.qdot @ arm.mass_matrix() @ arm.qdot
             potential += arm.potential_energy(g)
+        if self.contact is not None:
+            contacts, gaps = self.contacts()
+            potential += compliant.spring_energy(contacts, gaps, self.contact_models(contacts))
         return float(kinetic), float(potential)
+
+    def contact_models(self, contacts: list[Contact]) -> list[compliant.Compliant | None]:
+        """Each contact's model under ``contact=``: a Compliant model, or None (rigid)."""
+        if self.contact is None:
+            return [None] * len(contacts)
+        return [compliant.model_of(c, self.contact) for c in contacts]
 
     def _apply_controllers(self) -> None:
         if not self.wrenches and not self.efforts:
@@ -671,6 +688,7 @@ def simulate(
     collide: bool = True,
     reuse: bool = True,
     step_tol: float = STEP_TOL,
+    contact=None,
     **solver_options,
 ) -> Trajectory:
     """Simulate ``system`` from t = 0 to ``t_end`` (s) with steps of ``dt`` (s).
@@ -691,6 +709,11 @@ def simulate(
     previous step's model while the contact set and laws stay (False: a new model every step).
     ``step_tol``: the simulation tolerance, see :data:`STEP_TOL` (0: every solved-inaccurate
     step is retried in the step's other statements, as ``cm.solve`` does).
+    ``contact``: None (rigid contact, the complementarity step), a
+    :class:`~contactmodel.simulation.compliant.Compliant` model for every contact, or a mapping of
+    contact, body or plane names to Compliant models (None: rigid), so rigid and compliant
+    contacts run side by side; compliant contacts are stepped implicitly
+    (:mod:`contactmodel.simulation.compliant`) and their impulses are h times their forces.
     A step whose solver fails ends the run: the partial trajectory is returned (with a warning)
     and ``trajectory.failed_problem`` holds that step's Problem; ``on_failure="raise"`` raises
     :class:`~contactmodel.errors.SolverError` instead. Other keywords go to :func:`cm.solve`
@@ -717,6 +740,7 @@ def simulate(
         collide,
         reuse,
         step_tol,
+        contact,
     )
     n_steps = int(np.floor(t_end / sim.h + 1e-9))
     traj = Trajectory.start(sim, solver)
@@ -727,7 +751,22 @@ def simulate(
         t1 = time.perf_counter()
         step = sim.step_assembly(contacts, gaps)
         t2 = time.perf_counter()
-        if contacts:
+        models = sim.contact_models(contacts)
+        if any(m is not None for m in models):  # compliant contacts: their implicit step
+            laws = [sim._law(c) for c in contacts]
+            p, problem, reused, solution, newton = compliant.compliant_step(
+                sim, step, contacts, gaps, models, laws
+            )
+            t3 = t2
+            failure = compliant.failure(newton, solution, solver)
+            if failure:
+                traj.fail(k, problem, solution)
+                message = f"step {k} (t = {sim.t:.6g} s): {failure}. The run stops here"
+                if on_failure is OnFailure.RAISE:
+                    raise SolverError(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                break
+        elif contacts:
             problem, reused = sim.problem_for(step, contacts)
             t3 = time.perf_counter()
             x0 = sim.start(problem, reused) if warm_start else None

@@ -86,3 +86,18 @@ def test_scara_grasp_lifts_the_cube_without_slipping():
         assert set(traj.modes[name]) == {"roll"}, "the contacts stick"
         assert np.allclose(traj.contact_forces(name)[:, 0], ex.GRASP.SQUEEZE, rtol=0.05)
     assert np.abs(traj.angular_velocities[:, k]).max() < 1e-3, "the cube does not turn"
+
+
+def test_compliant_box_sinks_m_g_over_4k_and_stops_with_the_rigid_one():
+    ex = _load("sim_compliant_box")
+    traj = cm.simulate(ex.build(), t_end=0.25, dt=1e-3, **ex.simulation())
+    _no_energy_gain(traj)
+    closed = ex.V0**2 / (2 * ex.MU * ex.G)
+    t_rigid, x_rigid = ex.stop(traj, "rigid")
+    t_soft, x_soft = ex.stop(traj, "soft")
+    assert abs(x_rigid - closed) <= ex.V0 * traj.dt
+    assert x_soft == pytest.approx(closed, rel=0.01)
+    assert abs(t_soft - ex.V0 / (ex.MU * ex.G)) <= 2 * traj.dt
+    sink = ex.SIDE / 2 - traj.positions[-1, traj.body("soft"), 2]
+    assert sink == pytest.approx(ex.MASS * ex.G / (4 * ex.K), rel=0.01)
+    assert ex.SIDE / 2 - traj.positions[-1, traj.body("rigid"), 2] <= 1e-9
