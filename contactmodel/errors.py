@@ -57,3 +57,7 @@ class DrawingError(ContactModelError):
 class ArgumentKindError(ContactModelError, TypeError):
     """An argument of the wrong kind (e.g. a Solution where the geometry is needed, or a problem
     object that is neither a contact Problem nor an MCP). Also a ``TypeError``."""
+
+
+class StoreError(ContactModelError):
+    """A file given as an experiment run store is not one (damaged, or another program's file)."""
