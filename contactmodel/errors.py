@@ -20,6 +20,11 @@ class StateError(ContactModelError):
     """The declared state is inconsistent (e.g. a contact with nonzero normal velocity)."""
 
 
+class DataFileError(DeclarationError):
+    """A data file (FCLIB, siconos text, a saved trajectory) is missing, unreadable, or not in the
+    format it is read as; the message names the file."""
+
+
 class FrictionLawError(ContactModelError):
     """A friction law has bad parameters or does not fit the contact or solver it is used with."""
 
