@@ -353,6 +353,11 @@ class Store:
             raise
 
     def _corrupt(self, exc: Exception) -> StoreError:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            return StoreError(
+                f"run store '{self.path}' stayed locked by another process for 60 s ({exc}); "
+                "wait for it, or give another --out folder"
+            )
         return StoreError(
             f"'{self.path}' is not a readable contactmodel run store ({exc}); it is damaged or another "
             "program's file: move or delete it (its runs are then rerun), or give another --out folder"
@@ -394,13 +399,19 @@ class Store:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error): the write lock is taken at
         once, so a check and the write that depends on it see the same store."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from exc
         try:
             yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise self._corrupt(exc) from exc
             raise
-        self.conn.execute("COMMIT")
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
         try:
