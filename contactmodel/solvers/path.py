@@ -184,9 +184,9 @@ def _cannot_run(log: str, exc: BaseException) -> SolverError:
     lines = [ln for ln in lines if not ln.startswith("Inspect listing file")]  # we keep no listing
     first = (str(exc).splitlines() or [""])[0]
     said = "; ".join(lines) if lines else f"{type(exc).__name__}: {first}"
-    if any("licens" in ln.lower() for ln in lines):
+    if "licens" in said.lower():  # GAMS's lines, or GAMSPy's own (a license path that is no file)
         return SolverError(
-            f"solver 'path' (GAMSPy backend) cannot run: GAMS refused its license ({said}); " + LICENSE_HELP
+            f"solver 'path' (GAMSPy backend) cannot run: GAMS has no usable license ({said}); " + LICENSE_HELP
         )
     return SolverError(
         f"solver 'path' (GAMSPy backend) cannot run: GAMS did not start a job ({said}); check the GAMSPy "

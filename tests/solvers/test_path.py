@@ -261,14 +261,14 @@ def test_gams_that_does_not_start_is_a_solver_error_naming_the_installation():
 
 
 def test_an_unusable_gamspy_is_reported_by_the_registry_and_the_command_line(monkeypatch, capsys):
-    why = "GAMS refused its license (Time-limited license expired 2 days ago)"
+    why = "GAMS has no usable license (Time-limited license expired 2 days ago)"
     monkeypatch.setattr(path_solver, "gamspy_problem", lambda: why)
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert solvers.REGISTRY["path"].available() == (False, why)
     assert cm_cli.main(["solvers"]) == 0
     (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("path")]
     assert "no" in line.split()[:2] and "license expired" in line
-    with pytest.raises(SolverError, match="cannot run here: GAMS refused its license"):
+    with pytest.raises(SolverError, match="cannot run here: GAMS has no usable license"):
         solve(MCP.from_lcp(np.eye(2), -np.ones(2)), PathOptions())
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/pathampl" if name == "pathampl" else None)
     assert solvers.REGISTRY["path"].available() == (True, "")  # the pyomo backend can still run
