@@ -253,6 +253,13 @@ def main() -> None:
         "gamspy": has_module(args.peers_python, "gamspy"),
         "lemkelcp": has_module(args.peers_python, "lemkelcp"),
     }
+    if peers["gamspy"] and args.peers_python == sys.executable:
+        from contactmodel.solvers.path import gamspy_problem
+
+        problem = gamspy_problem()  # e.g. an expired GAMS license: every GAMSPy run would fail
+        if problem is not None:
+            peers["gamspy"] = False
+            print(f"skipping the GAMSPy peer: {problem}", file=sys.stderr)
     out = open(args.out, "w") if args.out else None  # noqa: SIM115
     rows: list[dict] = []
 

@@ -213,10 +213,17 @@ def summarize(rows: list[dict]) -> list[dict]:
 
 
 def run_peers(
-    path: Path, kind: str, solvers: list[str], siconos_ok: bool, gamspy_python: str | None, args
+    path: Path,
+    kind: str,
+    solvers: list[str],
+    siconos_ok: bool,
+    gamspy_python: str | None,
+    args,
+    gamspy_missing: str = "gamspy not installed",
 ) -> list[tuple[str, str, dict]]:
-    """(solver, source, result) of every peer run on one instance."""
-    tools = Path(args.tools)
+    """(solver, source, result) of every peer run on one instance; ``gamspy_missing`` says why the
+    GAMSPy peer is skipped when ``gamspy_python`` is None."""
+    tools = Path(args.tools or ".")  # read only when a peer runs (main requires --tools then)
     out = []
     if solvers and not siconos_ok:
         why = "python3-siconos not importable by /usr/bin/python3"
@@ -229,7 +236,7 @@ def run_peers(
     if kind != "lcp":
         return out
     if gamspy_python is None:
-        return out + [("gamspy_path", "gamspy", {"status": "skipped", "detail": "gamspy not installed"})]
+        return out + [("gamspy_path", "gamspy", {"status": "skipped", "detail": gamspy_missing})]
     cmd = [gamspy_python, str(tools / "peer_gamspy_path.py"), str(path)]
     cmd += ["--tol", str(args.peer_tol)] if args.peer_tol else []
     found = run_tool(cmd, args.repeats, args.timeout + 60)
@@ -256,6 +263,14 @@ def main() -> None:
 
     siconos_ok = bool(args.siconos or args.siconos_fc3d) and has_module(SYSTEM_PYTHON, "siconos")
     gamspy_python = args.gamspy_python or (sys.executable if has_module(sys.executable, "gamspy") else None)
+    gamspy_missing = "gamspy not installed"
+    if gamspy_python == sys.executable:
+        from contactmodel.solvers.path import gamspy_problem
+
+        problem = gamspy_problem()  # e.g. an expired GAMS license: the peer would fail the same way
+        if problem is not None:
+            gamspy_python, gamspy_missing = None, f"GAMSPy cannot run: {problem}"
+            print(f"skipping the GAMSPy peer: {problem}", file=sys.stderr)
     if siconos_ok or gamspy_python:
         args.tools = _paths.require(args.tools, "--tools")
     rows: list[dict] = []
@@ -270,11 +285,11 @@ def main() -> None:
         rows.append(row)
         emit(row)
 
-    for solver in {*args.ours, *args.ours_fc3d}:
+    for solver in sorted({*args.ours, *args.ours_fc3d}):  # warm-up; a solver that cannot run says why
         try:
             cm.solve(cm.LCP(np.eye(3), -np.ones(3)), solver=solver)
-        except SolverError:
-            pass
+        except SolverError as exc:
+            print(f"skipping solver {solver!r}: {exc}", file=sys.stderr)
     for seed in args.seeds:
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, str(_paths.MAKE_INSTANCES), tmp, "--seed", str(seed)], check=True)
@@ -307,7 +322,7 @@ def main() -> None:
                         record(base, solver, "ours", run_ours_fc3d(data, solver, args.repeats))
                     peer_solvers = args.siconos_fc3d
                 for solver, source, res in run_peers(
-                    path, kind, peer_solvers, siconos_ok, gamspy_python, args
+                    path, kind, peer_solvers, siconos_ok, gamspy_python, args, gamspy_missing
                 ):
                     record(base, solver, source, res)
     for row in summarize(rows):

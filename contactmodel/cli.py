@@ -379,6 +379,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
     except ContactModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if getattr(args, "json", False):  # a reader of --json output gets the error as JSON too
+            print(json.dumps({"status": "error", "error": type(exc).__name__, "message": str(exc)}))
         return EXIT_USAGE
 
 

@@ -20,6 +20,11 @@ class StateError(ContactModelError):
     """The declared state is inconsistent (e.g. a contact with nonzero normal velocity)."""
 
 
+class DataFileError(DeclarationError):
+    """A data file (FCLIB, siconos text, a saved trajectory) is missing, unreadable, or not in the
+    format it is read as; the message names the file."""
+
+
 class FrictionLawError(ContactModelError):
     """A friction law has bad parameters or does not fit the contact or solver it is used with."""
 
@@ -57,6 +62,10 @@ class DrawingError(ContactModelError):
 class ArgumentKindError(ContactModelError, TypeError):
     """An argument of the wrong kind (e.g. a Solution where the geometry is needed, or a problem
     object that is neither a contact Problem nor an MCP). Also a ``TypeError``."""
+
+
+class StoreError(ContactModelError):
+    """A file given as an experiment run store is not one (damaged, or another program's file)."""
 
 
 def did_you_mean(name: str, choices) -> str:

@@ -21,6 +21,7 @@ Only complementarity forms accepted by Pyomo's ``mpec.nl`` transformation are us
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from contactmodel.assembly import (
     assemble_from_matrices,
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
-from contactmodel.errors import FormulationError
+from contactmodel.errors import DeclarationError, FormulationError
 from contactmodel.friction.base import (
     ContactContext,
     FrictionLaw,
@@ -437,7 +438,24 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
     ``friction``: None (each contact's own law), one law for every contact, or a mapping
     contact name -> law overriding some contacts. ``form``: a :class:`Form` or its name,
     ``"reduced"`` or ``"sparse"``.
+
+    A System with bodies but no contacts is valid: its problem has no contact rows and its
+    solution is the bodies' free motion under their wrenches (gravity included); formulate
+    warns (``UserWarning``), since a forgotten ``add_contact`` looks the same. A System with
+    neither bodies nor manipulators is a :class:`DeclarationError`.
     """
+    if isinstance(system, System) and not system.contacts:
+        if not system.bodies and not system.manipulators:
+            raise DeclarationError(
+                "formulate: the System is empty; declare bodies (add_body, add_manipulator) and "
+                "contacts (add_contact) first"
+            )
+        warnings.warn(
+            "formulate: the System has no contacts; the problem is the free motion of its bodies "
+            "(declare contacts with System.add_contact)",
+            UserWarning,
+            stacklevel=2,
+        )
     # A model is a large graph of new objects; the cyclic garbage collector's passes over it cost
     # more than building it (1000 contacts: 0.5-0.7 s paused vs 1.0-2.0 s), so it is paused, and
     # the objects handed to its oldest generation afterwards (see ``building``).

@@ -22,6 +22,7 @@ from contactmodel.errors import DeclarationError
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.geometry import contact_frame, rotation_matrix, vector
 from contactmodel.manipulator import LinkRef, Manipulator
+from contactmodel.shapes import Box, Cylinder, Sphere
 
 __all__ = ["Body", "Contact", "ContactBody", "Ground", "LinkRef", "System", "check_inertia", "check_mass"]
 
@@ -167,6 +168,11 @@ class System:
         """Declare a free rigid body; see the module docstring for frames and units."""
         self._check_new_name(name)
         field_ = f"body '{name}'"
+        if shape is not None and not isinstance(shape, (Box, Sphere, Cylinder)):
+            raise DeclarationError(
+                f"{field_}.shape must be a shape such as cm.shapes.Box((lx, ly, lz)), "
+                f"cm.shapes.Sphere(r) or cm.shapes.Cylinder(r, h), or None (got {shape!r})"
+            )
         body = Body(
             name=name,
             mass=check_mass(mass, f"{field_}.mass"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -141,7 +142,9 @@ def test_every_example_renders(path: Path, tmp_path: Path) -> None:
     system = load_model(path)
     assert_labels_apart(draw(system, out=tmp_path / "system.png"))
     assert_png(tmp_path / "system.png")
-    problem = cm.formulate(system)
+    with warnings.catch_warnings():  # the simulation examples' contacts come from their planes
+        warnings.filterwarnings("ignore", "formulate: the System has no contacts", UserWarning)
+        problem = cm.formulate(system)
     solution = cm.solve(problem)
     fig = draw(problem, solution, out=tmp_path / "solution.png")
     assert_png(tmp_path / "solution.png")

@@ -134,6 +134,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
+from contactmodel import validate
 from contactmodel.analysis.certificate import (
     ExactLCP,
     branch_and_bound,
@@ -154,7 +155,7 @@ from contactmodel.analysis.round_laws import (
     verify_point,
 )
 from contactmodel.constants import TOL  # the dispatcher's: relative natural residual of a verified solution
-from contactmodel.errors import ContactModelError, SolverError
+from contactmodel.errors import ContactModelError, OptionError, SolverError
 from contactmodel.formulation import Problem
 from contactmodel.mcp.types import MCP
 
@@ -669,6 +670,22 @@ def lcp_blocks(M) -> list[np.ndarray]:
     return sorted(blocks, key=lambda b: (b.size, int(b[0])))
 
 
+def _checked_limits(
+    time_limit: float, delta: float, tol: float, tree_limit: float | None
+) -> tuple[float, float, float, float | None]:
+    """``decide``'s real-valued options, each checked (:class:`OptionError` naming it)."""
+    time_limit = validate.real(
+        time_limit, "decide: time_limit (s)", low=0.0, low_open=True, allow_inf=True, error=OptionError
+    )
+    delta = validate.real(delta, "decide: delta", low=0.0, low_open=True, error=OptionError)
+    tol = validate.real(tol, "decide: tol", low=0.0, low_open=True, error=OptionError)
+    if tree_limit is not None:
+        tree_limit = validate.real(
+            tree_limit, "decide: tree_limit (s; 0 skips the tree)", low=0.0, allow_inf=True, error=OptionError
+        )
+    return time_limit, delta, tol, tree_limit
+
+
 def decide(
     problem,
     *,
@@ -706,6 +723,10 @@ def decide(
     decide NO_SOLUTION if every leaf becomes an exact Farkas ray there.
     """
     t0 = time.perf_counter()
+    time_limit, delta, tol, tree_limit = _checked_limits(time_limit, delta, tol, tree_limit)
+    for value, name, low in ((p_matrix_max, "p_matrix_max", 0), (max_solutions, "max_solutions", 1)):
+        validate.integer(value, f"decide: {name}", low=low, error=OptionError)
+    validate.integer(relaxation_k, "decide: relaxation_k", low=3, error=OptionError)
     target = _target(problem)
     n = target.mcp.n
     tried: list[str] = []

@@ -38,6 +38,7 @@ from scipy.optimize import linprog
 
 from contactmodel.analysis import matrices as mx
 from contactmodel.analysis.theorem1 import theorem1
+from contactmodel.analysis.verify import require_problem, solution_point
 from contactmodel.assembly import Assembly
 from contactmodel.errors import UnknownNameError
 from contactmodel.formulation import Problem
@@ -246,6 +247,9 @@ def schur_condition(problem: Problem, x) -> dict[str, object]:
 def diagnose(problem: Problem, solution=None, lcp_checks: bool = True) -> Diagnosis:
     """Diagnostics of ``problem`` (see module docstring); ``solution`` (a Solution or MCP
     point) is used for Andreani et al.'s (2002) Schur-complement condition (default: solved with newton)."""
+    problem = require_problem(problem, "cm.diagnose")
+    if solution is not None:
+        solution = solution_point(solution, problem, "cm.diagnose")
     asm = problem.assembly
     A = asm.A
     eig = np.linalg.eigvalsh(A) if A.size else np.zeros(1)

@@ -17,11 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from contactmodel import validate
 from contactmodel.analysis.lcp import pairs_of
 from contactmodel.analysis.modes import ContactMode, contact_modes
+from contactmodel.errors import ArgumentKindError
 from contactmodel.formulation import Problem
 from contactmodel.friction import CoulombCone
 from contactmodel.mcp.types import natural_residual
+from contactmodel.solution import Solution
 
 
 @dataclass
@@ -151,12 +154,60 @@ def _angle(u: np.ndarray, v: np.ndarray) -> float:
     return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
+def require_problem(problem, caller: str, solution_first: bool = False) -> Problem:
+    """``problem`` if it is a contact :class:`Problem`, else :class:`ArgumentKindError` saying what
+    was given instead (a Solution in its place: the arguments are swapped)."""
+    if isinstance(problem, Problem):
+        return problem
+    call = f"{caller}(solution, problem)" if solution_first else f"{caller}(problem, solution)"
+    if isinstance(problem, Solution):
+        raise ArgumentKindError(f"{caller} got a Solution where the Problem goes: call {call}")
+    raise ArgumentKindError(
+        f"{caller} needs a contact Problem (cm.formulate(system)) (got {type(problem).__name__}); call {call}"
+    )
+
+
+def solution_point(solution, problem: Problem, caller: str) -> np.ndarray:
+    """The MCP point (n,) of ``solution`` (a :class:`Solution` or a point x) for ``problem``;
+    :class:`ArgumentKindError` when the arguments are swapped, the solution is None or has no
+    point, or it is a point of another problem (another size or other contacts)."""
+    if isinstance(solution, Problem) and isinstance(problem, Solution):
+        raise ArgumentKindError(
+            f"{caller} got (problem, solution): the arguments are swapped; call {caller}(solution, problem)"
+        )
+    problem = require_problem(problem, caller, solution_first=True)
+    if solution is None:
+        raise ArgumentKindError(
+            f"{caller} got solution=None: give the Solution cm.solve returned (or an MCP point x)"
+        )
+    if isinstance(solution, Solution):
+        if solution.x is None:
+            raise ArgumentKindError(
+                f"{caller}: this Solution has no point (status {solution.status.value}): nothing to check"
+            )
+        theirs = {c.name for c in solution.contacts}
+        if theirs and theirs != set(problem.contact_names):
+            raise ArgumentKindError(
+                f"{caller}: the solution is of another problem (its contacts {sorted(theirs)[:6]}, the "
+                f"problem's {sorted(problem.contact_names)[:6]}); check it against the problem it solves"
+            )
+        solution = solution.x
+    x = validate.real_array(solution, f"{caller}: solution x", ndim=1, error=ArgumentKindError)
+    n = problem.compile().mcp.n
+    if x.shape != (n,):
+        raise ArgumentKindError(
+            f"{caller}: the solution has {x.size} entries, this problem's MCP has {n}: it is a solution "
+            "of another problem (or of this one in another form); check it against the problem it solves"
+        )
+    return x
+
+
 def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
     """Check a Solution (or an MCP point x) of ``problem``; see :class:`VerificationReport`.
 
     Tolerances are relative: ``tol`` x max(1, |F(0)|_inf, |x|_inf).
     """
-    x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
+    x = solution_point(solution, problem, "cm.verify")
     compiled = problem.compile()
     mcp = compiled.mcp
     F = mcp.F(x)

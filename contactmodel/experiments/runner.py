@@ -17,6 +17,7 @@ solvers' own limits apply.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import json
@@ -28,13 +29,15 @@ import sqlite3
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from contactmodel.errors import StoreError
 from contactmodel.workers import dask_results, die_with_parent, pool_results
 
 _SCHEMA = """
@@ -60,8 +63,7 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     finished_at REAL,
     code TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_key ON runs (key);
+)
 """
 _COLUMNS = (
     "key experiment label instance friction solver settings time_limit size status residual iterations "
@@ -304,43 +306,202 @@ def run_task_guarded(task: Task) -> dict:
     return record
 
 
+#: the tables and columns a store must have (older stores lack ``code`` and the claims table)
+_REQUIRED = {"runs": set(_COLUMNS) - {"code"}}
+_CLAIMS = """
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TEXT,
+    heartbeat REAL NOT NULL
+)
+"""
+#: a claim whose owner has not refreshed it for this many seconds is abandoned (owners refresh
+#: every ``HEARTBEAT_SECONDS``); a claim of this host whose process is gone is abandoned at once
+STALE_SECONDS = 120.0
+HEARTBEAT_SECONDS = 10.0
+
+
+def _process_start(pid: int) -> str | None:
+    """When process ``pid`` started (Linux: clock ticks since boot), to tell a reused pid apart."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[-1].split()[19]
+
+
+def _alive(host: str, pid: int, started: str | None) -> bool | None:
+    """Whether the process that made a claim still runs: True/False on this host, None elsewhere."""
+    if host != socket.gethostname():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    now = _process_start(pid)
+    return started is None or now is None or now == started
+
+
 class Store:
-    """The on-disk run store: one SQLite file, one committed row per finished run."""
+    """The on-disk run store: one SQLite file, one committed row per finished run (``key`` is
+    unique), and a ``claims`` table through which concurrent runners split the work.
+
+    A runner claims a key in an immediate transaction before running it and releases the claim
+    with the result; a claim left by a killed runner (its process gone, or no heartbeat for
+    ``STALE_SECONDS``) is taken over. A file that is not a run store raises :class:`StoreError`.
+    """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"run store '{self.path}' is a folder; give a file path (e.g. runs.sqlite)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=60)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        try:
+            self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open run store '{self.path}' ({exc}); check the path") from exc
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise self._corrupt(exc) from exc
+        except StoreError:
+            self.conn.close()
+            raise
+
+    def _corrupt(self, exc: Exception) -> StoreError:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            return StoreError(
+                f"run store '{self.path}' stayed locked by another process for 60 s ({exc}); "
+                "wait for it, or give another --out folder"
+            )
+        return StoreError(
+            f"'{self.path}' is not a readable contactmodel run store ({exc}); it is damaged or another "
+            "program's file: move or delete it (its runs are then rerun), or give another --out folder"
+        )
+
+    def _open(self) -> None:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.executescript(_SCHEMA)
-        columns = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
-        if "code" not in columns:
-            self.conn.execute("ALTER TABLE runs ADD COLUMN code TEXT")
-        self.conn.commit()
+        tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables.discard("sqlite_sequence")
+        if tables:
+            foreign = tables - {"runs", "claims"}
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+            missing = _REQUIRED["runs"] - columns
+            if foreign or missing:
+                what = f"tables {sorted(tables)}" if foreign else f"runs table lacks {sorted(missing)}"
+                raise StoreError(
+                    f"'{self.path}' is an SQLite file but not a contactmodel run store ({what}): "
+                    "give another --out folder, or move the file away"
+                )
+        with self.transaction():
+            self.conn.execute(_SCHEMA)
+            self.conn.execute(_CLAIMS)
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(runs)")}
+            if "code" not in columns:
+                self.conn.execute("ALTER TABLE runs ADD COLUMN code TEXT")
+            indexes = {row[1]: row[2] for row in self.conn.execute("PRAGMA index_list(runs)")}
+            if not indexes.get("runs_key_unique"):
+                # stores written by concurrent runners of older versions hold a key more than once:
+                # keep one row per key (its first finished run), then forbid duplicates
+                self.conn.execute(
+                    "DELETE FROM runs WHERE id NOT IN (SELECT COALESCE(MIN(CASE WHEN status != 'error' "
+                    "THEN id END), MIN(id)) FROM runs GROUP BY key)"
+                )
+                self.conn.execute("DROP INDEX IF EXISTS runs_key")
+                self.conn.execute("CREATE UNIQUE INDEX runs_key_unique ON runs (key)")
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error): the write lock is taken at
+        once, so a check and the write that depends on it see the same store."""
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from exc
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise self._corrupt(exc) from exc
+            raise
+
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        try:
+            return self.conn.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from exc
 
     def keys(self) -> set[str]:
         """Keys of finished runs; runs that raised (status "error") are retried, not kept."""
-        return {row[0] for row in self.conn.execute("SELECT key FROM runs WHERE status != 'error'")}
+        return {row[0] for row in self._query("SELECT key FROM runs WHERE status != 'error'")}
 
-    def add(self, record: dict) -> None:
+    def claim(self, key: str) -> bool:
+        """Claim ``key`` for this store object's owner: True unless the run is already stored or
+        claimed by a live runner (a claim whose runner is gone is taken over)."""
+        with self.transaction() as conn:
+            if conn.execute("SELECT 1 FROM runs WHERE key = ? AND status != 'error'", (key,)).fetchone():
+                return False
+            held = conn.execute(
+                "SELECT owner, host, pid, started, heartbeat FROM claims WHERE key = ?", (key,)
+            ).fetchone()
+            if held is not None and held[0] != self.owner:
+                alive = _alive(held[1], held[2], held[3])
+                if alive or (alive is None and time.time() - held[4] < STALE_SECONDS):
+                    return False
+            pid = os.getpid()
+            conn.execute(
+                "INSERT OR REPLACE INTO claims (key, owner, host, pid, started, heartbeat) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, self.owner, socket.gethostname(), pid, _process_start(pid), time.time()),
+            )
+        return True
+
+    def release(self, keys: Iterable[str] | None = None) -> None:
+        """Drop this owner's claims on ``keys`` (default: all of them)."""
+        with self.transaction() as conn:
+            if keys is None:
+                conn.execute("DELETE FROM claims WHERE owner = ?", (self.owner,))
+            else:
+                conn.executemany(
+                    "DELETE FROM claims WHERE key = ? AND owner = ?", [(k, self.owner) for k in keys]
+                )
+
+    def add(self, record: dict) -> bool:
+        """Store a finished run and release its claim; False (nothing written) when the key is
+        already stored by another runner. A stored error is replaced."""
         values = [
             json.dumps(_plain(record.get(c))) if c in _JSON_COLUMNS else record.get(c) for c in _COLUMNS
         ]
-        with self.conn:
-            self.conn.execute("DELETE FROM runs WHERE key = ? AND status = 'error'", (record["key"],))
-            self.conn.execute(
-                f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", values
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM runs WHERE key = ? AND status = 'error'", (record["key"],))
+            cursor = conn.execute(
+                f"INSERT OR IGNORE INTO runs ({', '.join(_COLUMNS)}) "
+                f"VALUES ({', '.join('?' * len(_COLUMNS))})",
+                values,
             )
+            conn.execute("DELETE FROM claims WHERE key = ? AND owner = ?", (record["key"], self.owner))
+        return cursor.rowcount == 1
 
     def rows(self, experiment: str | None = None) -> list[dict]:
+        """One dict per stored run (each key once), in the order they finished."""
         query = f"SELECT {', '.join(_COLUMNS)} FROM runs"
         args: tuple = ()
         if experiment is not None:
             query += " WHERE experiment = ?"
             args = (experiment,)
         out = []
-        for values in self.conn.execute(query + " ORDER BY id", args):
+        for values in self._query(query + " ORDER BY id", args):
             row = dict(zip(_COLUMNS, values))
             for c in _JSON_COLUMNS:
                 row[c] = json.loads(row[c]) if row[c] is not None else None
@@ -357,12 +518,33 @@ class Store:
         self.close()
 
 
+class _Heartbeat(threading.Thread):
+    """Refreshes an owner's claims every ``HEARTBEAT_SECONDS`` (own connection) until stopped."""
+
+    def __init__(self, path: Path, owner: str):
+        super().__init__(daemon=True)
+        self.path, self.owner, self.stopped = path, owner, threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(HEARTBEAT_SECONDS):
+            try:
+                with sqlite3.connect(self.path, timeout=60) as conn:
+                    conn.execute("UPDATE claims SET heartbeat = ? WHERE owner = ?", (time.time(), self.owner))
+                conn.close()
+            except sqlite3.Error:
+                pass  # the next beat retries; a store that stays locked makes the claims stale
+
+
 @dataclass
 class RunSummary:
+    """``total`` distinct tasks: ``skipped`` were stored before, ``ran`` ran here, ``elsewhere``
+    were run meanwhile by another runner on the same store."""
+
     total: int
     skipped: int
     ran: int
     seconds: float
+    elsewhere: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -385,12 +567,15 @@ def run(
     scheduler: Any = None,
     progress: bool = True,
     description: str = "runs",
+    poll_seconds: float = 0.5,
 ) -> RunSummary:
     """Run every task whose key is not yet in ``store``; commit each result as it finishes.
 
     ``workers``: processes of the local pool (default: CPU count; 0 runs inline in this
     process). ``scheduler``: a Dask scheduler address (or a ``distributed.Client``) to run on
-    instead.
+    instead. Several runners may share one store: each task is claimed before it runs, so they
+    split the work; this one returns when every task is stored (it waits for the runs another
+    runner holds, and takes over those whose runner died), or crashed here.
     """
     from tqdm.auto import tqdm
 
@@ -398,36 +583,50 @@ def run(
     tasks = _unique(tasks)
     with Store(store) as db:
         done = db.keys()
-        todo = [t for t in tasks if t.key not in done]
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=description, disable=not progress)
+        skipped = sum(t.key in done for t in tasks)
+        bar = tqdm(total=len(tasks), initial=skipped, desc=description, disable=not progress)
+        attempted: set[str] = set()
+        beat = _Heartbeat(db.path, db.owner)
+        beat.start()
         try:
-            if not todo:
-                pass
-            elif scheduler is not None:
-                _run_dask(todo, db, scheduler, bar)
-            elif workers == 0:
-                for task in todo:
-                    _record(db, run_task_guarded(task), bar)
-            else:
-                _run_pool(todo, db, workers or os.cpu_count() or 1, bar)
+            while True:
+                stored = db.keys()
+                todo = [t for t in tasks if t.key not in stored and t.key not in attempted]
+                if not todo:
+                    break
+                claimed = _claims(db, todo, attempted)
+                if scheduler is not None:
+                    records = dask_results(run_task_guarded, claimed, scheduler)
+                elif workers == 0:
+                    records = map(run_task_guarded, claimed)
+                else:
+                    records = pool_results(run_task_guarded, claimed, workers or os.cpu_count() or 1)
+                for record in records:
+                    _record(db, record, bar)
+                if not attempted.issuperset(t.key for t in todo):
+                    time.sleep(poll_seconds)  # the rest are held by other runners: wait for them
+                    bar.n = len(tasks) - len([t for t in todo if t.key not in db.keys()])
+                    bar.refresh()
         finally:
+            beat.stopped.set()
+            db.release()
             bar.close()
-    return RunSummary(len(tasks), len(tasks) - len(todo), len(todo), time.perf_counter() - t0)
+    ran = len(attempted)
+    return RunSummary(len(tasks), skipped, ran, time.perf_counter() - t0, len(tasks) - skipped - ran)
+
+
+def _claims(db: Store, todo: list[Task], attempted: set[str]) -> Iterator[Task]:
+    """The tasks of ``todo`` this runner claims, each claimed only when it is about to run."""
+    for task in todo:
+        if db.claim(task.key):
+            attempted.add(task.key)
+            yield task
 
 
 def _record(db: Store, record: dict, bar) -> None:
     if record["status"] == CRASHED:
         bar.write(f"run {record['key']} crashed ({record['message']}); it will be retried on the next run")
+        db.release([record["key"]])
     else:
         db.add(record)
     bar.update()
-
-
-def _run_pool(todo: list[Task], db: Store, workers: int, bar) -> None:
-    for record in pool_results(run_task_guarded, todo, workers):
-        _record(db, record, bar)
-
-
-def _run_dask(todo: list[Task], db: Store, scheduler: Any, bar) -> None:
-    for record in dask_results(run_task_guarded, todo, scheduler):
-        _record(db, record, bar)

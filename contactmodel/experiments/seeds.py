@@ -25,6 +25,7 @@ objects, the paper's numbers beside ours under ``paper_*`` keys) and PNG figures
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -258,7 +259,7 @@ def run_experiment(
         log(f"{experiment.name}: {plan(tasks, limit)}")
     if scheduler is None:  # the forked runs then time the solve, not numba's first load
         warm_up([t.solver for t in tasks if t.solver != DECIDE])
-    run(
+    done = run(
         tasks,
         out / STORE,
         workers=workers,
@@ -266,6 +267,11 @@ def run_experiment(
         progress=progress,
         description=experiment.name,
     )
+    if log is not None:
+        log(
+            f"{experiment.name}: {done.ran} runs ran here, {done.skipped} were stored before, "
+            f"{done.elsewhere} ran in another process on the same store"
+        )
     keys = {t.key for t in tasks}
     with Store(out / STORE) as store:
         rows = [r for r in store.rows() if r["key"] in keys]
@@ -289,9 +295,14 @@ def run_experiment(
     comparison.data_profile(
         out / f"{experiment.name}_data_profile.png", title=f"{experiment.name}: data profile (seconds)"
     )
-    comparison.to_csv(out / "runs.csv")
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    reports.write_csv(summary, out / "summary.csv")
+    # written whole and then renamed: runners sharing the folder never leave a half-written file
+    partial = out / f".summary.{os.getpid()}"
+    comparison.to_csv(partial)
+    os.replace(partial, out / "runs.csv")
+    partial.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(partial, out / "summary.json")
+    reports.write_csv(summary, partial)
+    os.replace(partial, out / "summary.csv")
     return summary
 
 

@@ -25,14 +25,27 @@ from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, chec
 from contactmodel.friction.rows import NORMAL_PAIR, ContactRows, sliding_rows
 from contactmodel.friction.sets import FrictionSet, PolygonPart
 
+#: the most sides a polygonal cone may have (each side is one variable and one row per contact;
+#: 1024 sides are within 5e-6 of the round cone, whose own law is CoulombCone)
+MAX_SIDES = 1024
+
 
 class Polygonal(FrictionLaw):
     """k-sided polygonal approximation of the Coulomb cone (k >= 3)."""
 
     def __init__(self, mu: float, k: int = 8, offset: float = 0.0):
         self.mu = check_coefficient(mu, "Polygonal.mu")
-        if not isinstance(k, (int, float, np.integer)) or not np.isfinite(k) or int(k) != k or k < 3:
-            raise FrictionLawError(f"Polygonal.k must be an integer >= 3 (got {k})")
+        if (
+            isinstance(k, bool)
+            or not isinstance(k, (int, float, np.integer))
+            or not np.isfinite(k)
+            or int(k) != k
+            or not 3 <= k <= MAX_SIDES
+        ):
+            raise FrictionLawError(
+                f"Polygonal.k must be an integer >= 3 and <= {MAX_SIDES} (got {k!r}); each side is a "
+                "variable and a row per contact: for a round cone use cm.CoulombCone(mu)"
+            )
         self.k = int(k)
         self.offset = validate.real(offset, "Polygonal.offset (rad)", error=FrictionLawError)
 

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from contactmodel.errors import DeclarationError
+from contactmodel.errors import ContactModelError, DataFileError, DeclarationError
 
 #: relative asymmetry max|W - W^T| / max|W| above which a W is reported as not symmetric
 SYMMETRY_TOL = 1e-9
@@ -157,6 +157,15 @@ def _vector(group, name: str, length: int | None, path: Path) -> np.ndarray:
     return v
 
 
+def _array(group, name: str, dtype, path: Path | str) -> np.ndarray:
+    if name not in group:
+        raise DeclarationError(
+            f"{path}: sparse matrix {group.name} has no dataset '{name}' "
+            "(an FCLIB matrix has m, n, nz, p, i, x)"
+        )
+    return np.asarray(group[name][()], dtype=dtype).reshape(-1)
+
+
 def read_sparse(group, path: Path | str = "") -> sp.csr_matrix:
     """One FCLIB sparse matrix group (m, n, nz, nzmax, p, i, x) as CSR.
 
@@ -164,9 +173,9 @@ def read_sparse(group, path: Path | str = "") -> sp.csr_matrix:
     nz = -2: CSR (p row pointers, i column indices, possibly unsorted).
     """
     m, n, nz = _scalar(group, "m", path), _scalar(group, "n", path), _scalar(group, "nz", path)
-    p = np.asarray(group["p"][()], dtype=np.int64).reshape(-1)
-    i = np.asarray(group["i"][()], dtype=np.int64).reshape(-1)
-    x = np.asarray(group["x"][()], dtype=float).reshape(-1)
+    p, i, x = (
+        _array(group, name, dtype, path) for name, dtype in (("p", np.int64), ("i", np.int64), ("x", float))
+    )
     where = f"{path}: {group.name}"
     if nz >= 0:
         p, i, x = p[:nz], i[:nz], x[:nz]
@@ -204,6 +213,23 @@ def read_fclib(path: str | Path) -> FrictionProblem:
     except ImportError:
         raise DeclarationError("reading FCLIB files needs h5py: pip install 'contactmodel[fclib]'") from None
     path = Path(path)
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise DataFileError(f"{path} {what}: give the path of an FCLIB HDF5 file (.hdf5)")
+    try:
+        return _read_fclib(h5py, path)
+    except ContactModelError:
+        raise
+    except (OSError, KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+        # h5py's own errors: not an HDF5 file (text, random, empty), truncated, a dataset of the
+        # wrong kind (a group where an array is expected)
+        raise DataFileError(
+            f"{path} cannot be read as an FCLIB problem ({type(exc).__name__}: {exc}); the file is not "
+            "HDF5, is truncated, or does not follow the FCLIB layout (/fclib_local or /fclib_global)"
+        ) from None
+
+
+def _read_fclib(h5py, path: Path) -> FrictionProblem:
     with h5py.File(path, "r") as h5:
         if "fclib_global_rolling" in h5:
             d = _scalar(h5["fclib_global_rolling"], "spacedim", path)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from contactmodel.errors import DeclarationError
+from contactmodel.errors import DataFileError, DeclarationError
 
 STORAGES = {0: "dense", 1: "sparse block", 2: "sparse"}
 
@@ -32,6 +32,20 @@ class TokenStream:
         self.text = text
         self.pos = 0
         self.path = path
+
+    @classmethod
+    def of_file(cls, path: str | Path) -> TokenStream:
+        """The tokens of the text file ``path``; :class:`DataFileError` when it cannot be read."""
+        path = Path(path)
+        if not path.is_file():
+            what = "is a folder" if path.is_dir() else "does not exist"
+            raise DataFileError(f"{path} {what}: give the path of a siconos numerics text file")
+        try:
+            return cls(path.read_text(encoding="latin-1"), path)
+        except OSError as exc:
+            raise DataFileError(
+                f"{path} cannot be read ({exc.strerror or exc}); check its permissions"
+            ) from None
 
     def error(self, what: str) -> DeclarationError:
         line = self.text.count("\n", 0, self.pos) + 1
@@ -52,6 +66,10 @@ class TokenStream:
             raise self.error(f"expected an integer, found {tok!r}") from None
 
     def floats(self, k: int) -> np.ndarray:
+        if k > (len(self.text) - self.pos) // 2 + 1:  # every number takes a character and a space
+            raise self.error(
+                f"{k} numbers expected, the file ends before (it is truncated or not this format)"
+            )
         out = np.empty(k)
         for j in range(k):
             tok = self.token()

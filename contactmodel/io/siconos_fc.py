@@ -28,7 +28,7 @@ def _header(s: TokenStream) -> tuple[int, int]:
 def read_siconos_fc(path: str | Path) -> FrictionProblem:
     """A siconos FrictionContact (local, W q mu) text file as a local :class:`FrictionProblem`."""
     path = Path(path)
-    s = TokenStream(path.read_text(encoding="latin-1"), path)
+    s = TokenStream.of_file(path)
     d, nc = _header(s)
     W = read_numerics_matrix(s)
     m = d * nc
@@ -43,7 +43,7 @@ def read_siconos_gfc(path: str | Path) -> FrictionProblem:
     """A siconos GlobalFrictionContact (M H q b mu) text file as a global :class:`FrictionProblem`
     with f = q (n,) and w = b (m,)."""
     path = Path(path)
-    s = TokenStream(path.read_text(encoding="latin-1"), path)
+    s = TokenStream.of_file(path)
     d, nc = _header(s)
     M = read_numerics_matrix(s)
     H = read_numerics_matrix(s)

@@ -20,7 +20,7 @@ from contactmodel.io.numerics import TokenStream, read_numerics_matrix
 def read_lcp(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
     """Read ``(M, q)`` of the LCP w = M z + q, 0 <= w _|_ z >= 0: M dense (n, n), q (n,)."""
     path = Path(path)
-    s = TokenStream(path.read_text(encoding="latin-1"), path)
+    s = TokenStream.of_file(path)
     n = s.int()
     M = read_numerics_matrix(s, storages=(0, 1))
     if M.shape != (n, n):

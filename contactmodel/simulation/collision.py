@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contactmodel.errors import DeclarationError
+from contactmodel.friction.base import FrictionLaw
 from contactmodel.geometry import contact_frame, vector
 from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation.kinematics import cross
@@ -50,9 +51,10 @@ SPREAD = 0.02
 
 @dataclass(frozen=True)
 class Plane:
-    """The plane through ``point`` (m, world) with unit ``normal`` pointing out of the solid side.
+    """The plane through ``point`` (m, world) with unit ``normal`` pointing out of the solid side
+    (a unit vector, as ``System.add_contact`` requires: (0, 0, 2) is refused, not rescaled).
 
-    ``friction`` is the law of the contacts generated on it (default: ``simulate``'s
+    ``friction`` (a FrictionLaw, or None) is the law of the contacts generated on it (default: ``simulate``'s
     ``friction``); ``tangent`` fixes the contact frames' t axis (default: the unit projection of
     the world axis least aligned with the normal), which matters for direction-dependent laws
     such as the pyramid.
@@ -65,12 +67,16 @@ class Plane:
     tangent: tuple[float, float, float] | None = None
 
     def __post_init__(self) -> None:
-        n = vector(self.normal, 3, f"Plane '{self.name}'.normal")
-        norm = float(np.linalg.norm(n))
-        if norm < 1e-12:
-            raise DeclarationError(f"Plane '{self.name}'.normal is zero: give the outward unit normal")
-        object.__setattr__(self, "normal", tuple((n / norm).tolist()))
+        # the rule of System.add_contact: a unit normal (within geometry.UNIT_TOL), an optional
+        # unit tangent orthogonal to it; the frame's normal is stored exactly unit
+        frame = contact_frame(self.normal, self.tangent, f"Plane '{self.name}'")
+        object.__setattr__(self, "normal", tuple((frame[0] / np.linalg.norm(frame[0])).tolist()))
         object.__setattr__(self, "point", tuple(vector(self.point, 3, f"Plane '{self.name}'.point").tolist()))
+        if self.friction is not None and not isinstance(self.friction, FrictionLaw):
+            raise DeclarationError(
+                f"Plane '{self.name}'.friction must be a friction law such as cm.CoulombCone(0.5) or "
+                f"cm.Pyramid(0.5), or None for simulate's friction (got {self.friction!r})"
+            )
 
     @property
     def frame(self) -> np.ndarray:

@@ -4,13 +4,14 @@ impulses, modes and solver reports; save/load (npz) and a pandas DataFrame view.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from contactmodel.errors import ContactModelError
+from contactmodel.errors import ContactModelError, DataFileError
 
 if TYPE_CHECKING:
     from contactmodel.formulation import Problem
@@ -261,8 +262,10 @@ class Trajectory:
     # -- output -------------------------------------------------------------------------
     def save(self, path) -> Path:
         """Write the trajectory to ``path``: ``.h5`` / ``.hdf5`` an HDF5 file (needs h5py: extra
-        ``fclib``), otherwise an ``.npz`` file; arrays plus a JSON header. See :func:`load`."""
-        path = Path(path)
+        ``fclib``), ``.npz`` (or no suffix, then ``.npz`` is added) a NumPy archive; arrays plus a
+        JSON header. Missing folders are created; another suffix is a :class:`DataFileError`.
+        Returns the path written. See :func:`load`."""
+        path = _save_path(path)
         arrays, header = self._arrays()
         if path.suffix.lower() in HDF5_SUFFIXES:
             h5py = _h5py()
@@ -272,7 +275,8 @@ class Trajectory:
                 fh.attrs["header"] = json.dumps(header)
             return path
         arrays["header"] = np.array(json.dumps(header))
-        np.savez_compressed(path, **arrays)
+        with open(path, "wb") as fh:  # a file object: numpy appends no second ".npz" (e.g. to ".NPZ")
+            np.savez_compressed(fh, **arrays)
         return path
 
     def _arrays(self) -> tuple[dict[str, np.ndarray], dict]:
@@ -400,22 +404,61 @@ def _h5py():
     return h5py
 
 
+def _save_path(path) -> Path:
+    """The file :meth:`Trajectory.save` writes for ``path``: its folder created, ``.npz`` added
+    to a name without a suffix; a suffix of another format is a :class:`DataFileError`."""
+    path = Path(path)
+    if path.suffix == "":
+        path = path.with_name(path.name + ".npz")
+    elif path.suffix.lower() not in (".npz", *HDF5_SUFFIXES):
+        raise DataFileError(
+            f"cannot save a trajectory as '{path}': the suffix {path.suffix!r} names no format this "
+            "writes; use .npz (NumPy) or .h5 / .hdf5 (HDF5)"
+        )
+    if path.is_dir():
+        raise DataFileError(f"cannot save a trajectory as '{path}': it is a folder; give a file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def load(path) -> Trajectory:
     """Read a trajectory written by :meth:`Trajectory.save` (``.npz``, or ``.h5`` / ``.hdf5``;
-    states, impulses, modes, reports; not the step models or shapes)."""
+    states, impulses, modes, reports; not the step models or shapes). A file that is missing,
+    damaged or of another kind is a :class:`DataFileError` naming it."""
     path = Path(path)
-    if not path.exists():
-        raise ContactModelError(f"trajectory file '{path}' does not exist")
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise DataFileError(f"trajectory file '{path}' {what}")
+    try:
+        return _load(path)
+    except ContactModelError:
+        raise
+    except (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as exc:
+        # numpy and h5py on a text, random or truncated file, a JSON header that is not JSON, an
+        # archive missing an array the header names
+        kind = "HDF5" if path.suffix.lower() in HDF5_SUFFIXES else "NumPy .npz"
+        raise DataFileError(
+            f"'{path}' cannot be read as a trajectory ({type(exc).__name__}: {str(exc)[:200]}); it is not "
+            f"a {kind} file written by Trajectory.save, or it is truncated"
+        ) from None
+
+
+def _load(path: Path) -> Trajectory:
     if path.suffix.lower() in HDF5_SUFFIXES:
         with _h5py().File(path, "r") as fh:
             if "header" not in fh.attrs:
-                raise ContactModelError(f"'{path}' is not a trajectory written by Trajectory.save")
+                raise DataFileError(f"'{path}' is not a trajectory written by Trajectory.save")
             header = json.loads(fh.attrs["header"])
             data = {key: fh[key][()] for key in fh.keys()}
         return _from_arrays(header, data)
+    if not zipfile.is_zipfile(path):  # np.load would try to unpickle it and say "allow_pickle"
+        raise DataFileError(
+            f"'{path}' is not a NumPy .npz archive (a trajectory written by Trajectory.save); "
+            "it is another kind of file or truncated"
+        )
     with np.load(path, allow_pickle=False) as npz:
         if "header" not in npz:
-            raise ContactModelError(f"'{path}' is not a trajectory written by Trajectory.save")
+            raise DataFileError(f"'{path}' is not a trajectory written by Trajectory.save")
         header = json.loads(str(npz["header"]))
         return _from_arrays(header, {key: npz[key] for key in npz.files})
 

@@ -43,6 +43,8 @@ class SolverInfo:
     fallback_rank: its place (lowest first) in the order solvers are tried one after another to
         find a solution (:func:`fallback_order`); None: not tried so.
     requires: an importable module the solver needs.
+    ready: the name of a function of ``module`` that says why the solver cannot run here (an
+        expired license, a missing executable) or returns None; :meth:`available` asks it.
     """
 
     name: str
@@ -56,6 +58,7 @@ class SolverInfo:
     retry_statements: bool = False
     fallback_rank: int | None = None
     requires: str | None = None
+    ready: str | None = None
 
     def available(self) -> tuple[bool, str]:
         """(available here, reason when not)."""
@@ -63,6 +66,10 @@ class SolverInfo:
             return False, f"needs the Python package providing '{self.requires}'"
         if importlib.util.find_spec(self.module) is None:
             return False, f"module {self.module} is not installed"
+        if self.ready:
+            why = getattr(importlib.import_module(self.module), self.ready)()
+            if why:
+                return False, why
         return True, ""
 
 
@@ -122,7 +129,7 @@ REGISTRY: dict[str, SolverInfo] = {
             "PATH through GAMSPy (free license: <= 1000 rows/columns) or Pyomo + pathampl",
             quadratic_only=True,
             time_limit=True,
-            requires="gamspy",
+            ready="ready",
         ),
     )
 }

@@ -179,8 +179,13 @@ class _Tableau:
         return np.column_stack([self.column(int(v)) for v in self.basic])
 
     def refactor(self) -> None:
-        self.Binv = np.ascontiguousarray(np.linalg.inv(self.matrix()))
-        self.qbar = self.Binv @ self.q
+        """B^-1 and B^-1 q afresh; ``LinAlgError`` when B is singular, exactly (LAPACK's zero
+        pivot) or numerically (an inverse that is not finite)."""
+        Binv = np.linalg.inv(self.matrix())
+        qbar = Binv @ self.q
+        if not (np.all(np.isfinite(Binv)) and np.all(np.isfinite(qbar))):
+            raise np.linalg.LinAlgError("the basis is numerically singular: its inverse is not finite")
+        self.Binv, self.qbar = np.ascontiguousarray(Binv), qbar
 
     def residual(self) -> np.ndarray:
         """q - B qbar, in O(n^2) without forming B."""
@@ -313,9 +318,14 @@ def _warm_tableau(M: np.ndarray, q: np.ndarray, ws, n: int, opts: LemkeOptions) 
 
 
 def _is_psd_sum(M: np.ndarray, tol: float) -> bool:
+    """Whether M + M^T is positive semidefinite; False (nothing proven) when LAPACK's
+    eigenvalue iteration does not converge or M is not finite."""
     S = M + M.T
-    eig = np.linalg.eigvalsh(S)
-    return bool(eig[0] >= -tol * max(1.0, float(np.abs(eig).max())))
+    try:
+        eig = np.linalg.eigvalsh(S)
+    except (np.linalg.LinAlgError, ValueError):
+        return False
+    return bool(np.all(np.isfinite(eig)) and eig[0] >= -tol * max(1.0, float(np.abs(eig).max())))
 
 
 def _farkas(M: np.ndarray, q: np.ndarray, y: np.ndarray, tol: float) -> bool:

@@ -14,13 +14,23 @@ quadratic model is checked against F at a random point; any other F is refused w
   PATH; the MCP is written with ``pyomo.mpec`` complementarity conditions. A row with two finite
   bounds is written as F(x) - w + v = 0 with x free, 0 <= w _|_ x - lb >= 0 and
   0 <= v _|_ ub - x >= 0 (Pyomo's ``mpec.nl`` transformation fails on ``lb <= x <= ub _|_ F``).
-- backend "auto": "gamspy" when gamspy is importable and the MCP fits ``size_limit``, else
-  "pyomo" when ``pathampl`` is found.
+- backend "auto": "gamspy" when GAMSPy runs (installed, with a license GAMS accepts) and the MCP
+  fits ``size_limit``, else "pyomo" when ``pathampl`` is found.
+
+GAMS checks its license at every job. The demo license bundled with GAMSPy is time-limited (the one
+in gamspy_base 54.6.1 expired on 2026-11-26); an expired, missing or unreadable license is a
+:class:`SolverError` quoting GAMS's own words and :func:`ready` reports it (``contactmodel solvers``
+prints it). A license of one's own is used by GAMSPy when installed with
+``gamspy install license <access code or path/to/gamslice.txt>``, or named per process with the
+environment variable ``GAMSPY_LICENSE_PATH=/path/to/gamslice.txt``; ``gamspy show license`` shows
+the one in use.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import io
 import re
 import shutil
 import time
@@ -145,13 +155,80 @@ def polynomial(mcp: MCP, seed: int = 0) -> Polynomial:
 def _backend(opts: PathOptions, n: int) -> str:
     if opts.backend is not PathBackend.AUTO:
         return opts.backend.value
-    has_gamspy = importlib.util.find_spec("gamspy") is not None
+    has_pathampl = shutil.which("pathampl") is not None
     fits = opts.size_limit is None or n <= opts.size_limit
-    if has_gamspy and (fits or shutil.which("pathampl") is None):
+    problem = gamspy_problem()
+    if problem is None and (fits or not has_pathampl):
         return "gamspy"
-    if shutil.which("pathampl") is not None:
+    if has_pathampl:
         return "pyomo"
-    raise SolverError("solver 'path' needs gamspy (pip install gamspy) or a 'pathampl' executable on PATH")
+    raise SolverError(f"solver 'path' cannot run here: {problem}")
+
+
+#: what to do when GAMS refuses its license (the message of every license refusal ends with it)
+LICENSE_HELP = (
+    "install a valid license with `gamspy install license <access code or license file>`, or point "
+    "GAMSPY_LICENSE_PATH at a GAMS license file (gamslice.txt); or use backend 'pyomo' with a 'pathampl' "
+    "executable, or solver 'newton'"
+)
+
+
+def _gams_lines(log: str) -> list[str]:
+    """GAMS's own error lines (``*** ...``) in a job log."""
+    return [ln.strip("* ").strip() for ln in log.splitlines() if ln.startswith("***") and ln.strip("* ")]
+
+
+def _cannot_run(log: str, exc: BaseException) -> SolverError:
+    """The :class:`SolverError` of a GAMS process that did not run a job (license, installation)."""
+    lines = _gams_lines(log)
+    lines = [ln for ln in lines if not ln.startswith("Inspect listing file")]  # we keep no listing
+    first = (str(exc).splitlines() or [""])[0]
+    said = "; ".join(lines) if lines else f"{type(exc).__name__}: {first}"
+    if "licens" in said.lower():  # GAMS's lines, or GAMSPy's own (a license path that is no file)
+        return SolverError(
+            f"solver 'path' (GAMSPy backend) cannot run: GAMS has no usable license ({said}); " + LICENSE_HELP
+        )
+    return SolverError(
+        f"solver 'path' (GAMSPy backend) cannot run: GAMS did not start a job ({said}); check the GAMSPy "
+        "installation (`gamspy show base`, `pip install --force-reinstall gamspy`), or use backend 'pyomo' "
+        "with a 'pathampl' executable, or solver 'newton'"
+    )
+
+
+def _gams_container(gp: Any, log: io.StringIO) -> Any:
+    """A GAMSPy container whose GAMS process has run one job (so a license or installation fault
+    shows here), its log written to ``log``; or :class:`SolverError` naming the fault."""
+    try:
+        container = gp.Container(output=log)
+        gp.Set(container, "probe", records=["a"])
+    except (gp.exceptions.GamspyBaseException, OSError) as exc:
+        raise _cannot_run(log.getvalue(), exc) from exc
+    return container
+
+
+@functools.cache
+def gamspy_problem() -> str | None:
+    """Why the GAMSPy backend cannot run here (not installed, license expired or missing, GAMS
+    not starting), or None when it ran a GAMS job. Found once per process (about 0.05 s after
+    importing gamspy)."""
+    if importlib.util.find_spec("gamspy") is None:
+        return "needs gamspy (pip install gamspy, or the 'path' extra) or a 'pathampl' executable on PATH"
+    import gamspy as gp
+
+    try:
+        _gams_container(gp, io.StringIO()).close()
+    except SolverError as exc:
+        return str(exc).removeprefix("solver 'path' (GAMSPy backend) cannot run: ")
+    return None
+
+
+def ready() -> str | None:
+    """Why solver "path" cannot run here, or None: it can when GAMSPy runs a job (a valid
+    license) or a 'pathampl' executable is on PATH."""
+    problem = gamspy_problem()
+    if problem is None or shutil.which("pathampl") is not None:
+        return None
+    return problem
 
 
 def _license_error(n: int, limit: int | None, detail: str = "") -> SolverError:
@@ -201,7 +278,8 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
 
     n = mcp.n
     labels = np.array([f"x{k}" for k in range(n)], dtype=object)
-    c = gp.Container()
+    log = io.StringIO()
+    c = _gams_container(gp, log)
     i = gp.Set(c, "i", records=labels.tolist())
     j = gp.Alias(c, "j", i)
     k = gp.Alias(c, "k", i)
@@ -239,11 +317,13 @@ def _solve_gamspy(mcp: MCP, poly: Polynomial, x0: np.ndarray, opts: PathOptions)
     t1 = time.perf_counter()
     try:
         model.solve(solver="PATH", options=gp.Options(**gopts), solver_options=native)
-    except gp.exceptions.GamspyException as exc:
-        text = str(exc)
-        if "license" in text.lower():
+    except gp.exceptions.GamspyBaseException as exc:
+        text = str(exc) + "\n" + log.getvalue()
+        if "license limit" in text.lower() or re.search(r"more than \d+ rows or columns", text):
             limit, detail = _license_detail(text)
             raise _license_error(n, limit, detail) from exc
+        if any("licens" in ln.lower() for ln in _gams_lines(log.getvalue())):
+            raise _cannot_run(log.getvalue(), exc) from exc
         return SolverResult(
             None,
             Outcome.FAILED,

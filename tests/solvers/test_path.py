@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import itertools
 import shutil
+import types
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import contactmodel as cm
+from contactmodel import cli as cm_cli
 from contactmodel import solvers
 from contactmodel.errors import SolverError
 from contactmodel.mcp import MCP
+from contactmodel.solvers import path as path_solver
 from contactmodel.solvers.base import Outcome
-from contactmodel.solvers.path import PathOptions, polynomial, solve
+from contactmodel.solvers.path import PathOptions, gamspy_problem, polynomial, solve
+
+
+@pytest.fixture(autouse=True)
+def _fresh_probe():
+    """Each test finds GAMSPy's state again (some hide gamspy; the probe's answer is cached)."""
+    gamspy_problem.cache_clear()
+    yield
+    gamspy_problem.cache_clear()
 
 
 @pytest.fixture
 def gamspy():
-    return pytest.importorskip("gamspy")
+    """GAMSPy able to run a job here: installed, with a license GAMS accepts (else skipped, saying why)."""
+    module = pytest.importorskip("gamspy")
+    problem = gamspy_problem()
+    if problem is not None:
+        pytest.skip(f"GAMSPy cannot run here: {problem}")
+    return module
 
 
 @pytest.fixture
@@ -197,3 +214,75 @@ def test_pyomo_backend(pathampl):
     res = solve(mcp, PathOptions(backend="pyomo"))
     assert_mcp_solution(mcp, res.x)
     np.testing.assert_allclose(res.x, x_star, atol=1e-8)
+
+
+#: what GAMS 54.6.1 writes when its bundled demo license has expired (captured from a GAMSPy job log)
+EXPIRED_LOG = """--- Job probe.gms Start 11/28/26 08:40:06 54.6.1 20a39885 LEX-LEG x86 64bit/Linux
+    License /site-packages/gamspy_base/gamslice.txt
+*** Time-limited license expired 2 days ago
+*** Status: Terminated due to a licensing error
+***         License file: /site-packages/gamspy_base/gamslice.txt
+***         Inspect listing file for more information.
+--- Job probe.gms Stop 11/28/26 08:40:06 elapsed 0:00:00.005
+"""
+
+
+class _FatalError(Exception):
+    pass
+
+
+def _fake_gamspy(log: str) -> types.SimpleNamespace:
+    """A stand-in for ``gamspy`` whose GAMS process writes ``log`` and dies at the first job, as
+    GAMSPy does when GAMS refuses to start (it raises ``FatalError: ... GAMS is in a bad state``)."""
+
+    class Container:
+        def __init__(self, output=None):
+            self.output = output
+
+    def Set(container, name, records=None):
+        container.output.write(log)
+        raise _FatalError("Error while getting the return code from GAMS backend.")
+
+    exceptions = types.SimpleNamespace(GamspyBaseException=_FatalError)
+    return types.SimpleNamespace(Container=Container, Set=Set, exceptions=exceptions)
+
+
+def test_an_expired_license_is_a_solver_error_quoting_gams():
+    with pytest.raises(SolverError, match="Time-limited license expired 2 days ago") as err:
+        path_solver._gams_container(_fake_gamspy(EXPIRED_LOG), io.StringIO())
+    message = str(err.value)
+    assert "gamspy install license" in message and "GAMSPY_LICENSE_PATH" in message
+    assert "gamslice.txt" in message and "Inspect listing" not in message
+
+
+def test_gams_that_does_not_start_is_a_solver_error_naming_the_installation():
+    with pytest.raises(SolverError, match="GAMS did not start a job.*gamspy show base"):
+        path_solver._gams_container(_fake_gamspy("*** Could not load gmdcclib64.so\n"), io.StringIO())
+
+
+def test_an_unusable_gamspy_is_reported_by_the_registry_and_the_command_line(monkeypatch, capsys):
+    why = "GAMS has no usable license (Time-limited license expired 2 days ago)"
+    monkeypatch.setattr(path_solver, "gamspy_problem", lambda: why)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert solvers.REGISTRY["path"].available() == (False, why)
+    assert cm_cli.main(["solvers"]) == 0
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("path")]
+    assert "no" in line.split()[:2] and "license expired" in line
+    with pytest.raises(SolverError, match="cannot run here: GAMS has no usable license"):
+        solve(MCP.from_lcp(np.eye(2), -np.ones(2)), PathOptions())
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/pathampl" if name == "pathampl" else None)
+    assert solvers.REGISTRY["path"].available() == (True, "")  # the pyomo backend can still run
+    assert path_solver._backend(PathOptions(), 10) == "pyomo"
+
+
+def test_gamspy_here_either_runs_or_says_why():
+    """With gamspy installed: a solve succeeds (valid license) or raises a SolverError naming the
+    cause (e.g. the expired demo license); never a GAMSPy exception."""
+    pytest.importorskip("gamspy")
+    problem = gamspy_problem()
+    M, q = small_lcp()
+    if problem is None:
+        assert solve(MCP.from_lcp(M, q), PathOptions(backend="gamspy")).outcome is Outcome.CONVERGED
+    else:
+        with pytest.raises(SolverError, match="GAMSPy backend"):
+            solve(MCP.from_lcp(M, q), PathOptions(backend="gamspy"))
