@@ -154,11 +154,7 @@ class Trajectory:
 
     def finish(self) -> Trajectory:
         built = self.part(0, 0)
-        for name in ("times", "positions", "quaternions", "velocities", "angular_velocities", "kinetic"):
-            setattr(self, name, getattr(built, name))
-        for name in ("potential", "overlap_lift", "q", "qdot", "status", "residual", "iterations", "seconds", "reused"):
-            setattr(self, name, getattr(built, name))
-        for name in ("fallback", "timings", "impulses", "contact_velocities", "gaps", "modes"):
+        for name in RECORDED:
             setattr(self, name, getattr(built, name))
         self._steps = []
         return self
@@ -483,6 +479,30 @@ def _cell(value) -> str:
 
 
 HDF5_SUFFIXES = (".h5", ".hdf5")
+#: the fields of a Trajectory that :meth:`Trajectory.finish` fills from what the run recorded
+RECORDED = (
+    "times",
+    "positions",
+    "quaternions",
+    "velocities",
+    "angular_velocities",
+    "kinetic",
+    "potential",
+    "overlap_lift",
+    "q",
+    "qdot",
+    "status",
+    "residual",
+    "iterations",
+    "seconds",
+    "reused",
+    "fallback",
+    "timings",
+    "impulses",
+    "contact_velocities",
+    "gaps",
+    "modes",
+)
 
 
 def _h5py():
