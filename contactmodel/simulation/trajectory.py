@@ -660,14 +660,12 @@ class Journal:
         import time
 
         h5py = _h5py()
-        for attempt in range(attempts):
+        for _ in range(attempts - 1):
             try:
                 return h5py.File(self.path, "a")
             except OSError:
-                if attempt == attempts - 1:
-                    raise
                 time.sleep(0.1)
-        raise AssertionError("unreachable")
+        return h5py.File(self.path, "a")
 
     def _replace(self, whole: Trajectory) -> None:
         import os
