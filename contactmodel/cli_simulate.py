@@ -47,6 +47,20 @@ def declare(sim: argparse.ArgumentParser) -> None:
     sim.add_argument(
         "--out", metavar="FILE", help="write the run: .npz or .h5 (trajectory), .csv (table) or .gif/.mp4"
     )
+    sim.add_argument(
+        "--save-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --out FILE.h5 or .npz: write the run every N steps as it goes (default 50), so a "
+        "killed run keeps every step up to the last write",
+    )
+    sim.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue the run saved in FILE (.h5 or .npz written with --out) to --t-end; it is "
+        "written on to FILE unless --out names another .h5 or .npz file",
+    )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -95,6 +109,15 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None and out.suffix.lower() not in (".npz", ".h5", ".hdf5", ".csv", ".gif", ".mp4"):
         raise SimulateCommandError(f"--out must end in .npz, .h5, .csv, .gif or .mp4 (got '{out}')")
+    written = out is not None and out.suffix.lower() in (".npz", ".h5", ".hdf5")
+    if written:
+        options["out"] = out
+    if args.save_every is not None:
+        if not written:
+            raise SimulateCommandError("--save-every needs --out FILE.h5 or FILE.npz")
+        options["save_every"] = args.save_every
+    if args.resume is not None:
+        options["resume"] = args.resume
     bar = None
     if not args.no_progress:
         try:
@@ -115,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         suffix = out.suffix.lower()
         if suffix in (".npz", ".h5", ".hdf5"):
-            traj.save(out)
+            pass  # written by simulate as the run went
         elif suffix == ".csv":
             traj.to_csv(out)
         else:

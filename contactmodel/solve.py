@@ -195,6 +195,13 @@ def _compile(problem) -> tuple[CompiledMCP | None, MCP]:
     raise SolverError(f"solve needs a contactmodel Problem or MCP (got {type(problem).__name__})")
 
 
+def check_solver_fits(solver: str, problem: Problem) -> None:
+    """Raise :class:`SolverError` when ``solver`` cannot take ``problem`` as :func:`solve` states
+    it for that solver (an LCP-only solver and nonlinear rows, cone blocks and a solver without
+    them), without solving it."""
+    _load_solver(solver, _compile(statement(solver).apply(problem))[1])
+
+
 def _load_solver(solver: str, mcp: MCP):
     """The solver's module, once the solver is known to handle this kind of MCP."""
     info = solvers.get(solver)

@@ -36,6 +36,7 @@ import numpy as np
 
 from contactmodel.errors import DeclarationError
 from contactmodel.friction.base import FrictionLaw
+from contactmodel.friction.spec import parse_friction
 from contactmodel.geometry import contact_frame, vector
 from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation.kinematics import cross
@@ -54,10 +55,10 @@ class Plane:
     """The plane through ``point`` (m, world) with unit ``normal`` pointing out of the solid side
     (a unit vector, as ``System.add_contact`` requires: (0, 0, 2) is refused, not rescaled).
 
-    ``friction`` (a FrictionLaw, or None) is the law of the contacts generated on it (default: ``simulate``'s
-    ``friction``); ``tangent`` fixes the contact frames' t axis (default: the unit projection of
-    the world axis least aligned with the normal), which matters for direction-dependent laws
-    such as the pyramid.
+    ``friction`` is the law of the contacts generated on it (a law or a spec such as
+    ``"cone:0.5"``; default: ``simulate``'s ``friction``); ``tangent`` fixes the contact frames'
+    t axis (default: the unit projection of the world axis least aligned with the normal),
+    which matters for direction-dependent laws such as the pyramid.
     """
 
     normal: tuple[float, float, float] = (0.0, 0.0, 1.0)
@@ -72,10 +73,12 @@ class Plane:
         frame = contact_frame(self.normal, self.tangent, f"Plane '{self.name}'")
         object.__setattr__(self, "normal", tuple((frame[0] / np.linalg.norm(frame[0])).tolist()))
         object.__setattr__(self, "point", tuple(vector(self.point, 3, f"Plane '{self.name}'.point").tolist()))
-        if self.friction is not None and not isinstance(self.friction, FrictionLaw):
+        if isinstance(self.friction, str):
+            object.__setattr__(self, "friction", parse_friction(self.friction))
+        elif self.friction is not None and not isinstance(self.friction, FrictionLaw):
             raise DeclarationError(
-                f"Plane '{self.name}'.friction must be a friction law such as cm.CoulombCone(0.5) or "
-                f"cm.Pyramid(0.5), or None for simulate's friction (got {self.friction!r})"
+                f"Plane '{self.name}'.friction must be a friction law (e.g. contactmodel.CoulombCone(0.5)) "
+                f"or a spec such as 'cone:0.5' (got {self.friction!r})"
             )
 
     @property

@@ -47,6 +47,10 @@ class Trajectory:
     angular_velocities: np.ndarray
     kinetic: np.ndarray
     potential: np.ndarray
+    #: (N+1,) J: potential energy given by the overlap projection in the step ending at each time
+    #: (0 at t = 0; see ``contactmodel.simulation.stepper``): the energy balance of step k is
+    #: energy[k+1] - energy[k] <= overlap_lift[k+1] plus the work of the controllers' wrenches
+    overlap_lift: np.ndarray = field(default_factory=lambda: np.zeros(0))
     q: dict[str, np.ndarray] = field(default_factory=dict)
     qdot: dict[str, np.ndarray] = field(default_factory=dict)
     status: list[str] = field(default_factory=list)
@@ -66,13 +70,18 @@ class Trajectory:
     failed_step: int | None = None
     failed_problem: Problem | None = field(default=None, repr=False)
     failed_solution: Solution | None = field(default=None, repr=False)
+    #: (x, names): the last step's answer and its MCP's variable names, the warm start of the
+    #: step after the last state (kept by a journal file for ``simulate(..., resume=...)``)
+    warm_start: tuple[np.ndarray, list[str]] | None = field(default=None, repr=False)
+    #: steps between two writes of a run written as it went (None: saved at the end)
+    save_every: int | None = field(default=None, repr=False)
     _steps: list = field(default_factory=list, repr=False)
     _assemblies: list = field(default_factory=list, repr=False)
     _rows: list = field(default_factory=list, repr=False)
 
     # -- building (used by simulate) -----------------------------------------------------
     @classmethod
-    def start(cls, sim, solver: str) -> Trajectory:
+    def start(cls, sim, solver: str, record: bool = True) -> Trajectory:
         sysm = sim.system
         traj = cls(
             dt=sim.h,
@@ -89,7 +98,8 @@ class Trajectory:
             planes=list(sim.planes),
             step_tol=sim.step_tol,
         )
-        traj.record_state(sim)
+        if record:
+            traj.record_state(sim)
         return traj
 
     def record_state(self, sim) -> None:
@@ -105,6 +115,7 @@ class Trajectory:
                 kin,
                 pot,
                 {a.name: (a.q.copy(), a.qdot.copy()) for a in sim.system.manipulators},
+                sim.overlap_lift,
             )
         )
 
@@ -143,41 +154,120 @@ class Trajectory:
         self.failed_solution = solution
 
     def finish(self) -> Trajectory:
-        rows = self._rows
-        self.times = np.array([r[0] for r in rows])
-        self.positions = np.array([r[1] for r in rows]).reshape(len(rows), -1, 3)
-        self.quaternions = np.array([r[2] for r in rows]).reshape(len(rows), -1, 4)
-        self.velocities = np.array([r[3] for r in rows]).reshape(len(rows), -1, 3)
-        self.angular_velocities = np.array([r[4] for r in rows]).reshape(len(rows), -1, 3)
-        self.kinetic = np.array([r[5] for r in rows])
-        self.potential = np.array([r[6] for r in rows])
-        for name in rows[0][7]:
-            self.q[name] = np.array([r[7][name][0] for r in rows])
-            self.qdot[name] = np.array([r[7][name][1] for r in rows])
-        n = len(self._steps)
-        self.status = [s[1][0] for s in self._steps]
-        self.residual = np.array([s[1][1] for s in self._steps], dtype=float)
-        self.iterations = np.array([s[1][2] for s in self._steps], dtype=int)
-        self.seconds = np.array([s[1][3] for s in self._steps], dtype=float)
-        self.reused = np.array([s[1][4] for s in self._steps], dtype=bool)
-        self.fallback = [s[1][6] for s in self._steps]
-        keys = self._steps[0][1][5].keys() if self._steps else ()
-        self.timings = {key: np.array([s[1][5][key] for s in self._steps]) for key in keys}
-        for k, (per, _) in enumerate(self._steps):
-            for name, (imp, vel, gap, mode) in per.items():
-                if name not in self.impulses:
-                    d = len(imp)
-                    self.impulses[name] = np.full((n, d), np.nan)
-                    self.contact_velocities[name] = np.full((n, d), np.nan)
-                    self.gaps[name] = np.full(n, np.nan)
-                    self.modes[name] = np.full(n, "", dtype=object)
-                self.impulses[name][k] = imp
-                self.contact_velocities[name][k] = vel
-                self.gaps[name][k] = gap
-                self.modes[name][k] = mode
-        self.modes = {k: v.astype(str) for k, v in self.modes.items()}
+        built = self.part(0, 0)
+        for name in RECORDED:
+            setattr(self, name, getattr(built, name))
         self._steps = []
         return self
+
+    def part(self, first_state: int, first_step: int) -> Trajectory:
+        """A new Trajectory of the states recorded from ``first_state`` on and the steps from
+        ``first_step`` on (the run keeps recording; :meth:`joined` puts parts back together)."""
+        rows, steps = self._rows[first_state:], self._steps[first_step:]
+        nb = len(self.body_names)
+        out = Trajectory(
+            dt=self.dt,
+            solver=self.solver,
+            body_names=list(self.body_names),
+            times=np.array([r[0] for r in rows]),
+            positions=np.array([r[1] for r in rows]).reshape(len(rows), nb, 3),
+            quaternions=np.array([r[2] for r in rows]).reshape(len(rows), nb, 4),
+            velocities=np.array([r[3] for r in rows]).reshape(len(rows), nb, 3),
+            angular_velocities=np.array([r[4] for r in rows]).reshape(len(rows), nb, 3),
+            kinetic=np.array([r[5] for r in rows]),
+            potential=np.array([r[6] for r in rows]),
+            overlap_lift=np.array([r[8] for r in rows], dtype=float),
+            shapes=self.shapes,
+            planes=self.planes,
+            step_tol=self.step_tol,
+            failed_step=self.failed_step,
+            save_every=self.save_every,
+        )
+        for name in rows[0][7] if rows else ():
+            out.q[name] = np.array([r[7][name][0] for r in rows])
+            out.qdot[name] = np.array([r[7][name][1] for r in rows])
+        n = len(steps)
+        out.status = [s[1][0] for s in steps]
+        out.residual = np.array([s[1][1] for s in steps], dtype=float)
+        out.iterations = np.array([s[1][2] for s in steps], dtype=int)
+        out.seconds = np.array([s[1][3] for s in steps], dtype=float)
+        out.reused = np.array([s[1][4] for s in steps], dtype=bool)
+        out.fallback = [s[1][6] for s in steps]
+        keys = steps[0][1][5].keys() if steps else ()
+        out.timings = {key: np.array([s[1][5][key] for s in steps]) for key in keys}
+        modes: dict[str, np.ndarray] = {}
+        for k, (per, _) in enumerate(steps):
+            for name, (imp, vel, gap, mode) in per.items():
+                if name not in out.impulses:
+                    d = len(imp)
+                    out.impulses[name] = np.full((n, d), np.nan)
+                    out.contact_velocities[name] = np.full((n, d), np.nan)
+                    out.gaps[name] = np.full(n, np.nan)
+                    modes[name] = np.full(n, "", dtype=object)
+                out.impulses[name][k] = imp
+                out.contact_velocities[name][k] = vel
+                out.gaps[name][k] = gap
+                modes[name][k] = mode
+        out.modes = {k: v.astype(str) for k, v in modes.items()}
+        return out
+
+    @classmethod
+    def joined(cls, parts: list[Trajectory]) -> Trajectory:
+        """One Trajectory of consecutive ``parts`` (each part's states follow the previous
+        part's, its steps too; a contact absent from a part is inactive there)."""
+        first, last = parts[0], parts[-1]
+        cat = np.concatenate
+        out = cls(
+            dt=first.dt,
+            solver=first.solver,
+            body_names=list(first.body_names),
+            times=cat([p.times for p in parts]),
+            positions=cat([p.positions for p in parts]),
+            quaternions=cat([p.quaternions for p in parts]),
+            velocities=cat([p.velocities for p in parts]),
+            angular_velocities=cat([p.angular_velocities for p in parts]),
+            kinetic=cat([p.kinetic for p in parts]),
+            potential=cat([p.potential for p in parts]),
+            overlap_lift=cat([p.overlap_lift for p in parts]),
+            status=[s for p in parts for s in p.status],
+            residual=cat([p.residual for p in parts]),
+            iterations=cat([p.iterations for p in parts]).astype(int),
+            seconds=cat([p.seconds for p in parts]),
+            reused=cat([p.reused for p in parts]).astype(bool),
+            fallback=[f for p in parts for f in p.fallback],
+            step_tol=first.step_tol,
+            shapes=first.shapes,
+            planes=first.planes,
+            failed_step=last.failed_step,
+            failed_problem=last.failed_problem,
+            failed_solution=last.failed_solution,
+            warm_start=last.warm_start,
+            save_every=last.save_every,
+        )
+        for name in first.q:
+            out.q[name] = cat([p.q[name] for p in parts if name in p.q])
+            out.qdot[name] = cat([p.qdot[name] for p in parts if name in p.qdot])
+        with_steps = [p for p in parts if len(p.status)]
+        keys = with_steps[0].timings.keys() if with_steps else ()
+        out.timings = {key: cat([p.timings[key] for p in with_steps]) for key in keys}
+        n = len(out.status)
+        offset = 0
+        for p in parts:
+            m = len(p.status)
+            for name, imp in p.impulses.items():
+                if name not in out.impulses:
+                    d = imp.shape[1]
+                    out.impulses[name] = np.full((n, d), np.nan)
+                    out.contact_velocities[name] = np.full((n, d), np.nan)
+                    out.gaps[name] = np.full(n, np.nan)
+                    out.modes[name] = np.full(n, "", dtype=object)
+                out.impulses[name][offset : offset + m] = imp
+                out.contact_velocities[name][offset : offset + m] = p.contact_velocities[name]
+                out.gaps[name][offset : offset + m] = p.gaps[name]
+                out.modes[name][offset : offset + m] = p.modes[name]
+            offset += m
+        out.modes = {k: v.astype(str) for k, v in out.modes.items()}
+        return out
 
     # -- views --------------------------------------------------------------------------
     @property
@@ -289,6 +379,7 @@ class Trajectory:
             "angular_velocities": self.angular_velocities,
             "kinetic": self.kinetic,
             "potential": self.potential,
+            "overlap_lift": self.overlap_lift,
             "residual": self.residual,
             "iterations": self.iterations,
             "seconds": self.seconds,
@@ -392,6 +483,30 @@ def _cell(value) -> str:
 
 
 HDF5_SUFFIXES = (".h5", ".hdf5")
+#: the fields of a Trajectory that :meth:`Trajectory.finish` fills from what the run recorded
+RECORDED = (
+    "times",
+    "positions",
+    "quaternions",
+    "velocities",
+    "angular_velocities",
+    "kinetic",
+    "potential",
+    "overlap_lift",
+    "q",
+    "qdot",
+    "status",
+    "residual",
+    "iterations",
+    "seconds",
+    "reused",
+    "fallback",
+    "timings",
+    "impulses",
+    "contact_velocities",
+    "gaps",
+    "modes",
+)
 
 
 def _h5py():
@@ -446,6 +561,8 @@ def load(path) -> Trajectory:
 def _load(path: Path) -> Trajectory:
     if path.suffix.lower() in HDF5_SUFFIXES:
         with _h5py().File(path, "r") as fh:
+            if JOURNAL_PARTS in fh.attrs:
+                return _load_journal(fh)
             if "header" not in fh.attrs:
                 raise DataFileError(f"'{path}' is not a trajectory written by Trajectory.save")
             header = json.loads(fh.attrs["header"])
@@ -476,6 +593,7 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
         angular_velocities=data["angular_velocities"],
         kinetic=data["kinetic"],
         potential=data["potential"],
+        overlap_lift=data["overlap_lift"] if "overlap_lift" in data else np.zeros(len(data["times"])),
         status=header["status"],
         residual=data["residual"],
         iterations=data["iterations"],
@@ -495,4 +613,126 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
         traj.qdot[name] = data[f"qdot_{i}"]
     for key in header["timings"]:
         traj.timings[key] = data[f"timing_{key}"]
+    if "warm_x" in data:
+        traj.warm_start = (np.asarray(data["warm_x"], dtype=float), list(header["warm_names"]))
+    traj.save_every = header.get("save_every")
     return traj
+
+
+# -- a run written as it goes (simulate(..., out=..., save_every=...)) ---------------------
+#: the HDF5 attribute counting a journal file's complete parts
+JOURNAL_PARTS = "journal_parts"
+
+
+def _load_journal(fh) -> Trajectory:
+    """The Trajectory of an HDF5 journal: its complete parts, joined (a part written when the
+    run was killed is not counted, so it is ignored)."""
+    parts = []
+    for n in range(int(fh.attrs[JOURNAL_PARTS])):
+        group = fh[f"part{n:06d}"]
+        header = json.loads(group["header"][()])
+        parts.append(_from_arrays(header, {key: group[key][()] for key in group.keys() if key != "header"}))
+    if not parts:
+        raise ContactModelError(f"'{fh.filename}' holds no saved state yet: nothing to load")
+    return Trajectory.joined(parts)
+
+
+class Journal:
+    """Writes a run to ``path`` while it goes, so that a killed run leaves every step up to the
+    last :meth:`flush`, with the warm start that the next step needs (``simulate(..., resume=)``).
+
+    ``.h5`` / ``.hdf5``: each flush appends one part (a group of the steps since the last one)
+    and then counts it in the file's ``journal_parts`` attribute; a part being written when the
+    run is killed is not counted. ``.npz``: each flush writes the whole run so far to a
+    temporary file in the same folder and renames it over ``path`` (``os.replace``, atomic), so
+    the file is always a complete trajectory; its cost grows with the run (use HDF5 for long
+    runs). ``prefix``: the run resumed (already in ``path`` when ``path`` is the file it came
+    from, else written first).
+    """
+
+    def __init__(self, path, prefix: Trajectory | None = None, appending: bool = False) -> None:
+        self.path = Path(path)
+        if not self.path.parent.is_dir():
+            raise ContactModelError(f"cannot write '{self.path}': folder '{self.path.parent}' does not exist")
+        self.hdf5 = self.path.suffix.lower() in HDF5_SUFFIXES
+        if not self.hdf5 and self.path.suffix.lower() != ".npz":
+            raise ContactModelError(f"a run is written to .h5, .hdf5 or .npz files (got '{self.path}')")
+        self.prefix = prefix
+        self.states = 0
+        self.steps = 0
+        if self.hdf5 and not appending:
+            with _h5py().File(self.path, "w") as fh:
+                fh.attrs[JOURNAL_PARTS] = 0
+            if prefix is not None:
+                self._append(prefix)
+
+    def flush(self, traj: Trajectory, warm_start: tuple[np.ndarray, list[str]] | None) -> None:
+        """Write what ``traj`` recorded since the last flush; ``warm_start`` as in
+        :attr:`Trajectory.warm_start` (the simulator's last answer)."""
+        if len(traj._rows) == self.states and len(traj._steps) == self.steps and traj.failed_step is None:
+            return
+        if self.hdf5:
+            part = traj.part(self.states, self.steps)
+            part.warm_start = warm_start
+            self._append(part)
+        else:
+            whole = traj.part(0, 0)
+            whole.warm_start = warm_start
+            if self.prefix is not None:
+                whole = Trajectory.joined([self.prefix, whole])
+            self._replace(whole)
+        self.states, self.steps = len(traj._rows), len(traj._steps)
+
+    def _append(self, part: Trajectory) -> None:
+        arrays, header = _with_warm_start(part)
+        with self._open() as fh:
+            n = int(fh.attrs[JOURNAL_PARTS])
+            name = f"part{n:06d}"
+            if name in fh:  # left by a run killed while writing it
+                del fh[name]
+            group = fh.create_group(name)
+            for key, val in arrays.items():
+                group.create_dataset(key, data=val)
+            group.create_dataset("header", data=json.dumps(header))
+            fh.flush()
+            fh.attrs[JOURNAL_PARTS] = n + 1
+
+    def _open(self, attempts: int = 50):
+        """The file opened to append; a reader holding HDF5's file lock is waited for (0.1 s
+        at a time, 5 s at most) rather than ending the run."""
+        import time
+
+        h5py = _h5py()
+        for _ in range(attempts - 1):
+            try:
+                return h5py.File(self.path, "a")
+            except OSError:
+                time.sleep(0.1)
+        return h5py.File(self.path, "a")
+
+    def _replace(self, whole: Trajectory) -> None:
+        import os
+        import tempfile
+
+        arrays, header = _with_warm_start(whole)
+        arrays["header"] = np.array(json.dumps(header))
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, **arrays)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _with_warm_start(traj: Trajectory) -> tuple[dict[str, np.ndarray], dict]:
+    arrays, header = traj._arrays()
+    if traj.warm_start is not None:
+        x, names = traj.warm_start
+        arrays["warm_x"] = np.asarray(x, dtype=float)
+        header["warm_names"] = list(names)
+    header["save_every"] = traj.save_every
+    return arrays, header

@@ -213,7 +213,10 @@ def test_reused_warm_started_run_matches_a_from_scratch_run(law, balls):
     tolerance). The cone is compared on balls:
     with boxes, a step under the cone can have several solutions with different velocities (a
     box sliding on 4 coplanar corners: the normal impulses, hence the friction's torque, are not
-    unique), and two starts may pick different ones, both verified."""
+    unique), and two starts may pick different ones, both verified. The pyramid pile has such a
+    step too once its lowest box lands on the floor (step 26: the warm and the cold start end in
+    the same modes with impulses 3e-3 N s and velocities 6e-5 m/s apart, both solved to 1e-10):
+    the pile is compared up to it."""
     if balls:
         system = _balls()
     else:
@@ -233,6 +236,8 @@ def test_reused_warm_started_run_matches_a_from_scratch_run(law, balls):
             same += 1
         assert same >= 25 and any("@b" in name for name in _active(slow, same - 1)), "pair contacts"
         k = same + 1  # the state after the last step with the same contacts
+        if not balls:
+            k = min(k, 27)  # step 26 has several solutions (see the docstring)
         assert np.abs(run.positions[:k] - slow.positions[:k]).max() < 1e-8
         assert np.abs(run.velocities[:k] - slow.velocities[:k]).max() < 1e-5
         assert np.abs(run.angular_velocities[:k] - slow.angular_velocities[:k]).max() < 1e-4
