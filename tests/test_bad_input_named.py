@@ -252,9 +252,9 @@ def _declaration_cases(solved) -> list[tuple[str, Callable[[], object], type, st
         ),
         (
             "plane-friction-text",
-            lambda: cm.Plane(friction="cone"),
-            DeclarationError,
-            "must be a friction law",
+            lambda: cm.Plane(friction="cone"),  # a spec needs its mu ("cone:0.5")
+            FrictionLawError,
+            "friction spec 'cone'",
         ),
     ]
 

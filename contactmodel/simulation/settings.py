@@ -168,13 +168,14 @@ def _distinct(entries: Iterable[tuple[str, FrictionLaw, bool]]) -> list[tuple[st
 def _check_fit(solver: str, law: FrictionLaw, torsion: bool, where: str) -> None:
     """Raise when ``solver`` cannot solve a contact under ``law`` (one box on the ground, at
     rest, as ``cm.solve`` would state it for that solver)."""
-    import contactmodel as cm
+    from contactmodel.formulation import formulate
     from contactmodel.solve import check_solver_fits
+    from contactmodel.system import System
 
-    probe = cm.System()
+    probe = System()
     box = probe.add_body("probe", 1.0, np.eye(3))
     probe.add_contact(box, probe.ground, point=(0, 0, 0), normal=(0, 0, 1), friction=law, torsion=torsion)
     try:
-        check_solver_fits(solver, cm.formulate(probe))
+        check_solver_fits(solver, formulate(probe))
     except ContactModelError as exc:
         raise SimulationSettingError(f"simulate: {where} ({type(law).__name__}) and solver: {exc}") from None
