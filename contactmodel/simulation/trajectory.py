@@ -33,7 +33,9 @@ class Trajectory:
     most this were accepted without the fallback; see ``contactmodel.simulation.stepper.STEP_TOL``).
     Per contact name: ``impulses[name]`` (N, d) N s in its (n, t, o[, r]) frame (NaN while
     inactive), ``contact_velocities[name]`` (N, d) post-step relative velocity G nu+ (m/s), ``gaps[name]``
-    (N,) m, ``modes[name]`` (N,) str ('' while inactive).
+    (N,) m, ``modes[name]`` (N,) str ('' while inactive), ``contact_points[name]`` (N, 3) m and
+    ``contact_frames[name]`` (N, 3, 3) rows (n, t, o) in the world frame (NaN while inactive);
+    ``laws[name]``: the contact's friction law when it was first active (not saved).
     """
 
     dt: float
@@ -60,6 +62,9 @@ class Trajectory:
     contact_velocities: dict[str, np.ndarray] = field(default_factory=dict)
     gaps: dict[str, np.ndarray] = field(default_factory=dict)
     modes: dict[str, np.ndarray] = field(default_factory=dict)
+    contact_points: dict[str, np.ndarray] = field(default_factory=dict)
+    contact_frames: dict[str, np.ndarray] = field(default_factory=dict)
+    laws: dict[str, Any] = field(default_factory=dict, repr=False)
     shapes: dict[str, Any] = field(default_factory=dict, repr=False)
     planes: list = field(default_factory=list, repr=False)
     failed_step: int | None = None
@@ -113,12 +118,16 @@ class Trajectory:
         modes = {}
         if solution is not None:
             modes = {c.name: c.mode for c in solution.contacts}
+            for name, law in (sim.problem.laws if sim.problem is not None else {}).items():
+                self.laws.setdefault(name, law)
         per = {
             c.name: (
                 p[list(rows[c.name].values())],
                 v[list(rows[c.name].values())],
                 float(g),
                 modes.get(c.name, ""),
+                np.asarray(c.point, dtype=float),
+                np.asarray(step.frames[c.name], dtype=float),
             )
             for c, g in zip(contacts, gaps)
         }
@@ -163,9 +172,11 @@ class Trajectory:
         keys = self._steps[0][1][5].keys() if self._steps else ()
         self.timings = {key: np.array([s[1][5][key] for s in self._steps]) for key in keys}
         for k, (per, _) in enumerate(self._steps):
-            for name, (imp, vel, gap, mode) in per.items():
+            for name, (imp, vel, gap, mode, point, frame) in per.items():
                 if name not in self.impulses:
                     d = len(imp)
+                    self.contact_points[name] = np.full((n, 3), np.nan)
+                    self.contact_frames[name] = np.full((n, 3, 3), np.nan)
                     self.impulses[name] = np.full((n, d), np.nan)
                     self.contact_velocities[name] = np.full((n, d), np.nan)
                     self.gaps[name] = np.full(n, np.nan)
@@ -174,6 +185,8 @@ class Trajectory:
                 self.contact_velocities[name][k] = vel
                 self.gaps[name][k] = gap
                 self.modes[name][k] = mode
+                self.contact_points[name][k] = point
+                self.contact_frames[name][k] = frame
         self.modes = {k: v.astype(str) for k, v in self.modes.items()}
         self._steps = []
         return self
@@ -295,6 +308,9 @@ class Trajectory:
             arrays[f"impulse_{i}"] = self.impulses[name]
             arrays[f"cvel_{i}"] = self.contact_velocities[name]
             arrays[f"gap_{i}"] = self.gaps[name]
+            if name in self.contact_points:
+                arrays[f"point_{i}"] = self.contact_points[name]
+                arrays[f"frame_{i}"] = self.contact_frames[name]
         arms = list(self.q)
         for i, name in enumerate(arms):
             arrays[f"q_{i}"] = self.q[name]
@@ -447,6 +463,9 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
         traj.contact_velocities[name] = data[f"cvel_{i}"]
         traj.gaps[name] = data[f"gap_{i}"]
         traj.modes[name] = np.array(header["modes"][name], dtype=str)
+        if f"point_{i}" in data:
+            traj.contact_points[name] = data[f"point_{i}"]
+            traj.contact_frames[name] = data[f"frame_{i}"]
     for i, name in enumerate(header["arms"]):
         traj.q[name] = data[f"q_{i}"]
         traj.qdot[name] = data[f"qdot_{i}"]
