@@ -90,7 +90,7 @@ class _Scene:
         self.lo, self.hi = centre - half, centre + half
         self.span = 2 * half
         scale = dict(scale or {})
-        forces = [f for f in (_world_forces(trajectory, name) for name in trajectory.impulses) if f.size]
+        forces = [f for f in (world_forces(trajectory, name) for name in trajectory.impulses) if f.size]
         peak = max([float(np.nanmax(np.linalg.norm(f, axis=-1), initial=0.0)) for f in forces] + [0.0])
         self.force = scale.get("force", 0.3 * self.span / peak if peak > 0 else 0.0)
         speed = float(np.max(np.linalg.norm(trajectory.velocities, axis=-1), initial=0.0))
@@ -206,7 +206,7 @@ def _size(shape) -> float:
     return 0.05
 
 
-def _world_forces(trajectory: Trajectory, name: str) -> np.ndarray:
+def world_forces(trajectory: Trajectory, name: str) -> np.ndarray:
     """(N, 3) mean contact forces of contact ``name`` in the world frame (N; NaN while inactive)."""
     if name not in trajectory.contact_frames:
         return np.zeros((0, 3))

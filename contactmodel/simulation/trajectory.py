@@ -374,6 +374,14 @@ class Trajectory:
             ) from None
         return pd.DataFrame(self.columns())
 
+    def to_html(self, path, fps: float = 20, speed: float = 1.0) -> Path:
+        """Write an interactive 3D replay (bodies, contacts, forces, a time slider, play / pause)
+        as one self-contained HTML page that works offline; needs plotly (extra ``viz``). See
+        :func:`contactmodel.simulation.replay.to_html`."""
+        from contactmodel.simulation.replay import to_html
+
+        return to_html(self, path, fps=fps, speed=speed)
+
     def to_csv(self, path) -> Path:
         """Write :meth:`columns` as a CSV file with a header row (no pandas needed)."""
         import csv
