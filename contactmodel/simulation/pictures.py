@@ -5,13 +5,17 @@ MP4 where ffmpeg exists) and time plots of energy, contact forces and modes. Nee
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from contactmodel.errors import ContactModelError
 from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation.collision import box_vertices
-from contactmodel.simulation.trajectory import Trajectory
+
+#: the type of the runs drawn here: a :class:`~contactmodel.simulation.Trajectory` (not imported:
+#: ``Trajectory.to_html`` imports the replay, which uses these pictures' pieces)
+Trajectory = Any
 
 
 def _pyplot():
@@ -26,10 +30,11 @@ def _pyplot():
     return plt
 
 
-def _rotation(q: np.ndarray) -> np.ndarray:
-    from contactmodel.simulation.stepper import quat_to_matrix
+def rotation(q: np.ndarray) -> np.ndarray:
+    """3x3 body-to-world rotation of a unit quaternion (w, x, y, z)."""
+    from scipy.spatial.transform import Rotation
 
-    return quat_to_matrix(q)
+    return Rotation.from_quat(np.asarray(q, dtype=float)[[1, 2, 3, 0]]).as_matrix()
 
 
 #: the four corners of each face of a box, as indices into ``box_vertices`` (sx, sy, sz binary)
@@ -154,10 +159,10 @@ class _Scene:
         for b, shape in enumerate(self.shapes):
             x, q = traj.positions[k, b], traj.quaternions[k, b]
             if isinstance(shape, Box):
-                for face in box_faces(shape.size, x, _rotation(q)):
+                for face in box_faces(shape.size, x, rotation(q)):
                     self.polygon(ax, face, "#9ecae1", 0.35 if self.axes is None else 0.15)
             elif isinstance(shape, Sphere):
-                R = _rotation(q)
+                R = rotation(q)
                 a = np.linspace(0, 2 * np.pi, 33)
                 ring = np.c_[np.cos(a), np.sin(a), np.zeros_like(a)] * shape.radius
                 for axes in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):

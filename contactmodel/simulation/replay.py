@@ -17,12 +17,12 @@ from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation.collision import box_vertices
 from contactmodel.simulation.pictures import (
     COLOURS,
+    Trajectory,
     frame_indices,
     mode_colour,
+    rotation,
     world_forces,
 )
-from contactmodel.simulation.stepper import quat_to_matrix
-from contactmodel.simulation.trajectory import Trajectory
 
 #: triangles of a box mesh over ``box_vertices``' corner order (index = 4 sx + 2 sy + sz)
 BOX_TRIANGLES = np.array(
@@ -81,7 +81,7 @@ class _Bodies:
 
     def vertices(self, b: int, k: int) -> np.ndarray:
         shape = self.shapes[b]
-        x, R = self.traj.positions[k, b], quat_to_matrix(self.traj.quaternions[k, b])
+        x, R = self.traj.positions[k, b], rotation(self.traj.quaternions[k, b])
         if isinstance(shape, Box):
             return box_vertices(shape.size, x, R)
         if isinstance(shape, Sphere):
