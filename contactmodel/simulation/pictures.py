@@ -20,12 +20,10 @@ Trajectory = Any
 
 def _pyplot():
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise ContactModelError("pictures need matplotlib: pip install 'contactmodel[plot]'") from None
-    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg"):
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # the session's backend: Agg without a display, inline in notebooks
 
     return plt
 
@@ -320,6 +318,7 @@ def animate(
 
     anim = FuncAnimation(fig, draw, frames=frames, interval=1000.0 / fps, blit=False)
     if out is None:
+        fig.canvas.draw()  # the first frame, so the animation counts as shown where it is not played
         return anim
     out = Path(out)
     writer = FFMpegWriter(fps=fps) if suffix == ".mp4" else PillowWriter(fps=fps)
