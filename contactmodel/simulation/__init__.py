@@ -10,4 +10,14 @@ from contactmodel.simulation.pictures import animate, plot, snapshot
 from contactmodel.simulation.stepper import SimulationError, State, simulate
 from contactmodel.simulation.trajectory import Trajectory, load
 
-__all__ = ["Plane", "SimulationError", "State", "Trajectory", "animate", "load", "plot", "simulate", "snapshot"]
+__all__ = [
+    "Plane",
+    "SimulationError",
+    "State",
+    "Trajectory",
+    "animate",
+    "load",
+    "plot",
+    "simulate",
+    "snapshot",
+]
