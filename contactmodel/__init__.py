@@ -64,7 +64,7 @@ _LAZY: dict[str, str] = {
     "solve_many": "contactmodel.sweep",
 }
 #: public submodules
-_SUBMODULES = ("inertia", "shapes", "simulation")
+_SUBMODULES = ("inertia", "shapes")
 
 __all__ = sorted([*_LAZY, *_SUBMODULES])
 

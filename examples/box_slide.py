@@ -72,4 +72,12 @@ if __name__ == "__main__":
     problem = cm.formulate(build())
     solution = cm.solve(problem)
     print(solution.table())
-    cm.draw(problem, solution, title="examples/box_slide.py: " + solution.status.value)
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title="examples/box_slide.py: " + solution.status.value,
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )

@@ -100,7 +100,15 @@ if __name__ == "__main__":
     problem = cm.formulate(build())
     solution = cm.solve(problem)
     print(solution.table())
-    cm.draw(problem, solution, title="the default push: the contact slides")
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title="the default push: the contact slides",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(),
+    )
     print(f"\npush of 1 N turned around the disc (angle from +t, degrees), mu = {MU}:")
     header = ("angle", "P_t", "P_n", "predicted", "solver", "c_n", "c_t", "a_t")
     print("{:>6}  {:>7} {:>7}  {:<10}{:<10}{:>8} {:>8} {:>8}".format(*header))

@@ -147,7 +147,15 @@ if __name__ == "__main__":
     problem = cm.formulate(build())
     solution = cm.solve(problem)
     print(solution.table())
-    cm.draw(problem, solution, title=f"mu = {MU}: {solution.status.value}")
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title=f"mu = {MU}: {solution.status.value}",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )
     for omega, label in ((0.0, "no spin: b_n = -g < 0"), (6.0, "spinning at 6 rad/s: b_n > 0")):
         b_n = float(cm.assemble(build(omega=omega)).b[0])
         print(f"\n{label} (b_n = {b_n:.4f} m/s^2)")

@@ -544,7 +544,15 @@ if __name__ == "__main__":
     solution = cm.solve(problem)
     print("\nExample 2 (mu = 0.9, tau = (6, 3)), newton from zero:")
     print(solution.table())
-    cm.draw(problem, solution, title=f"Example 2, newton: {solution.status.value}")
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title=f"Example 2, newton: {solution.status.value}",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )
     if solution.ok:
         _print_comparison(solution)
 

@@ -157,4 +157,12 @@ if __name__ == "__main__":
         problem = cm.formulate(build(sliding))
         solution = cm.solve(problem)
         print(solution.table())
-        cm.draw(problem, solution, title=f"{'sliding' if sliding else 'at rest'}: {solution.status.value}")
+        import matplotlib.pyplot as plt
+
+        # drawn into a pyplot figure, so that notebooks and the docs show it
+        cm.draw(
+            problem,
+            solution,
+            title=f"{'sliding' if sliding else 'at rest'}: {solution.status.value}",
+            ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+        )

@@ -57,4 +57,4 @@ if __name__ == "__main__":
     # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
     # traj.to_html("run.html") writes the interactive replay.
     cm.simulation.plot(traj)
-    film = cm.simulation.animate(traj, out=None, fps=15, speed=traj.times[-1] / 2)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

@@ -104,4 +104,10 @@ fig.tight_layout()
 # corners, the forces and the block's acceleration.
 law = cm.Pyramid(MU)
 problem = cm.formulate(block(law, 30.0))
-cm.draw(problem, cm.solve(problem, solver="lemke"), title="pyramid turned by 30 degrees")
+# drawn into a pyplot figure, so that notebooks and the docs show it
+cm.draw(
+    problem,
+    cm.solve(problem, solver="lemke"),
+    title="pyramid turned by 30 degrees",
+    ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+)

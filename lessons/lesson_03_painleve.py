@@ -22,6 +22,7 @@ certificate of nonexistence, or two verified solutions.
 # %%
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import contactmodel as cm
@@ -93,4 +94,10 @@ for i, x in enumerate(verdict.solutions):
 # %%
 # A picture of the first case (mu = 1, one solution): the force leans against the sliding.
 problem = cm.formulate(rod(1.0))
-cm.draw(problem, cm.solve(problem), title="mu = 1 < mu_c: c_n = g / A~")
+# drawn into a pyplot figure, so that notebooks and the docs show it
+cm.draw(
+    problem,
+    cm.solve(problem),
+    title="mu = 1 < mu_c: c_n = g / A~",
+    ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+)

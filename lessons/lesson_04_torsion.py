@@ -69,7 +69,13 @@ system = GRIP.build()
 system.bodies[0].wrench = (0.0, 0.0, 0.0, 3.0, 0.0, 0.0)
 problem = cm.formulate(system, friction=cm.EllipticTorsion(GRIP.mu, 1.0, 1.0, E_R))
 solution = cm.solve(problem)
-cm.draw(problem, solution, title="a 3 N m twist held by the soft fingers")
+# drawn into a pyplot figure, so that notebooks and the docs show it
+cm.draw(
+    problem,
+    solution,
+    title="a 3 N m twist held by the soft fingers",
+    ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+)
 
 # %%
 # How the 3 N m split between the two fingers is not determined by the mechanics: any split

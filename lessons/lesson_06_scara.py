@@ -19,6 +19,7 @@ least :math:`m g / (2 \\mu_1) = 147` N.
 # %%
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import contactmodel as cm
@@ -67,7 +68,13 @@ print(solution.table())
 
 # %%
 # The picture: the links and joint axes of both arms, the contact frames, the cones and forces.
-cm.draw(problem, solution, title="two SCARA arms holding the cube (200 N squeeze)")
+# drawn into a pyplot figure, so that notebooks and the docs show it
+cm.draw(
+    problem,
+    solution,
+    title="two SCARA arms holding the cube (200 N squeeze)",
+    ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+)
 
 # %%
 # How hard must they squeeze?
@@ -83,8 +90,6 @@ for s, a in zip(squeezes[::3], drop[::3]):
     print(f"squeeze {s:5.0f} N: cube a_z = {a:8.4f} m/s^2 ({'holds' if abs(a) < 1e-9 else 'slips'})")
 assert all(abs(a) < 1e-9 for s, a in zip(squeezes, drop) if s >= threshold + 1)
 assert all(a < -1e-6 for s, a in zip(squeezes, drop) if s <= threshold - 1)
-
-import matplotlib.pyplot as plt  # noqa: E402
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 ax.plot(squeezes, drop, "o-")
