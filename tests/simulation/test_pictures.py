@@ -147,3 +147,21 @@ def test_solve_uses_the_scene_planes(capsys) -> None:
     assert np.linalg.norm(a) == pytest.approx(
         9.81 * (np.sin(np.radians(35)) - 0.5 * np.cos(np.radians(35))), rel=1e-6
     )
+
+
+def test_solve_refuses_a_scene_in_free_flight(tmp_path, capsys) -> None:
+    model = tmp_path / "falling.py"
+    model.write_text(
+        "import contactmodel as cm\n"
+        "from contactmodel.shapes import Box\n"
+        "def build():\n"
+        "    s = cm.System(gravity=(0, 0, -9.81))\n"
+        "    shape = Box((0.2,) * 3)\n"
+        "    s.add_body('box', 1.0, cm.inertia.box(1.0, (0.2,) * 3), position=(0, 0, 1.0), shape=shape)\n"
+        "    return s\n"
+        "def simulation():\n"
+        "    return {'planes': [cm.Plane(normal=(0, 0, 1))]}\n",
+        encoding="utf-8",
+    )
+    assert main(["solve", str(model)]) != 0
+    assert "free flight" in capsys.readouterr().err
