@@ -74,7 +74,9 @@ if __name__ == "__main__":
     print(f"{'angle [deg]':>12}" + "".join(f"{law:>10}" for law in LAWS))
     for i, a in enumerate(angles):
         print(f"{a:>12.1f}" + "".join(f"{table[law][i]:>10.4f}" for law in LAWS))
-    ax = None
+    import matplotlib.pyplot as plt
+
+    ax = plt.figure(figsize=(8, 5)).add_subplot()  # a pyplot figure: shown in notebooks and the docs
     for law, values in table.items():
         ax = cm.sweep_plot(
             angles,
