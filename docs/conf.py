@@ -22,6 +22,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS))  # gallery_setup, named below
 
 project = "contactmodel"
 author = "the contactmodel developers"
@@ -37,7 +38,15 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx_gallery.gen_gallery",
 ]
-exclude_patterns = ["_build", "ARCHITECTURE.md", "gallery", "make_gallery.py", "**.ipynb", "**.py.md5"]
+exclude_patterns = [
+    "_build",
+    "ARCHITECTURE.md",
+    "gallery",
+    "make_gallery.py",
+    "gallery_setup.py",
+    "**.ipynb",
+    "**.py.md5",
+]
 
 # Lessons and examples run when the docs build; a failing one fails the build.
 sphinx_gallery_conf = {
@@ -51,7 +60,7 @@ sphinx_gallery_conf = {
     "write_computation_times": False,
     "remove_config_comments": True,
     "download_all_examples": False,
-    "reset_modules": ("matplotlib",),
+    "reset_modules": ("matplotlib", "gallery_setup.tight_figures"),
     "capture_repr": (),
     "min_reported_time": 3600,
 }
