@@ -14,7 +14,8 @@ its starting point. It is not a bug when two solvers disagree on forces here: bo
 The library can tell:
 
 * ``contactmodel.analysis.indeterminate`` counts the internal-force directions among the
-  contacts that carry load and roll (the null space of their rows of the contact Jacobian);
+  contacts that carry load (the null space of their rows of the contact Jacobian; a sliding
+  contact counts as one row, its friction being fixed by its normal force);
 * ``cm.decide`` proves non-uniqueness: it finds a second verified solution and shows that
   every point between the two solves too (a continuum).
 """

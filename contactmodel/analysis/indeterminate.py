@@ -1,14 +1,15 @@
 """Statically indeterminate contact forces: internal-force directions among the loaded contacts.
 
-A set of contact forces c with W c = G^T c fixed moves the bodies the same way. When the
-rows of the contacts that carry load and roll (or stick) are linearly dependent in G, a
-nonzero d with G[rows]^T d = 0 exists: adding a small multiple of d changes the forces and
-not the motion. Where those contacts carry their load strictly inside their friction sets
-(c_n > 0, friction below its limit), every small enough step along d is again a solution,
-so the forces are not unique; ``cm.decide`` proves it case by case (its "continuum test").
+Contact forces c with the same G^T c move the bodies the same way. When the rows along
+which the loaded contacts' forces may change (every row of a rolling contact; for a sliding
+one the single row that scales its normal force with its friction, :func:`loaded_block`) are
+linearly dependent, a nonzero d with B^T d = 0 exists: adding a small multiple of d changes
+the forces and not the motion. Where the rolling contacts carry their load strictly inside
+their friction sets, every small enough step along d is again a solution, so the forces are
+not unique; ``cm.decide`` proves it case by case (its "continuum test").
 
 :func:`internal_force_directions` counts the directions (the dimension of the null space of
-G[rows]^T); zero means the loaded rolling contacts determine their forces.
+B^T); zero means the loaded contacts determine their forces.
 """
 
 from __future__ import annotations
@@ -21,53 +22,64 @@ import numpy as np
 RANK_TOL = 1e-9
 
 
-def internal_force_directions(G, rows: Sequence[int]) -> int:
-    """Dimension of {d : G[rows]^T d = 0}: the internal-force directions of ``rows``.
+def internal_force_directions(G, rows: Sequence[int] | None = None) -> int:
+    """Dimension of {d : B^T d = 0} for B = G[rows] (or G itself when ``rows`` is None): the
+    internal-force directions of those rows.
 
-    ``G``: (m, nq) contact Jacobian (dense or scipy sparse); ``rows``: the row indices (force
-    components) that may change. Returns 0 when the rows are independent."""
-    rows = list(rows)
-    if not rows:
-        return 0
-    block = G[rows]
+    ``G``: (m, nq) contact Jacobian or a block of combined rows (dense or scipy sparse).
+    Returns 0 when the rows are independent."""
+    block = G if rows is None else G[list(rows)]
     block = block.toarray() if hasattr(block, "toarray") else np.asarray(block, dtype=float)
+    if block.shape[0] == 0:
+        return 0
     s = np.linalg.svd(block, compute_uv=False)
     if s.size == 0 or s[0] == 0.0:
-        return len(rows)
-    return len(rows) - int(np.sum(s > RANK_TOL * s[0]))
+        return block.shape[0]
+    return block.shape[0] - int(np.sum(s > RANK_TOL * s[0]))
 
 
-def loaded_rolling_rows(
+def loaded_block(
+    G,
     contact_rows: Mapping[str, Mapping[str, int]],
     forces: Mapping[str, Sequence[float]],
     modes: Mapping[str, str],
     load_tol: float = 1e-9,
-) -> list[int]:
-    """The rows of the contacts whose normal force exceeds ``load_tol`` (N, or N s for
-    impulses) and whose mode is not a sliding or separating one (every component of such a
-    contact may change). ``forces[name]``: (c_n, ...); ``modes[name]``: the contact's mode."""
-    out: list[int] = []
+) -> np.ndarray:
+    """The rows along which the loaded contacts' forces may change without leaving their
+    friction laws: every row of a contact that rolls (sticks), and for a sliding contact the
+    one combined row G_n + sum_j (c_j / c_n) G_j (its friction is fixed by its normal force and
+    its sliding direction). Contacts whose normal force is at most ``load_tol`` (N, or N s for
+    impulses) or that separate are left out. ``forces[name]``: (c_n, c_t, ...) in the order of
+    ``contact_rows[name]``; ``modes[name]``: the contact's mode. Returns a dense (k, nq) array."""
+    dense = G.toarray() if hasattr(G, "toarray") else np.asarray(G, dtype=float)
+    out: list[np.ndarray] = []
     for name, comp in contact_rows.items():
         force = forces.get(name)
         mode = modes.get(name, "")
         if force is None or not np.isfinite(force[0]) or force[0] <= load_tol:
             continue
-        if mode.startswith(("slide", "separate", "free")):
+        if mode.startswith(("separate", "free")):
             continue
-        out.extend(comp.values())
-    return out
+        rows = list(comp.values())
+        if mode.startswith("slide"):
+            ratios = np.asarray(force, dtype=float)[: len(rows)] / force[0]
+            out.append(ratios @ dense[rows])
+        else:
+            out.extend(dense[rows])
+    return np.array(out).reshape(len(out), dense.shape[1])
 
 
 def indeterminacy(problem, solution) -> int:
-    """Internal-force directions of a solved contact problem (0: the loaded rolling contacts'
-    forces are determined). ``problem``: a formulated :class:`~contactmodel.Problem` with an
-    Assembly (G, contact_rows); ``solution``: its :class:`~contactmodel.Solution`."""
+    """Internal-force directions of a solved contact problem (0: the loaded contacts' forces
+    are determined; see :func:`loaded_block`). ``problem``: a formulated
+    :class:`~contactmodel.Problem` with an Assembly (G, contact_rows); ``solution``: its
+    :class:`~contactmodel.Solution`."""
     assembly = problem.assembly
     if not hasattr(assembly, "G") or not hasattr(assembly, "contact_rows"):
         return 0
     forces = {c.name: c.force for c in solution.contacts}
     modes = {c.name: c.mode for c in solution.contacts}
-    return internal_force_directions(assembly.G, loaded_rolling_rows(assembly.contact_rows, forces, modes))
+    return internal_force_directions(loaded_block(assembly.G, assembly.contact_rows, forces, modes))
 
 
 def note(directions: int, names: Iterable[str] = ()) -> str:
@@ -82,4 +94,4 @@ def note(directions: int, names: Iterable[str] = ()) -> str:
     )
 
 
-__all__ = ["RANK_TOL", "indeterminacy", "internal_force_directions", "loaded_rolling_rows", "note"]
+__all__ = ["RANK_TOL", "indeterminacy", "internal_force_directions", "loaded_block", "note"]

@@ -328,11 +328,12 @@ def animate(
 
 
 def indeterminate_steps(trajectory: Trajectory, max_checks: int = 50) -> np.ndarray:
-    """(N,) int: per step, the internal-force directions among the contacts that carry load and
-    roll (see :mod:`contactmodel.analysis.indeterminate`; > 0: the forces shown are one of many).
-    Checked once per run of steps with the same such contacts (at most ``max_checks`` runs, the
-    later ones -1: not checked); -1 everywhere when the step models were not kept."""
-    from contactmodel.analysis.indeterminate import internal_force_directions, loaded_rolling_rows
+    """(N,) int: per step, the internal-force directions among the contacts that carry load
+    (see :mod:`contactmodel.analysis.indeterminate`; > 0: the forces shown are one of many).
+    Checked once per run of steps with the same loaded contacts in the same modes (at most
+    ``max_checks`` runs, the later ones -1: not checked); -1 everywhere when the step models
+    were not kept."""
+    from contactmodel.analysis.indeterminate import internal_force_directions, loaded_block
 
     n = trajectory.n_steps
     out = np.full(max(n, 0), -1, dtype=int)
@@ -342,11 +343,11 @@ def indeterminate_steps(trajectory: Trajectory, max_checks: int = 50) -> np.ndar
         forces = {name: trajectory.impulses[name][k] for name in names}
         modes = {name: str(trajectory.modes[name][k]) for name in names}
         loaded = tuple(
-            name
+            (name, modes[name].split(" ")[0])
             for name in names
             if np.isfinite(forces[name][0])
             and forces[name][0] > 1e-12
-            and not modes[name].startswith("slide")
+            and not modes[name].startswith("separate")
         )
         if loaded != key_before:
             key_before, value = loaded, -1
@@ -356,8 +357,9 @@ def indeterminate_steps(trajectory: Trajectory, max_checks: int = 50) -> np.ndar
                     asm = trajectory.step_model(k).assembly
                 except ContactModelError:
                     return out
-                rows = loaded_rolling_rows(asm.contact_rows, forces, modes, load_tol=1e-12)
-                value = internal_force_directions(asm.G, rows)
+                value = internal_force_directions(
+                    loaded_block(asm.G, asm.contact_rows, forces, modes, load_tol=1e-12)
+                )
             elif len(loaded) <= 1:
                 value = 0
         out[k] = value
@@ -366,7 +368,7 @@ def indeterminate_steps(trajectory: Trajectory, max_checks: int = 50) -> np.ndar
 
 def plot(trajectory: Trajectory, out=None):
     """Three panels against time: kinetic, potential and total energy (J); each contact's mean
-    normal force p_n / dt (N), shaded where the loaded rolling contacts are statically
+    normal force p_n / dt (N), shaded where the loaded contacts are statically
     indeterminate (the forces drawn are then one of many; see :func:`indeterminate_steps`);
     each contact's mode (a row per contact, one colour per mode). Returns the figure, or writes
     it to ``out`` (.png/.svg) and returns the path."""

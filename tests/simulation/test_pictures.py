@@ -83,13 +83,21 @@ def test_indeterminate_steps_on_four_corners(sliding) -> None:
     loose = pictures.indeterminate_steps(resting)
     # four rolling corners, 12 force components against 6 body coordinates: 6 internal directions
     assert loose[-1] == 6
-    # sliding contacts fix their friction: the box's steps are flagged only once it has stopped
-    # (v0 = 0.5 m/s, mu = 0.3: after v0 / (mu g) = 0.17 s)
+    # sliding contacts fix their friction by their normal force: while the box slides (until
+    # v0 / (mu g) = 0.17 s) only the split of its weight among the four corners is free (4
+    # normal forces, 3 equations: 1 direction); once it stands, 12 components against 6
     flagged = pictures.indeterminate_steps(sliding)
-    assert np.all(flagged[:15] == 0) and np.all(flagged[20:] == 6)
+    assert np.all(flagged[:15] == 1) and np.all(flagged[20:] == 6)
+    # one sliding contact under a sphere is determined
+    from tests.simulation.scenes import sphere_on_incline
+
+    system, planes, _ = sphere_on_incline(np.radians(30.0))
+    rolling = simulate(system, t_end=0.05, dt=1e-2, planes=planes, friction=cm.CoulombCone(0.1))
+    assert np.all(pictures.indeterminate_steps(rolling) == 0)
     G = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     assert internal_force_directions(G, [0, 1, 2]) == 1
     assert internal_force_directions(G, [0, 2]) == 0
+    assert internal_force_directions(G) == 1
 
 
 def test_simulate_out_png_and_html(tmp_path, capsys) -> None:
