@@ -42,6 +42,10 @@ _LAZY: dict[str, str] = {
     "SimulationError": "contactmodel.simulation",
     "Trajectory": "contactmodel.simulation",
     "simulate": "contactmodel.simulation",
+    "Link": "contactmodel.manipulator",
+    "Manipulator": "contactmodel.manipulator",
+    "Prismatic": "contactmodel.manipulator",
+    "Revolute": "contactmodel.manipulator",
     "Body": "contactmodel.system",
     "Contact": "contactmodel.system",
     "Ground": "contactmodel.system",
@@ -70,7 +74,7 @@ __all__ = sorted([*_LAZY, *_SUBMODULES])
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ provides these names
     # (the friction laws, from the table, reach type checkers through __getattr__; so do compare and
     # Comparison, whose module reaches the experiment machinery, which imports this package)
-    from contactmodel import inertia, shapes
+    from contactmodel import inertia, shapes, simulation
     from contactmodel.analysis import all_solutions, decide, diagnose, verify
     from contactmodel.assembly import Assembly, assemble
     from contactmodel.draw import draw, sweep_plot
@@ -84,6 +88,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ pr
     )
     from contactmodel.formulation import Problem, formulate, formulate_from_matrices
     from contactmodel.friction import FrictionLaw
+    from contactmodel.manipulator import Link, Manipulator, Prismatic, Revolute
     from contactmodel.mcp import MCP
     from contactmodel.mcp.compile import compile_model
     from contactmodel.mcp.nlp import mncp_opt

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contactmodel.errors import ContactModelError
-from contactmodel.model_file import ModelFileError, load_model
+from contactmodel.model_file import ModelFileError, load_model_and_scene
 
 if TYPE_CHECKING:
     import contactmodel as cm
@@ -233,7 +233,8 @@ def _solve(args: argparse.Namespace) -> int:
     from contactmodel.friction.spec import parse_friction
 
     friction = parse_friction(args.friction) if args.friction is not None else None
-    model = load_model(args.model)
+    model, scene = load_model_and_scene(args.model)
+    model, friction = _scene_system(model, scene, friction, args.verbosity)
     if isinstance(model, cm.Problem):
         changed = friction is not None or args.form != model.form
         problem = model.reformulate(friction=friction, form=args.form) if changed else model
@@ -262,6 +263,34 @@ def _solve(args: argparse.Namespace) -> int:
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 
 
+def _scene_system(model, scene: dict, friction, verbosity: int):
+    """A model file whose ``simulation()`` declares planes (or controllers) describes a scene:
+    its problem at t = 0 has the contacts touching then (``contactmodel.simulation.scene``),
+    with the scene's friction unless --friction is given. Returns (model, friction)."""
+    import contactmodel as cm
+
+    if not scene or not isinstance(model, cm.System):
+        return model, friction
+    from contactmodel.simulation.scene import instant_system
+
+    instant = instant_system(model, **scene)
+    added = len(instant.contacts) - sum(1 for c in model.contacts)
+    if verbosity != QUIET:
+        print(
+            f"scene: the file's simulation() declares {len(scene.get('planes', ()))} plane(s); solving "
+            f"the state at t = 0 with the {len(instant.contacts)} contact(s) touching then "
+            f"({max(added, 0)} generated)",
+            file=sys.stderr,
+        )
+    if not instant.contacts:
+        raise ModelFileError(
+            "the scene has no contact touching at t = 0 (every body is in free flight): nothing to "
+            "solve; run it with 'contactmodel simulate'"
+        )
+    scene_friction = scene.get("friction")
+    return instant, friction if friction is not None else scene_friction
+
+
 def _report(solution: cm.Solution, verbosity: int) -> str:
     """The solution's table at the asked verbosity: the status line only when quiet."""
     if verbosity == QUIET:
@@ -283,7 +312,8 @@ def _draw(args: argparse.Namespace) -> int:
     if out.suffix.lower() not in (".png", ".svg"):
         raise ModelFileError(f"--out must end in .png or .svg (got '{out}')")
     friction = parse_friction(args.friction) if args.friction is not None else None
-    system = load_model(args.model)
+    system, scene = load_model_and_scene(args.model)
+    system, friction = _scene_system(system, scene, friction, args.verbosity)
     if not isinstance(system, cm.System):
         raise ModelFileError(
             f"draw needs a contactmodel.System from '{args.model}' (got a formulated Problem)"

@@ -16,6 +16,9 @@ from contactmodel.errors import ContactModelError
 from contactmodel.friction.spec import ACCEPTED, parse_friction
 from contactmodel.system import System
 
+#: the files ``--out`` writes, by suffix
+OUTPUTS = (".npz", ".h5", ".hdf5", ".csv", ".gif", ".mp4", ".png", ".svg", ".html")
+
 
 class SimulateCommandError(ContactModelError):
     """MODEL.py or an option of ``contactmodel simulate`` cannot be used."""
@@ -45,7 +48,17 @@ def declare(sim: argparse.ArgumentParser) -> None:
         "contactmodel.simulation.stepper; 0 retries every such step in its other statements)",
     )
     sim.add_argument(
-        "--out", metavar="FILE", help="write the run: .npz or .h5 (trajectory), .csv (table) or .gif/.mp4"
+        "--out",
+        metavar="FILE",
+        help="write the run: .npz or .h5 (trajectory), .csv (table), .gif/.mp4 (3D animation), "
+        ".png/.svg (energy, forces and modes against time) or .html (interactive 3D replay, needs plotly)",
+    )
+    sim.add_argument(
+        "--fps",
+        type=float,
+        default=20.0,
+        metavar="N",
+        help="frames per second of .gif/.mp4/.html (default 20)",
     )
     sim.add_argument(
         "--save-every",
@@ -62,6 +75,11 @@ def declare(sim: argparse.ArgumentParser) -> None:
         "written on to FILE unless --out names another .h5 or .npz file",
     )
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def load_scene(target: str) -> tuple[System, dict]:
+    """MODEL.py's system and its ``simulation()`` keywords ({} without one)."""
+    return _load(target)
 
 
 def _load(target: str) -> tuple[System, dict]:
@@ -107,8 +125,10 @@ def run(args: argparse.Namespace) -> int:
     if args.step_tol is not None:
         options["step_tol"] = args.step_tol
     out = Path(args.out) if args.out else None
-    if out is not None and out.suffix.lower() not in (".npz", ".h5", ".hdf5", ".csv", ".gif", ".mp4"):
-        raise SimulateCommandError(f"--out must end in .npz, .h5, .csv, .gif or .mp4 (got '{out}')")
+    if out is not None and out.suffix.lower() not in OUTPUTS:
+        raise SimulateCommandError(f"--out must end in {', '.join(OUTPUTS)} (got '{out}')")
+    if not args.fps > 0:
+        raise SimulateCommandError(f"--fps must be positive (got {args.fps})")
     written = out is not None and out.suffix.lower() in (".npz", ".h5", ".hdf5")
     if written:
         options["out"] = out
@@ -141,9 +161,15 @@ def run(args: argparse.Namespace) -> int:
             pass  # written by simulate as the run went
         elif suffix == ".csv":
             traj.to_csv(out)
+        elif suffix == ".html":
+            traj.to_html(out, fps=args.fps)
+        elif suffix in (".png", ".svg"):
+            from contactmodel.simulation.pictures import plot
+
+            plot(traj, out=out)
         else:
             from contactmodel.simulation.pictures import animate
 
-            animate(traj, out=out)
+            animate(traj, out=out, fps=args.fps)
         print(f"wrote {out}")
     return 0 if traj.ok else 1

@@ -257,18 +257,19 @@ class _Pass:
 class Manipulator:
     """Serial chain: joint ``i`` moves link ``i`` relative to link ``i - 1`` (or the base).
 
-    Parameters
-    ----------
-    name: label used in messages.
-    joints, links: equal-length lists of :class:`Revolute` / :class:`Prismatic` and :class:`Link`.
-    q, qdot: (n,) joint positions (rad or m) and rates (rad/s or m/s).
-    base: world pose of the base frame, a (4, 4) homogeneous transform or a pair
-        ``(position (3,), rotation (3, 3))``; identity if None.
-    efforts: (n,) joint efforts tau (N m or N); an entry None means "unknown effort", and then
-        ``prescribed_accelerations`` gives that joint's qddot. ``None`` for the whole list means
-        all efforts are known and zero.
-    prescribed_accelerations: list aligned with the joints (None where not prescribed) or a
-        dict ``{joint index or joint name: qddot}``; exactly the unknown-effort joints.
+    Parameters:
+
+    - ``name``: label used in messages.
+    - ``joints``, ``links``: equal-length lists of :class:`Revolute` / :class:`Prismatic` and
+      :class:`Link`.
+    - ``q``, ``qdot``: (n,) joint positions (rad or m) and rates (rad/s or m/s).
+    - ``base``: world pose of the base frame, a (4, 4) homogeneous transform or a pair
+      ``(position (3,), rotation (3, 3))``; identity if None.
+    - ``efforts``: (n,) joint efforts tau (N m or N); an entry None means "unknown effort", and
+      then ``prescribed_accelerations`` gives that joint's qddot. ``None`` for the whole list
+      means all efforts are known and zero.
+    - ``prescribed_accelerations``: list aligned with the joints (None where not prescribed) or
+      a dict ``{joint index or joint name: qddot}``; exactly the unknown-effort joints.
     """
 
     def __init__(

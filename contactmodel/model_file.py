@@ -22,6 +22,12 @@ class ModelFileError(ContactModelError):
 def load_model(path: str | Path) -> cm.System | cm.Problem:
     """Import ``path`` as a module and return what its ``build()`` returns; ``FILE.py:NAME``
     calls ``NAME()`` instead (a System or a formulated Problem)."""
+    return load_model_and_scene(path)[0]
+
+
+def load_model_and_scene(path: str | Path) -> tuple[cm.System | cm.Problem, dict]:
+    """:func:`load_model` and the keywords of the file's ``simulation()`` ({} without one):
+    the planes and controllers of its time-stepping scene."""
     file, func = _split_target(path)
     if not file.is_file():
         raise ModelFileError(f"model file '{path}' not found")
@@ -35,7 +41,8 @@ def load_model(path: str | Path) -> cm.System | cm.Problem:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-        return _build(module, file, func)
+        scene = getattr(module, "simulation", None)
+        return _build(module, file, func), dict(scene()) if callable(scene) else {}
     finally:
         sys.modules.pop(module_name, None)
         if folder in sys.path:

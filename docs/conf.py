@@ -4,13 +4,14 @@ Build from the repository root (``pip install -e ".[docs]"`` first):
 
     sphinx-build -W -b html docs docs/_build/html
 
-The example pages (``docs/examples/*.rst``) are written from ``examples/*.py`` when the build
-starts; the pictures come from ``docs/gallery`` (``python docs/make_gallery.py``).
+The lessons (``lessons/*.py``) and the examples (``examples/*.py``) are executed by
+sphinx-gallery when the build starts: their pages, figures and animations, and each one's
+download as a Python script and a Jupyter notebook, are written to ``docs/lessons`` and
+``docs/examples``. The other pictures come from ``docs/gallery`` (``python docs/make_gallery.py``).
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import re
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS))  # gallery_setup, named below
 
 project = "contactmodel"
 author = "the contactmodel developers"
@@ -30,8 +32,38 @@ try:
 except PackageNotFoundError:  # a checkout that is not installed
     release = "unreleased"
 
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.mathjax"]
-exclude_patterns = ["_build", "ARCHITECTURE.md", "gallery", "make_gallery.py"]
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx_gallery.gen_gallery",
+]
+exclude_patterns = [
+    "_build",
+    "ARCHITECTURE.md",
+    "gallery",
+    "make_gallery.py",
+    "gallery_setup.py",
+    "**.ipynb",
+    "**.py.md5",
+]
+
+# Lessons and examples run when the docs build; a failing one fails the build.
+sphinx_gallery_conf = {
+    "examples_dirs": ["../lessons", "../examples"],
+    "gallery_dirs": ["lessons", "examples"],
+    "filename_pattern": r".*\.py$",
+    "ignore_pattern": r"__init__\.py",
+    "within_subsection_order": "FileNameSortKey",
+    "matplotlib_animations": (True, "jshtml"),
+    "abort_on_example_error": True,
+    "write_computation_times": False,
+    "remove_config_comments": True,
+    "download_all_examples": False,
+    "reset_modules": ("matplotlib", "gallery_setup.tight_figures"),
+    "capture_repr": (),
+    "min_reported_time": 3600,
+}
 templates_path: list[str] = []
 autosummary_generate = True
 autodoc_member_order = "bysource"
@@ -90,56 +122,6 @@ def _escape_bars(app, what, name, obj, options, lines: list[str]) -> None:
         lines[i] = "".join(part if k % 2 else part.replace("|", "\\|") for k, part in enumerate(parts))
 
 
-def _docstring(path: Path) -> str:
-    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-
-
-def _example_page(path: Path) -> str:
-    doc = _docstring(path)
-    head, _, body = doc.partition("\n")
-    title = f"{path.name}: {head.strip().rstrip('.')}"
-    picture = DOCS / "gallery" / f"example_{path.stem}.png"
-    parts = [title, "=" * len(title), ""]
-    if body.strip():
-        parts += [".. code-block:: text", ""]
-        parts += [f"   {line}" if line.strip() else "" for line in body.strip("\n").splitlines()]
-        parts.append("")
-    if picture.exists():
-        parts += [
-            f".. figure:: ../gallery/{picture.name}",
-            f"   :alt: {path.stem} solved",
-            "",
-            f"   ``contactmodel draw examples/{path.name}``: the example solved as declared.",
-            "",
-        ]
-    parts += [
-        "The code",
-        "--------",
-        "",
-        f".. literalinclude:: ../../examples/{path.name}",
-        "   :language: python",
-        "   :linenos:",
-        "",
-    ]
-    return "\n".join(parts)
-
-
-def _write_example_pages(app) -> None:
-    """docs/examples/<stem>.rst for every examples/*.py (rewritten only when it changes)."""
-    folder = DOCS / "examples"
-    folder.mkdir(exist_ok=True)
-    stems = []
-    for path in sorted((ROOT / "examples").glob("*.py")):
-        page = folder / f"{path.stem}.rst"
-        text = _example_page(path)
-        if not page.exists() or page.read_text(encoding="utf-8") != text:
-            page.write_text(text, encoding="utf-8")
-        stems.append(path.stem)
-    for page in folder.glob("*.rst"):
-        if page.stem not in stems:
-            page.unlink()
-
-
 def _check_api_listing(app) -> None:
     """Warn (an error under -W) for a public name that api.rst does not list."""
     from sphinx.util import logging
@@ -153,7 +135,6 @@ def _check_api_listing(app) -> None:
 
 
 def setup(app) -> dict:
-    app.connect("builder-inited", _write_example_pages)
     app.connect("builder-inited", _check_api_listing)
     app.connect("autodoc-process-docstring", _escape_bars)
     app.connect("autodoc-process-docstring", _option_fields)

@@ -1,4 +1,5 @@
-"""Render the README gallery into docs/gallery/*.png.
+"""Render the documentation's static pictures into docs/gallery/*.png (the examples' and
+lessons' pictures are drawn when the docs build, by sphinx-gallery).
 
 Run from the repository root:
 
@@ -165,20 +166,8 @@ def law_pictures() -> list[Path]:
     return written
 
 
-def example_pictures() -> list[Path]:
-    """Every shipped example solved as declared (default law and solver)."""
-    written = []
-    for model in sorted((ROOT / "examples").glob("*.py")):
-        problem = cm.formulate(load_model(model))
-        solution = cm.solve(problem)
-        path = OUT / f"example_{model.stem}.png"
-        draw(problem, solution, out=path, title=f"examples/{model.name}: {solution.status.value}")
-        written.append(path)
-    return written
-
-
 def main() -> int:
-    for path in [*pictures(), *law_pictures(), *example_pictures()]:
+    for path in [*pictures(), *law_pictures()]:
         print(path.relative_to(ROOT))
     return 0
 

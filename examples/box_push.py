@@ -1,4 +1,6 @@
-"""A box resting on a table, pushed sideways too gently to move it.
+"""
+A box resting on a table, pushed sideways too gently to move it
+===============================================================
 
 A 3 kg cube of side 0.4 m stands on the table (the ground) on its four bottom corners. A
 horizontal force of 10 N along +x acts at its centre of mass. Each corner has Coulomb friction
@@ -66,3 +68,12 @@ if __name__ == "__main__":
     problem = cm.formulate(build())
     solution = cm.solve(problem)
     print(solution.table())
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title="examples/box_push.py: " + solution.status.value,
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )

@@ -1,4 +1,6 @@
-"""A box sliding across a table, slowed down by Coulomb friction.
+"""
+A box sliding across a table, slowed down by Coulomb friction
+=============================================================
 
 The same 3 kg cube of side 0.4 m as in box_push.py stands on its four bottom corners, but it is
 already sliding along +x at 1 m/s, and nothing pushes it. Friction is Coulomb with mu = 0.3.
@@ -70,3 +72,12 @@ if __name__ == "__main__":
     problem = cm.formulate(build())
     solution = cm.solve(problem)
     print(solution.table())
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title="examples/box_slide.py: " + solution.status.value,
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )

@@ -1,4 +1,6 @@
-"""Contact modes of a disc at rest touching a small fixed disc (Berard et al. (2004), Fig. 2).
+"""
+Contact modes of a disc at rest touching a small fixed disc (Berard et al. (2004), Fig. 2)
+==========================================================================================
 
 Berard, Egan and Trinkle (2004) illustrate contact modes with a disc at rest touching a small fixed disc,
 friction coefficient 0.4, and asks which external wrenches keep the contact rolling, make it
@@ -13,7 +15,7 @@ R = 0.3 m, mass m = 1 kg and thickness 0.05 m (a uniform cylinder whose axis is 
 axis: inertia I = m R^2 / 2 about z). Its centre is at (0, RHO + R, 0), so the contact point
 is (0, RHO, 0), the normal n = (0, 1, 0) points from the fixed disc into the moving one and
 the tangent is t = (1, 0, 0) (o = n x t = (0, 0, -1)). The friction law is ``cm.Planar(0.4)``:
-|c_t| <= 0.4 c_n along t, no force along o.
+abs(c_t) <= 0.4 c_n along t, no force along o.
 
 The push: a force (P_t, P_n) = (P . t, P . n) at the disc's centre and a moment T (N m) about
 +z. At rest the contact equations are linear and decoupled: with contact force (c_n, c_t)
@@ -26,13 +28,13 @@ on the moving disc,
 times as much as the force alone). Hence, with D = P_t + 2 T / R the tangential "drive":
 
 * separate when P_n > 0 (pulled away): c = 0, a_n = P_n / m > 0;
-* roll when P_n <= 0 and |D| <= 3 mu |P_n|: c_n = -P_n, c_t = -D / 3, a = 0;
-* slide when P_n < 0 and |D| > 3 mu |P_n|: c_n = -P_n, c_t = -mu c_n sign(D) and
+* roll when P_n <= 0 and abs(D) <= 3 mu abs(P_n): c_n = -P_n, c_t = -D / 3, a = 0;
+* slide when P_n < 0 and abs(D) > 3 mu abs(P_n): c_n = -P_n, c_t = -mu c_n sign(D) and
   a_t = (D - 3 mu c_n sign(D)) / m, of the sign of D (D > 0 slides towards +t).
 
-So a pure push (T = 0) keeps the contact rolling up to |P_t| = 3 mu |P_n| = 1.2 |P_n|, a
+So a pure push (T = 0) keeps the contact rolling up to abs(P_t) = 3 mu abs(P_n) = 1.2 abs(P_n), a
 cone three times wider than the friction cone, because the disc rolls around the small one
-instead of sliding over it. The default push P = (2, -1) N, T = 0 has |P_t| = 2 > 1.2, so the
+instead of sliding over it. The default push P = (2, -1) N, T = 0 has abs(P_t) = 2 > 1.2, so the
 contact slides: c = (1, -0.4) N, a_t = (2 - 1.2) / 1 = 0.8 m/s^2 (sliding towards +t).
 
 Run it:
@@ -95,7 +97,18 @@ def predicted_mode(push: tuple[float, float], torque: float = 0.0, mu: float = M
 
 
 if __name__ == "__main__":
-    print(cm.solve(cm.formulate(build())).table())
+    problem = cm.formulate(build())
+    solution = cm.solve(problem)
+    print(solution.table())
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title="the default push: the contact slides",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(),
+    )
     print(f"\npush of 1 N turned around the disc (angle from +t, degrees), mu = {MU}:")
     header = ("angle", "P_t", "P_n", "predicted", "solver", "c_n", "c_t", "a_t")
     print("{:>6}  {:>7} {:>7}  {:<10}{:<10}{:>8} {:>8} {:>8}".format(*header))

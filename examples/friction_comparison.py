@@ -1,10 +1,12 @@
-"""Cone, pyramid and polygon compared: the same push, turning in the floor plane.
+"""
+Cone, pyramid and polygon compared: the same push, turning in the floor plane
+=============================================================================
 
 The box of ``box_push.py`` (3 kg, mu = 0.5, so mu m g = 14.7 N) is pushed at its centre of
 mass by a 16 N horizontal force whose direction turns from the contacts' t axis (x) towards o
 (y). Coulomb's cone is isotropic: the push exceeds the friction limit in every direction, the
-box slides and |a| = (16 - 14.7) / 3 = 0.43 m/s^2 whatever the angle. The 4-sided pyramid
-|c_t|, |c_o| <= mu c_n is larger along its diagonals (up to sqrt(2) mu c_n), so near 45 deg
+box slides and abs(a) = (16 - 14.7) / 3 = 0.43 m/s^2 whatever the angle. The 4-sided pyramid
+abs(c_t), abs(c_o) <= mu c_n is larger along its diagonals (up to sqrt(2) mu c_n), so near 45 deg
 the same push cannot move the box. The inscribed 8-gon is smaller than the cone between its
 vertices (at multiples of 45 deg), so the box slides faster there. The friction set's shape,
 not only mu, decides the motion.
@@ -72,6 +74,19 @@ if __name__ == "__main__":
     print(f"{'angle [deg]':>12}" + "".join(f"{law:>10}" for law in LAWS))
     for i, a in enumerate(angles):
         print(f"{a:>12.1f}" + "".join(f"{table[law][i]:>10.4f}" for law in LAWS))
+    import matplotlib.pyplot as plt
+
+    ax = plt.figure(figsize=(8, 5)).add_subplot()  # a pyplot figure: shown in notebooks and the docs
+    for law, values in table.items():
+        ax = cm.sweep_plot(
+            angles,
+            values,
+            ax=ax,
+            label=law,
+            xlabel="push direction from t [deg]",
+            zlabel="|box acceleration| [m/s^2]",
+            title=f"{PUSH:g} N push turning",
+        )
     if "--plot" in sys.argv:
         out = sys.argv[sys.argv.index("--plot") + 1]
         ax = None

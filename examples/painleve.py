@@ -1,4 +1,6 @@
-"""Painlevé's sliding rod: with enough friction, rigid-body contact has no solution at all.
+"""
+Painlevé's sliding rod: with enough friction, rigid-body contact has no solution at all
+=======================================================================================
 
 The classical paradox from the related work of Trinkle et al. (1997) (Lötstedt, Baraff): a thin uniform rod
 of length 2l and mass m leans at an angle theta above a horizontal table, one end on the table,
@@ -142,7 +144,18 @@ def reduced_coefficient(system: cm.System, mu: float) -> float:
 if __name__ == "__main__":
     mu_c = critical_mu()
     print(f"theta = {math.degrees(THETA):.2f} deg, k = m l^2 / I = {k_ratio():.6f}, mu_c = {mu_c:.6f}")
-    print(cm.solve(cm.formulate(build())).table())
+    problem = cm.formulate(build())
+    solution = cm.solve(problem)
+    print(solution.table())
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title=f"mu = {MU}: {solution.status.value}",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )
     for omega, label in ((0.0, "no spin: b_n = -g < 0"), (6.0, "spinning at 6 rad/s: b_n > 0")):
         b_n = float(cm.assemble(build(omega=omega)).b[0])
         print(f"\n{label} (b_n = {b_n:.4f} m/s^2)")

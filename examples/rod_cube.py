@@ -1,4 +1,6 @@
-"""A cube pushed and twisted by an active rod, on a hump (Trinkle and Pang (1997) §4, Examples 1 and 2).
+"""
+A cube pushed and twisted by an active rod, on a hump (Trinkle and Pang (1997) §4, Examples 1 and 2)
+====================================================================================================
 
 The system of Trinkle and Pang's distributed-contact paper: a uniform cube of side 2 (its
 centre at the world origin, faces at x, y, z = +-1) and an active rod whose axis is parallel
@@ -12,13 +14,13 @@ ellipsoidal limit surface c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2 
 Contacts (points relative to the cube's centre; normals point into the cube, which is the
 first body of each contact; o = n x t):
 
-==========  ================================  ===========  ===========  ===========
-contact     point (m)                         n            t            o
-==========  ================================  ===========  ===========  ===========
-rod         (1, eta - 1, zeta - 1)            (-1, 0, 0)   (0, 1, 0)    (0, 0, -1)
-hump        (-1, -1, -1) (Ex. 2), (0, 0, -1)  (0, 0, 1)    (0, 1, 0)    (-1, 0, 0)
-fixed_rod   (1 - delta, 1, gamma - 1) (Ex. 2) (0, -1, 0)   (0, 0, -1)   (1, 0, 0)
-==========  ================================  ===========  ===========  ===========
+==========  =================================  ===========  ===========  ===========
+contact     point (m)                          n            t            o
+==========  =================================  ===========  ===========  ===========
+rod         (1, eta - 1, zeta - 1)             (-1, 0, 0)   (0, 1, 0)    (0, 0, -1)
+hump        (-1, -1, -1) (Ex. 2), (0, 0, -1)   (0, 0, 1)    (0, 1, 0)    (-1, 0, 0)
+fixed_rod   (1 - delta, 1, gamma - 1) (Ex. 2)  (0, -1, 0)   (0, 0, -1)   (1, 0, 0)
+==========  =================================  ===========  ===========  ===========
 
 The rod's axis passes through its contact point, so turning the rod twists the contact
 (relative spin about n) without sliding it. The rod's joint axes both point along -x, into
@@ -136,6 +138,15 @@ if __name__ == "__main__":
     solution = cm.solve(problem)
     print("\nExample 2 (mu = 0.9, tau = (6, 3)), newton from zero:")
     print(solution.table())
+    import matplotlib.pyplot as plt
+
+    # drawn into a pyplot figure, so that notebooks and the docs show it
+    cm.draw(
+        problem,
+        solution,
+        title=f"Example 2, newton: {solution.status.value}",
+        ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+    )
     if solution.ok:
         _print_comparison(solution)
 

@@ -1,4 +1,6 @@
-"""Two SCARA robots grasp a cube between their fingertips (Andreani et al. (2002) §4).
+"""
+Two SCARA robots grasp a cube between their fingertips (Andreani et al. (2002) §4)
+==================================================================================
 
 The test problem of Andreani, Friedlander, Mello and Santos: a cube of side 2r = 0.4 m and
 mass 3 kg is held between the fingertips of two SCARA arms, one on each side, the contact
@@ -79,4 +81,15 @@ if __name__ == "__main__":
     print(f"fingertip-to-face gaps: {fingertip_gaps(build())}")
     for sliding in (True, False):
         print(f"\n{'all sliding (cube slipping down at 1 m/s)' if sliding else 'all rolling (at rest)'}:")
-        print(cm.solve(cm.formulate(build(sliding))).table())
+        problem = cm.formulate(build(sliding))
+        solution = cm.solve(problem)
+        print(solution.table())
+        import matplotlib.pyplot as plt
+
+        # drawn into a pyplot figure, so that notebooks and the docs show it
+        cm.draw(
+            problem,
+            solution,
+            title=f"{'sliding' if sliding else 'at rest'}: {solution.status.value}",
+            ax=plt.figure(figsize=(8, 6)).add_subplot(projection="3d"),
+        )

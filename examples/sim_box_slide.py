@@ -1,4 +1,6 @@
-"""A box sliding to rest on the floor (time stepping).
+"""
+A box sliding to rest on the floor (time stepping)
+==================================================
 
 Physics: a box of mass m slides on a horizontal floor at initial speed v0 with Coulomb friction
 mu. While it slides the floor pushes up with m g and friction decelerates it at mu g, so it stops
@@ -44,3 +46,9 @@ if __name__ == "__main__":
         traj = cm.simulate(build(), t_end=0.3, dt=dt, **simulation())
         x = traj.positions[-1, 0, 0]
         print(f"dt = {dt:g}: stopped at x = {x:.5f} m (closed form {V0**2 / (2 * MU * G):.5f} m)")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

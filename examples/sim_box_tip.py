@@ -1,4 +1,6 @@
-"""A tall box balanced on one bottom edge: it falls back or tips over (time stepping).
+"""
+A tall box balanced on one bottom edge: it falls back or tips over (time stepping)
+==================================================================================
 
 Physics: a box of width w and height h standing on one bottom edge, tilted by phi from upright,
 has its centre of mass over the edge when tan(phi) = w / h. With phi below that it rocks back
@@ -53,3 +55,9 @@ if __name__ == "__main__":
             f"phi = {deg:4.1f} deg: {'tipped over' if tipped(traj) else 'fell back'};"
             f" largest energy rise {np.max(np.diff(traj.energy)):.2e} J"
         )
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

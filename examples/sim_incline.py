@@ -1,4 +1,6 @@
-"""A block on an incline: it sticks below tan(theta) = mu and slides above (time stepping).
+"""
+A block on an incline: it sticks below tan(theta) = mu and slides above (time stepping)
+=======================================================================================
 
 Physics: on an incline of angle theta the block's weight has a downhill part m g sin(theta) and a
 normal part m g cos(theta). Static friction can hold at most mu m g cos(theta), so the block
@@ -59,3 +61,9 @@ if __name__ == "__main__":
         s = (traj.positions[-1, 0] - traj.positions[0, 0]) @ down
         a = max(0.0, G * (math.sin(th) - MU * math.cos(th)))
         print(f"theta = {deg:4.1f} deg: slid {s:.5f} m in 0.5 s (closed form {0.5 * a * 0.5 * 0.501:.5f} m)")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

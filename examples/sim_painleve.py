@@ -1,4 +1,6 @@
-"""Painlevé's rod past the critical mu: the time-stepper proceeds through an impulsive jam.
+"""
+Painlevé's rod past the critical mu: the time-stepper proceeds through an impulsive jam
+=======================================================================================
 
 Physics (see examples/painleve.py for the instantaneous problem): a thin rod leaning at
 theta = arctan 2 with its foot sliding forwards (foot leading, v_t = -1 m/s) has no consistent
@@ -21,7 +23,8 @@ from pathlib import Path
 
 import contactmodel as cm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the folder of this file (sphinx-gallery runs it from there, without __file__)
+sys.path.insert(0, str(Path(globals().get("__file__", "sim_painleve.py")).resolve().parent))
 import painleve  # noqa: E402  (examples/painleve.py: the rod and its closed forms)
 
 MU = 2.0
@@ -49,3 +52,9 @@ if __name__ == "__main__":
         f"{traj.contact_velocities[name][0, 1]:.2e} m/s"
     )
     print(f"largest energy rise {np.max(np.diff(traj.energy)):.2e} J; steps solved: {traj.ok}")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

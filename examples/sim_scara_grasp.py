@@ -1,4 +1,6 @@
-"""Two SCARA arms hold a cube between their fingertips and lift it (time stepping, controllers).
+"""
+Two SCARA arms hold a cube between their fingertips and lift it (time stepping, controllers)
+============================================================================================
 
 The grasp of examples/scara_grasp.py (Andreani, Friedlander, Mello and Santos, 2002, §4: a
 3 kg cube of side 0.4 m between the fingertips of two SCARA arms, point contacts with
@@ -38,11 +40,15 @@ KP_Z, KD_Z = 4000.0, 150.0  # N/m, N s/m
 ARMS = ("scara1", "scara2")
 
 
+#: the folder of this file (sphinx-gallery runs it from there, without __file__)
+HERE = Path(globals().get("__file__", "sim_scara_grasp.py")).resolve().parent
+
+
 def _grasp():
     """examples/scara_grasp.py (the instantaneous grasp this example moves)."""
     name = "_scara_grasp_example"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scara_grasp.py"))
+        spec = importlib.util.spec_from_file_location(name, HERE / "scara_grasp.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -103,3 +109,9 @@ if __name__ == "__main__":
     for name in traj.impulses:
         force = np.nanmean(traj.contact_forces(name)[:, 0])
         print(f"{name}: mean normal force {force:.1f} N, modes {sorted(set(traj.modes[name]))}")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

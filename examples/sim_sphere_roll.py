@@ -1,4 +1,6 @@
-"""A sphere rolling down an incline without slipping (time stepping).
+"""
+A sphere rolling down an incline without slipping (time stepping)
+=================================================================
 
 Physics: a uniform sphere (I = 2/5 m r^2) on an incline of angle theta rolls without slipping
 when mu >= (2/7) tan(theta). Then the friction force is (2/7) m g sin(theta) uphill and the
@@ -42,3 +44,9 @@ if __name__ == "__main__":
     v = traj.velocities[-1, 0] @ down
     print(f"speed after 0.5 s: {v:.6f} m/s (closed form {5 / 7 * G * math.sin(THETA) * 0.5:.6f} m/s)")
     print(f"energy drift: {traj.energy[-1] - traj.energy[0]:.3e} J")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

@@ -1,4 +1,6 @@
-"""A stack of boxes settling after the top one is dropped on it (time stepping, hand contacts).
+"""
+A stack of boxes settling after the top one is dropped on it (time stepping, hand contacts)
+===========================================================================================
 
 Physics: three 1 kg cubes (side 0.2 m) stand on the floor, one on another; in the run below the
 top one arrives at 0.5 m/s downwards (``build(0.5)``; ``build()`` is the stack at rest). The
@@ -68,3 +70,9 @@ if __name__ == "__main__":
         total = sum(traj.impulses[f"s{k}.{j}"][-1, 0] for j in range(4))
         print(f"interface under box{k}: {total / traj.dt:.4f} N (weight above {(N - k) * G:.4f} N)")
     print(f"largest energy rise {np.max(np.diff(traj.energy)):.2e} J")
+
+    # The last run's pictures: energy, contact forces and modes against time, and a 3D film of
+    # 2 s (contact points coloured by mode, force arrows, friction sets, velocities).
+    # traj.to_html("run.html") writes the interactive replay.
+    cm.simulation.plot(traj)
+    film = cm.simulation.animate(traj, out=None, fps=10, speed=traj.times[-1] / 2)

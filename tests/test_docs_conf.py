@@ -1,5 +1,5 @@
 """The documentation's docstring transforms (docs/conf.py): bars escaped outside literals,
-options listed as a definition list, and an example page from an example's docstring."""
+options listed as a definition list."""
 
 from __future__ import annotations
 
@@ -60,14 +60,3 @@ def test_options_become_a_definition_list() -> None:
     untouched = ["tol: not an options class"]
     conf._option_fields(None, "class", "pkg.Solution", None, {}, untouched)
     assert untouched == ["tol: not an options class"]
-
-
-def test_example_page_shows_docstring_picture_and_code() -> None:
-    conf = load_conf()
-    page = conf._example_page(ROOT / "examples" / "box_push.py")
-    title, underline = page.splitlines()[:2]
-    assert title.startswith("box_push.py: A box resting on a table")
-    assert underline == "=" * len(title)
-    assert ".. literalinclude:: ../../examples/box_push.py" in page
-    assert ".. figure:: ../gallery/example_box_push.png" in page
-    assert "   Expected answer: every contact rolls (sticks)" in page

@@ -16,9 +16,10 @@ from matplotlib.transforms import Bbox  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
 from contactmodel import catalogue, shapes  # noqa: E402
-from contactmodel.cli import load_model, main  # noqa: E402
+from contactmodel.cli import main  # noqa: E402
 from contactmodel.draw import DPI, SIZE, arrows, draw, friction_sets, save, sweep_plot  # noqa: E402
 from contactmodel.errors import DeclarationError  # noqa: E402
+from contactmodel.model_file import load_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

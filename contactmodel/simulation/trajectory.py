@@ -34,7 +34,9 @@ class Trajectory:
     most this were accepted without the fallback; see ``contactmodel.simulation.stepper.STEP_TOL``).
     Per contact name: ``impulses[name]`` (N, d) N s in its (n, t, o[, r]) frame (NaN while
     inactive), ``contact_velocities[name]`` (N, d) post-step relative velocity G nu+ (m/s), ``gaps[name]``
-    (N,) m, ``modes[name]`` (N,) str ('' while inactive).
+    (N,) m, ``modes[name]`` (N,) str ('' while inactive), ``contact_points[name]`` (N, 3) m and
+    ``contact_frames[name]`` (N, 3, 3) rows (n, t, o) in the world frame (NaN while inactive);
+    ``laws[name]``: the contact's friction law when it was first active (not saved).
     """
 
     dt: float
@@ -65,6 +67,9 @@ class Trajectory:
     contact_velocities: dict[str, np.ndarray] = field(default_factory=dict)
     gaps: dict[str, np.ndarray] = field(default_factory=dict)
     modes: dict[str, np.ndarray] = field(default_factory=dict)
+    contact_points: dict[str, np.ndarray] = field(default_factory=dict)
+    contact_frames: dict[str, np.ndarray] = field(default_factory=dict)
+    laws: dict[str, Any] = field(default_factory=dict, repr=False)
     shapes: dict[str, Any] = field(default_factory=dict, repr=False)
     planes: list = field(default_factory=list, repr=False)
     failed_step: int | None = None
@@ -125,12 +130,16 @@ class Trajectory:
         modes = {}
         if solution is not None:
             modes = {c.name: c.mode for c in solution.contacts}
+            for name, law in (sim.problem.laws if sim.problem is not None else {}).items():
+                self.laws.setdefault(name, law)
         per = {
             c.name: (
                 p[list(rows[c.name].values())],
                 v[list(rows[c.name].values())],
                 float(g),
                 modes.get(c.name, ""),
+                np.asarray(c.point, dtype=float),
+                np.asarray(step.frames[c.name], dtype=float),
             )
             for c, g in zip(contacts, gaps)
         }
@@ -197,9 +206,11 @@ class Trajectory:
         out.timings = {key: np.array([s[1][5][key] for s in steps]) for key in keys}
         modes: dict[str, np.ndarray] = {}
         for k, (per, _) in enumerate(steps):
-            for name, (imp, vel, gap, mode) in per.items():
+            for name, (imp, vel, gap, mode, point, frame) in per.items():
                 if name not in out.impulses:
                     d = len(imp)
+                    out.contact_points[name] = np.full((n, 3), np.nan)
+                    out.contact_frames[name] = np.full((n, 3, 3), np.nan)
                     out.impulses[name] = np.full((n, d), np.nan)
                     out.contact_velocities[name] = np.full((n, d), np.nan)
                     out.gaps[name] = np.full(n, np.nan)
@@ -208,6 +219,8 @@ class Trajectory:
                 out.contact_velocities[name][k] = vel
                 out.gaps[name][k] = gap
                 modes[name][k] = mode
+                out.contact_points[name][k] = point
+                out.contact_frames[name][k] = frame
         out.modes = {k: v.astype(str) for k, v in modes.items()}
         return out
 
@@ -261,7 +274,12 @@ class Trajectory:
                     out.contact_velocities[name] = np.full((n, d), np.nan)
                     out.gaps[name] = np.full(n, np.nan)
                     out.modes[name] = np.full(n, "", dtype=object)
+                    out.contact_points[name] = np.full((n, 3), np.nan)
+                    out.contact_frames[name] = np.full((n, 3, 3), np.nan)
                 out.impulses[name][offset : offset + m] = imp
+                if name in p.contact_points:
+                    out.contact_points[name][offset : offset + m] = p.contact_points[name]
+                    out.contact_frames[name][offset : offset + m] = p.contact_frames[name]
                 out.contact_velocities[name][offset : offset + m] = p.contact_velocities[name]
                 out.gaps[name][offset : offset + m] = p.gaps[name]
                 out.modes[name][offset : offset + m] = p.modes[name]
@@ -390,6 +408,9 @@ class Trajectory:
             arrays[f"impulse_{i}"] = self.impulses[name]
             arrays[f"cvel_{i}"] = self.contact_velocities[name]
             arrays[f"gap_{i}"] = self.gaps[name]
+            if name in self.contact_points:
+                arrays[f"point_{i}"] = self.contact_points[name]
+                arrays[f"frame_{i}"] = self.contact_frames[name]
         arms = list(self.q)
         for i, name in enumerate(arms):
             arrays[f"q_{i}"] = self.q[name]
@@ -453,6 +474,14 @@ class Trajectory:
             ) from None
         return pd.DataFrame(self.columns())
 
+    def to_html(self, path, fps: float = 20, speed: float = 1.0) -> Path:
+        """Write an interactive 3D replay (bodies, contacts, forces, a time slider, play / pause)
+        as one self-contained HTML page that works offline; needs plotly (extra ``viz``). See
+        :func:`contactmodel.simulation.replay.to_html`."""
+        from contactmodel.simulation.replay import to_html
+
+        return to_html(self, path, fps=fps, speed=speed)
+
     def to_csv(self, path) -> Path:
         """Write :meth:`columns` as a CSV file with a header row (no pandas needed)."""
         import csv
@@ -506,6 +535,8 @@ RECORDED = (
     "contact_velocities",
     "gaps",
     "modes",
+    "contact_points",
+    "contact_frames",
 )
 
 
@@ -608,6 +639,9 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
         traj.contact_velocities[name] = data[f"cvel_{i}"]
         traj.gaps[name] = data[f"gap_{i}"]
         traj.modes[name] = np.array(header["modes"][name], dtype=str)
+        if f"point_{i}" in data:
+            traj.contact_points[name] = data[f"point_{i}"]
+            traj.contact_frames[name] = data[f"frame_{i}"]
     for i, name in enumerate(header["arms"]):
         traj.q[name] = data[f"q_{i}"]
         traj.qdot[name] = data[f"qdot_{i}"]
