@@ -539,8 +539,9 @@ class Manipulator:
         return fp.o.copy(), fp.z.copy(), fp.revolute.copy()
 
     def potential_energy(self, gravity) -> float:
-        """The links' gravitational potential energy, J: ``-sum m_i g . com_i`` for the gravity
-        vector ``gravity`` (3,) m/s^2 (zero at the world origin)."""
+        """The links' gravitational potential energy (J) for the gravity vector ``gravity`` (3,)
+        m/s^2: minus the sum over links of mass times gravity dotted with the centre of mass
+        (zero at the world origin)."""
         g = np.asarray(gravity, dtype=float)
         return -float(np.sum(self._mass * (self.com_positions() @ g)))
 

@@ -1,4 +1,6 @@
-"""Rigid against compliant contact: two boxes sliding side by side on one floor.
+"""
+Rigid against compliant contact: two boxes sliding side by side on one floor
+============================================================================
 
 Physics: two 1 kg cubes of side 0.2 m slide at v0 = 1 m/s on the floor z = 0 with Coulomb
 friction mu = 0.5. The box ``rigid`` has rigid contacts (the complementarity step): it never
