@@ -57,7 +57,8 @@ class ContactModelSolver(OptSolver):
     persistent ``self.options``) are the solver's options dataclass fields (e.g. ``tol``,
     ``max_iter``) plus ``accept_tol`` and ``blas_threads`` of :func:`contactmodel.solve`. The
     verified answer of the last solve is kept as :attr:`solution` (a
-    :class:`~contactmodel.solution.Solution`).
+    :class:`~contactmodel.solution.Solution`). Pyomo's ``timelimit`` keyword is the ``time_limit``
+    option (for the solvers that have one; the others refuse it by name).
     """
 
     solver: str = ""
@@ -94,6 +95,8 @@ class ContactModelSolver(OptSolver):
         load = bool(kwds.pop("load_solutions", True))
         options = {**self.options, **(kwds.pop("options", None) or {})}
         kwds.pop("symbolic_solver_labels", None)  # names are always the model's own
+        if "timelimit" in kwds:  # Pyomo's common keyword (seconds)
+            options.setdefault("time_limit", kwds.pop("timelimit"))
         if kwds:
             raise OptionError(
                 f"{self.name}.solve: unknown keyword(s) {sorted(kwds)}; give the solver's settings as "

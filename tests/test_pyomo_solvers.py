@@ -132,8 +132,16 @@ def test_linear_solvers_and_their_refusal():
         pe.SolverFactory("cm_lemke").solve(kojima_josephy())
 
 
-def test_contact_model_through_pyomo_equals_cm_solve():
-    problem = cm.formulate(catalogue.box_push_static().build(), cm.Pyramid(0.5))
+@pytest.mark.parametrize(
+    ("case", "law", "form"),
+    [
+        ("box_push_static", lambda: cm.Pyramid(0.5), "reduced"),
+        ("box_push_sliding", lambda: cm.CoulombCone(0.5, form="soc"), "sparse"),
+        ("box_push_sliding", lambda: cm.CoulombCone(0.5), "reduced"),
+    ],
+)
+def test_contact_model_through_pyomo_equals_cm_solve(case, law, form):
+    problem = cm.formulate(catalogue.get(case).build(), law(), form=form)
     direct = cm.solve(problem, fallback=False)
     assert direct.ok
     model = problem.model

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from contactmodel._pyomo import Complementarity, complements, pe
+from contactmodel._pyomo import Complementarity, Modes, complements, differentiate, pe
 from contactmodel.mcplib.problem import LibraryProblem
 
 
@@ -97,8 +97,6 @@ def _kkt(
     """The KKT MCP of ``min f(x) s.t. c_k(x) >= 0`` (``c_k(x) = 0`` for k in ``equalities``, its
     multiplier free), x in ``bounds``: ``x _|_ grad f - sum_k lam_k grad c_k`` and
     ``lam_k _|_ c_k(x)``. Gradients by Pyomo's symbolic differentiation."""
-    from pyomo.core.expr.calculus.derivatives import Modes, differentiate
-
     m = pe.ConcreteModel()
     m.x = pe.Var(range(n), bounds=bounds, initialize=0.0 if bounds[0] is None else bounds[0])
     m.lam = pe.Var(range(m_rows), initialize=0.0)
