@@ -146,3 +146,7 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+
+# SolverFactory("cm_newton") and the other cm_* solvers in Pyomo: registered when pyomo.opt is
+# (or gets) imported, never importing Pyomo here (see contactmodel/pyomo_plugins.py)
+importlib.import_module("contactmodel.pyomo_plugins").install()

@@ -49,7 +49,7 @@ from pyomo.core.expr.numeric_expr import (
     SumExpression,
 )
 from pyomo.core.expr.relational_expr import EqualityExpression, InequalityExpression, RangedExpression
-from pyomo.core.expr.visitor import identify_variables
+from pyomo.core.expr.visitor import evaluate_expression, identify_variables
 from pyomo.mpec import Complementarity, complements
 from pyomo.mpec.complementarity import ComplementarityData
 from pyomo.repn import generate_standard_repn

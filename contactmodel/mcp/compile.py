@@ -18,6 +18,7 @@ Params (``model.b``, ``model.f``) are re-read by :meth:`CompiledMCP.update` with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -41,6 +42,7 @@ from contactmodel._pyomo import (
     SumExpression,
     VarData,
     differentiate,
+    evaluate_expression,
     generate_standard_repn,
     identify_variables,
     native_numeric_types,
@@ -699,11 +701,11 @@ class _Nonlinear:
 
     def value(self, x: np.ndarray) -> float:
         self._set(x)
-        return pe.value(self.expr)
+        return _real(self.expr)
 
     def gradient(self, x: np.ndarray):
         self._set(x)
-        return self.cols, np.array([pe.value(g) for g in self.grads], dtype=float)
+        return self.cols, np.array([_real(g) for g in self.grads], dtype=float)
 
     def hessian(self, x: np.ndarray):
         self._set(x)
@@ -712,5 +714,18 @@ class _Nonlinear:
             for b, h in enumerate(row):
                 r.append(self.cols[a])
                 c.append(self.cols[b])
-                v.append(pe.value(h))
+                v.append(_real(h))
         return np.array(r, dtype=int), np.array(c, dtype=int), np.array(v, dtype=float)
+
+
+def _real(expr) -> float:
+    """The value of ``expr``, NaN outside its domain (``0 ** -1``, ``log(-1)``; a fractional power
+    of a negative number, complex in Python): a solver then treats the point as one where F is not
+    finite (newton's line search steps back) instead of stopping with Pyomo's error."""
+    if expr.__class__ in native_numeric_types:
+        return expr
+    try:
+        v = evaluate_expression(expr)  # pe.value would also log the error
+    except (ValueError, ZeroDivisionError, OverflowError, ArithmeticError):
+        return math.nan
+    return v if v.__class__ is not complex else math.nan
