@@ -38,7 +38,7 @@ from contactmodel.assembly import (
     assemble_from_matrices,
 )
 from contactmodel.constants import FORMS, Form  # noqa: F401  (FORMS: re-exported)
-from contactmodel.errors import DeclarationError, FormulationError
+from contactmodel.errors import DeclarationError, FormulationError, NoContactsWarning
 from contactmodel.friction.base import (
     ContactContext,
     FrictionLaw,
@@ -452,8 +452,9 @@ def formulate(system, friction=None, form: Form | str = Form.REDUCED) -> Problem
             )
         warnings.warn(
             "formulate: the System has no contacts; the problem is the free motion of its bodies "
-            "(declare contacts with System.add_contact)",
-            UserWarning,
+            "(declare contacts with System.add_contact; a model file's planes given in simulation() "
+            "are contacts only when simulated)",
+            NoContactsWarning,
             stacklevel=2,
         )
     # A model is a large graph of new objects; the cyclic garbage collector's passes over it cost

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-import warnings
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
-from contactmodel.errors import NoContactsWarning, OptionError, SolverError
+from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import cone_form
@@ -125,14 +124,6 @@ def solve(
     if blas_threads is not None:
         blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
     fallback = validate.boolean(fallback, "solve: fallback", error=OptionError)
-    if isinstance(problem, Problem) and not problem.laws:
-        warnings.warn(
-            "solve: the problem has no contacts, so the answer is the bodies' free motion; declare "
-            "contacts with System.add_contact (a model file's planes given in simulation() are "
-            "contacts only when simulated)",
-            NoContactsWarning,
-            stacklevel=2,
-        )
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     asked = problem

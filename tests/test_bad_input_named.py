@@ -24,6 +24,7 @@ from contactmodel.errors import (
     DataFileError,
     DeclarationError,
     FrictionLawError,
+    NoContactsWarning,
     OptionError,
 )
 from contactmodel.io.fclib import read_fclib
@@ -291,7 +292,7 @@ def test_formulate_without_contacts_warns_and_gives_the_free_motion() -> None:
     bodies' wrenches; formulate says so with a UserWarning (a forgotten add_contact looks the same)."""
     system = cm.System()
     system.add_body("falling", mass=2.0, inertia=np.eye(3), wrench=(2.0, 0.0, 0.0, 0.0, 0.0, 0.0))
-    with pytest.warns(UserWarning, match="has no contacts"):
+    with pytest.warns(NoContactsWarning, match="has no contacts"):
         problem = cm.formulate(system)
     solution = cm.solve(problem)
     assert solution.ok
