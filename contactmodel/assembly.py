@@ -354,37 +354,86 @@ class _ContactRows:
 
 
 def _contact_rows(system: System, offsets: dict[int, int], nq: int) -> _ContactRows:
-    """Rows (n, t, o[, r]) per contact of G and G_dot nu: body_a's material point minus body_b's."""
+    """Rows (n, t, o[, r]) per contact of G and G_dot nu: body_a's material point minus body_b's.
+    The terms of free bodies are computed for all contacts at once (:func:`_body_terms`, the same
+    floating-point operations as :func:`_point_terms` per contact), a manipulator link's one
+    contact at a time."""
     rows: list[tuple[str, str]] = []
     contact_rows: dict[str, dict[str, int]] = {}
     frames: dict[str, np.ndarray] = {}
-    data, ri, ci = [], [], []
-    gdot = []
-    for contact in system.contacts:
+    contacts = system.contacts
+    bases = np.zeros(len(contacts), dtype=np.int64)
+    for j, contact in enumerate(contacts):
         comps = COMPONENTS[: contact.dimension]
-        base = len(rows)
+        base = bases[j] = len(rows)
         contact_rows[contact.name] = {c: base + k for k, c in enumerate(comps)}
         rows += [(contact.name, c) for c in comps]
         frames[contact.name] = contact.frame
-        bias = np.zeros(contact.dimension)
-        for body, sign in ((contact.body_a, 1.0), (contact.body_b, -1.0)):
-            if isinstance(body, Ground):
+    data, ri, ci = [], [], []
+    gdot = np.zeros(len(rows))
+    for side, sign in (("body_a", 1.0), ("body_b", -1.0)):  # body_a's terms first, as summed before
+        bodies = [getattr(c, side) for c in contacts]
+        free = [j for j, body in enumerate(bodies) if isinstance(body, Body)]
+        if free:
+            _body_terms([contacts[j] for j in free], bases[free], sign, offsets, (data, ri, ci), gdot)
+        for j, body in enumerate(bodies):
+            if isinstance(body, (Body, Ground)):
                 continue
-            cols, jac, acc = _point_terms(body, contact, offsets)
+            cols, jac, acc = _point_terms(body, contacts[j], offsets)
             block = sign * jac  # (dim, ncols)
             r_idx, c_idx = np.nonzero(block)
             data.append(block[r_idx, c_idx])
-            ri.append(base + r_idx)
+            ri.append(bases[j] + r_idx)
             ci.append(cols[c_idx])
-            bias += sign * acc
+            gdot[bases[j] : bases[j] + len(acc)] += sign * acc
+    for j, contact in enumerate(contacts):
         if contact.curvature is not None:
-            bias += contact.curvature
-        gdot.append(bias)
+            gdot[bases[j] : bases[j] + contact.dimension] += contact.curvature
     G = sp.csr_matrix(
         (_stack(data, float), (_stack(ri, np.int64), _stack(ci, np.int64))),
         shape=(len(rows), nq),
     )
-    return _ContactRows(rows, contact_rows, frames, G, _stack(gdot, float))
+    return _ContactRows(rows, contact_rows, frames, G, gdot)
+
+
+def _body_terms(contacts: list[Contact], bases: np.ndarray, sign: float, offsets, entries, gdot) -> None:
+    """The terms of one side's free bodies at ``contacts`` (their first rows ``bases``), signed:
+    G's nonzero entries appended to ``entries`` (data, rows, columns) and the bias accelerations
+    added to ``gdot``. Row by row the operations of :func:`_point_terms` (stacked 3x3 products
+    are the same products), so G and G_dot nu do not depend on how many contacts there are."""
+    side = "body_a" if sign > 0 else "body_b"
+    bodies = [getattr(c, side) for c in contacts]
+    C = np.array([c.frame for c in contacts])  # (k, 3, 3)
+    r = np.array([c.point for c in contacts]) - np.array([b.position for b in bodies])
+    w = np.array([b.angular_velocity for b in bodies])
+    lin = np.concatenate([C, -np.matmul(C, _skews(r))], axis=2)  # (k, 3, 6)
+    W = _skews(w)
+    acc = np.matmul(C, np.matmul(W, np.matmul(W, r[:, :, None])))[:, :, 0]  # w x (w x r)
+    starts = np.array([offsets[id(b)] for b in bodies], dtype=np.int64)
+    data, ri, ci = entries
+    block = sign * lin
+    k_idx, r_idx, c_idx = np.nonzero(block)
+    data.append(block[k_idx, r_idx, c_idx])
+    ri.append(bases[k_idx] + r_idx)
+    ci.append(starts[k_idx] + c_idx)
+    torsion = np.array([c.torsion for c in contacts], dtype=bool)
+    if torsion.any():  # the r row: the angular velocity about n
+        twist = sign * np.concatenate([np.zeros((int(torsion.sum()), 3)), C[torsion, 0]], axis=1)
+        k_idx, c_idx = np.nonzero(twist)
+        data.append(twist[k_idx, c_idx])
+        ri.append(bases[torsion][k_idx] + 3)
+        ci.append(starts[torsion][k_idx] + c_idx)
+    rows3 = bases[:, None] + np.arange(3)
+    gdot[rows3] += sign * acc  # each row once per side: no two contacts share a row
+
+
+def _skews(v: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) the matrices [v_i]x of the rows of ``v`` (k, 3), entries as :func:`skew` makes them."""
+    out = np.zeros((v.shape[0], 3, 3))
+    out[:, 0, 1], out[:, 0, 2] = -v[:, 2], v[:, 1]
+    out[:, 1, 0], out[:, 1, 2] = v[:, 2], -v[:, 0]
+    out[:, 2, 0], out[:, 2, 1] = -v[:, 1], v[:, 0]
+    return out
 
 
 def _point_terms(body, contact: Contact, offsets: dict[int, int]):

@@ -293,3 +293,63 @@ def test_a_declared_law_is_checked_once():
     assert calls == ["D"]
     cm.formulate(system, friction={"S": law, "R": law})
     assert calls == ["D", "S", "R"]  # the overrides, checked at formulation; "D" not again
+
+
+def test_contact_rows_of_many_contacts_are_each_contacts_own() -> None:
+    """G and G_dot nu of spinning bodies touching each other and the ground (torsion rows, a
+    curvature term) are, row for row and bit for bit, what each contact's own terms give
+    (``assembly._point_terms``, the per-contact computation), and match v_point = v + w x r and
+    the bias w x (w x r) in the contact frame."""
+    from contactmodel import assembly as asm_module
+
+    rng = np.random.default_rng(7)
+    s = cm.System(gravity=(0, 0, -9.81))
+    bodies = [
+        s.add_body(
+            f"b{i}",
+            mass=1.0 + i,
+            inertia=cm.inertia.box(1.0 + i, (0.2, 0.3, 0.4)),
+            position=rng.uniform(-1, 1, 3),
+            velocity=rng.uniform(-1, 1, 3),
+            angular_velocity=rng.uniform(-2, 2, 3),
+        )
+        for i in range(4)
+    ]
+    k = 0
+    for i, body in enumerate(bodies):
+        for other in (s.ground, bodies[(i + 1) % 4]):
+            n = rng.standard_normal(3)
+            s.add_contact(
+                body,
+                other,
+                point=rng.uniform(-1, 1, 3),
+                normal=n / np.linalg.norm(n),
+                torsion=bool(k % 2),
+                curvature=rng.uniform(-1, 1, 4 if k % 2 else 3) if k == 3 else None,
+                name=f"c{k}",
+            )
+            k += 1
+    offsets = {id(b): 6 * i for i, b in enumerate(bodies)}
+    rows = asm_module._contact_rows(s, offsets, 24)
+    G, gdot = rows.G.toarray(), rows.gdot_nu
+    for contact in s.contacts:
+        r = list(rows.contact_rows[contact.name].values())
+        expected_G, expected_b = np.zeros((len(r), 24)), np.zeros(len(r))
+        for body, sign in ((contact.body_a, 1.0), (contact.body_b, -1.0)):
+            if body is s.ground:
+                continue
+            cols, jac, acc = asm_module._point_terms(body, contact, offsets)
+            expected_G[:, cols] += sign * jac
+            expected_b += sign * acc
+            arm = contact.point - body.position
+            w = body.angular_velocity
+            np.testing.assert_allclose(
+                jac[:3] @ np.concatenate([body.velocity, w]),
+                contact.frame @ (body.velocity + np.cross(w, arm)),
+                atol=1e-12,
+            )
+            np.testing.assert_allclose(acc[:3], contact.frame @ np.cross(w, np.cross(w, arm)), atol=1e-12)
+        if contact.curvature is not None:
+            expected_b += contact.curvature
+        assert G[r].tobytes() == expected_G.tobytes()
+        assert gdot[r].tobytes() == expected_b.tobytes()
