@@ -471,21 +471,26 @@ def _point_terms(body, contact: Contact, offsets: dict[int, int]):
 
 
 def _classify(system: System, assembly: Assembly) -> None:
+    """Refuse approaching or separating contacts; sort the others into rolling and sliding by the
+    norm of their tangential relative velocity (t, o[, r]), all contacts at once."""
     v = assembly.v
-    for contact in system.contacts:
-        rows = assembly.contact_rows[contact.name]
-        vn = v[rows["n"]]
-        if abs(vn) > system.normal_velocity_tol:
-            raise StateError(
-                f"contact '{contact.name}': normal relative velocity is {vn:.6g} m/s; the model "
-                "holds only for persisting contacts (v_n = 0): fix the body velocities or drop "
-                "the contact"
-            )
-        tangential = [v[rows[c]] for c in ("t", "o", "r") if c in rows]
-        if np.linalg.norm(tangential) <= system.rolling_tol:
-            assembly.rolling.append(contact.name)
-        else:
-            assembly.sliding.append(contact.name)
+    contacts = system.contacts
+    first = np.array([assembly.contact_rows[c.name]["n"] for c in contacts], dtype=np.int64)
+    dims = np.array([c.dimension for c in contacts], dtype=np.int64)
+    vn = v[first] if len(contacts) else np.zeros(0)
+    for j in np.flatnonzero(np.abs(vn) > system.normal_velocity_tol)[:1]:
+        raise StateError(
+            f"contact '{contacts[j].name}': normal relative velocity is {vn[j]:.6g} m/s; the model "
+            "holds only for persisting contacts (v_n = 0): fix the body velocities or drop "
+            "the contact"
+        )
+    speed = np.zeros(len(contacts))
+    for d in np.unique(dims):
+        mine = np.flatnonzero(dims == d)
+        tangential = v[first[mine, None] + np.arange(1, d)]
+        speed[mine] = np.sqrt(np.sum(tangential * tangential, axis=1))
+    for contact, rolls in zip(contacts, (speed <= system.rolling_tol).tolist()):
+        (assembly.rolling if rolls else assembly.sliding).append(contact.name)
 
 
 @dataclass

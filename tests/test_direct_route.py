@@ -50,11 +50,12 @@ LAWS = {
 
 
 def test_every_law_with_a_direct_route_is_covered() -> None:
-    """A law class gaining rows must be added to LAWS (so this file checks it)."""
+    """A law class of the package that states its own rows must be in LAWS (so this file checks
+    it)."""
     own = {
         cls.__name__
         for cls in _subclasses(FrictionLaw)
-        if cls.rows is not FrictionLaw.rows and cls.__module__.startswith("contactmodel.")
+        if "rows" in vars(cls) and cls.__module__.startswith("contactmodel.")
     }
     assert own <= {type(make()).__name__ for make in LAWS.values()}
 

@@ -232,7 +232,7 @@ class FrictionLaw(ABC):
         is set."""
         key = self.__dict__.get("_key")
         if key is None:
-            fields = ((k, _hashable(v)) for k, v in vars(self).items() if not k.startswith("_"))
+            fields = [(k, _hashable(v)) for k, v in vars(self).items() if k[0] != "_"]
             key = self.__dict__["_key"] = (type(self), *fields)
         return key
 
@@ -251,7 +251,7 @@ _PLAIN = frozenset((float, int, str, bool, type(None)))
 def _hashable(value) -> object:
     """``value`` as a hashable key part: arrays by dtype, shape and bytes, sequences as tuples, laws
     by their :attr:`FrictionLaw.key`."""
-    if value.__class__ in _PLAIN:
+    if value.__class__ in _PLAIN or isinstance(value, str):  # a Choice (StrEnum) member too
         return value
     if isinstance(value, np.ndarray):
         return ("array", value.dtype.str, value.shape, value.tobytes())
