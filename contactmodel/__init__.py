@@ -65,6 +65,9 @@ _LAZY: dict[str, str] = {
     "solve": "contactmodel.solve",
     "Sweep": "contactmodel.sweep",
     "solve_many": "contactmodel.sweep",
+    "quasistatic": "contactmodel.quasistatic",
+    "push": "contactmodel.quasistatic",
+    "PushPath": "contactmodel.quasistatic",
 }
 #: public submodules
 _SUBMODULES = ("inertia", "shapes")
@@ -92,6 +95,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ pr
     from contactmodel.mcp import MCP
     from contactmodel.mcp.compile import compile_model
     from contactmodel.mcp.nlp import mncp_opt
+    from contactmodel.quasistatic import PushPath, push, quasistatic
     from contactmodel.simulation import Compliant
     from contactmodel.solution import Solution
     from contactmodel.solve import LCP, solve

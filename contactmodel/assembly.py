@@ -66,6 +66,8 @@ class ContactAssembly(ABC):
     A_sparse: sp.csr_matrix
     b: np.ndarray
     has_dynamics: ClassVar[bool]
+    #: velocities, not accelerations, are the rows' unknowns (:class:`QuasistaticAssembly`)
+    quasistatic: ClassVar[bool] = False
 
     @property
     def A(self) -> np.ndarray:
@@ -597,3 +599,187 @@ def _symmetric(A: np.ndarray, A_sparse: sp.csr_matrix) -> bool:
     if exact:
         return True
     return bool(np.abs(A - A.T).max(initial=0.0) <= 1e-9 * max(1.0, np.abs(A).max(initial=0.0)))
+
+
+@dataclass
+class QuasistaticAssembly(Assembly):
+    """The numbers of a quasistatic problem (Trinkle, Pang, Sudarsky and Lo 1997, §2.5; Pang,
+    Trinkle and Lo, "A complementarity approach to a quasistatic multi-rigid-body contact problem",
+    1996): the inertia terms are dropped and the unknowns are velocities, not accelerations.
+
+    The fields keep the dynamic :class:`Assembly`'s names, read at the velocity level: ``M`` is 0
+    (no inertia), ``f`` (nq,) gravity, external wrenches and known joint efforts (no
+    velocity-product terms), ``nu`` 0 (every contact's law is stated for a contact at rest: the
+    unknown relative velocities G nu take the place of the accelerations), ``gdot_nu`` 0,
+    ``prescribed`` the driven coordinates (driven bodies; joints with an unknown effort) and
+    ``nu_dot_prescribed`` their velocities (m/s, rad/s). The sparse form of these numbers is the
+    quasistatic problem: rows a = G_F nu_F + G_P nu_P (relative contact velocities) and
+    equilibrium -G_F^T c - f_F = 0 matched with the free velocities nu_F. There is no reduced
+    form (M_FF has no inverse): ``A_sparse``, ``b`` and the motion of forces alone are refused.
+    """
+
+    quasistatic: ClassVar[bool] = True
+
+    @property
+    def M_free_inverse(self) -> sp.csr_matrix:
+        raise _no_reduced_form("M_FF^-1")
+
+    @property
+    def A_sparse(self) -> sp.csr_matrix:
+        raise _no_reduced_form("A")
+
+    @property
+    def b(self) -> np.ndarray:
+        raise _no_reduced_form("b")
+
+    def accelerations(self, c: np.ndarray) -> np.ndarray:
+        raise _no_reduced_form("the motion of forces c alone")
+
+    def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
+        raise _no_reduced_form("the contact velocities of forces c alone")
+
+    def motion(self, c: np.ndarray) -> Motion:
+        raise _no_reduced_form("the motion of forces c alone")
+
+    def response(self, c: np.ndarray) -> tuple[np.ndarray, Motion]:
+        raise _no_reduced_form("the motion of forces c alone")
+
+    def response_at(self, c: np.ndarray, nu: np.ndarray) -> tuple[np.ndarray, Motion]:
+        """(relative contact velocities G nu (m,), the motion) at contact forces c (m,) and
+        generalized velocities nu (nq,) (the driven ones among them as prescribed). The motion's
+        ``nu_dot`` holds nu, its ``efforts`` the wrenches and joint efforts the driven coordinates
+        need, -G^T c - f there (0 elsewhere; on a driven body: force (N) and torque (N m) about its
+        centre of mass, world frame, that the driver applies); each body's result carries its
+        velocities and zero accelerations."""
+        nu = np.asarray(nu, dtype=float)
+        efforts = np.where(self.prescribed, -(self._free_parts[2] @ c) - self.f, 0.0)
+        named = self.system.bodies
+        per_body = nu[: 6 * len(named)].reshape(len(named), 6)
+        wrenches = efforts[: 6 * len(named)].reshape(len(named), 6)
+        driven = self.prescribed[: 6 * len(named)].reshape(len(named), 6).any(axis=1)
+        bodies = [
+            BodyResult(
+                body.name, [0.0] * 3, [0.0] * 3, v[:3].tolist(), v[3:].tolist(), w.tolist() if d else None
+            )
+            for body, v, w, d in zip(named, per_body, wrenches, driven)
+        ]
+        joints = []
+        offset = 6 * len(named)
+        for arm in self.system.manipulators:
+            for k, declared in enumerate(arm.efforts):
+                i = offset + k
+                effort = efforts[i] if self.prescribed[i] else float(declared or 0.0)
+                joints.append(JointResult(self.coordinates[i], 0.0, float(effort), float(nu[i])))
+            offset += len(arm.joints)
+        return self.G @ nu, Motion(nu, efforts, bodies, joints)
+
+
+def _no_reduced_form(what: str) -> StateError:
+    return StateError(
+        f"a quasistatic problem has no {what}: without inertia the velocities are unknowns of the "
+        "MCP (sparse form), not a function of the contact forces; read them from a Solution "
+        "(solution.bodies[i].linear_velocity) or Problem.interpret(x)"
+    )
+
+
+def assemble_quasistatic(system: System, driven=None) -> QuasistaticAssembly:
+    """The :class:`QuasistaticAssembly` of ``system`` at its current positions (its velocities
+    are not read).
+
+    ``driven`` maps a body's name to its prescribed twist, 6 numbers (velocity of the centre of
+    mass (m/s), angular velocity (rad/s), world frame), and a manipulator's name to one joint rate
+    per joint (rad/s or m/s; None for a joint left free). A driven joint must have an unknown
+    effort (None); a joint with an unknown effort that is not driven is held (rate 0). Every
+    other body and joint is free: its velocity is an unknown, and its equilibrium a row.
+    """
+    driven = {} if driven is None else driven
+    if not isinstance(driven, dict):
+        raise DeclarationError(
+            f"driven must be a dict mapping body or manipulator names to twists (got {type(driven).__name__})"
+        )
+    owners = {b.name: b for b in system.bodies} | {a.name: a for a in system.manipulators}
+    for name in driven:
+        if name not in owners:
+            raise DeclarationError(
+                f"driven names {name!r}, which is no body or manipulator of the system (bodies: "
+                f"{[b.name for b in system.bodies]}, manipulators: {[a.name for a in system.manipulators]})"
+            )
+    g = np.asarray(system.gravity, dtype=float)
+    blocks = [_quasistatic_body_block(body, g, driven.get(body.name)) for body in system.bodies]
+    blocks += [_quasistatic_arm_block(arm, g, driven.get(arm.name)) for arm in system.manipulators]
+    offsets = _offsets(system, blocks)
+    nq = sum(len(b.names) for b in blocks)
+    contacts = _contact_rows(system, offsets, nq)
+    assembly = QuasistaticAssembly(
+        system=system,
+        coordinates=[name for b in blocks for name in b.names],
+        M=sp.csr_matrix((nq, nq)),
+        f=_stack([b.f for b in blocks], float),
+        nu=np.zeros(nq),
+        G=contacts.G,
+        gdot_nu=np.zeros(len(contacts.rows)),
+        rows=contacts.rows,
+        contact_rows=contacts.contact_rows,
+        frames=contacts.frames,
+        prescribed=_stack([b.prescribed for b in blocks], bool),
+        nu_dot_prescribed=_stack([b.nu_dot_prescribed for b in blocks], float),
+    )
+    _classify(system, assembly)  # nu = 0: every contact's law is stated for a contact at rest
+    return assembly
+
+
+def _quasistatic_body_block(body: Body, g: np.ndarray, twist) -> _Block:
+    """A body's coordinates without inertia: f = (m g + force, torque); prescribed when driven."""
+    f = np.concatenate([body.wrench[:3] + body.mass * g, body.wrench[3:]])
+    given = twist is not None
+    rates = np.zeros(6)
+    if given:
+        rates = validate.real_array(twist, f"driven['{body.name}']", error=DeclarationError)
+    if rates.shape != (6,):
+        raise DeclarationError(
+            f"driven['{body.name}'] must be a twist of 6 numbers (velocity of the centre of mass, m/s; "
+            f"angular velocity, rad/s; world frame), got shape {rates.shape}"
+        )
+    return _Block(
+        names=[f"{body.name}.{s}" for s in ("vx", "vy", "vz", "wx", "wy", "wz")],
+        M=np.zeros((6, 6)),
+        f=f,
+        nu=np.zeros(6),
+        prescribed=np.full(6, given),
+        nu_dot_prescribed=rates,
+    )
+
+
+def _quasistatic_arm_block(arm: Manipulator, g: np.ndarray, rates) -> _Block:
+    """A manipulator's joints without inertia: f = gravity + known efforts; a joint with an unknown
+    effort has its rate prescribed (``rates[i]``, default 0)."""
+    n = len(arm.joints)
+    unknown = np.array([e is None for e in arm.efforts], dtype=bool)
+    try:
+        given = [None] * n if rates is None else list(rates)
+    except TypeError:
+        given = [rates]
+    if len(given) != n:
+        raise DeclarationError(
+            f"driven['{arm.name}'] must give one joint rate per joint ({n}; None for a free joint), "
+            f"got {len(given)}"
+        )
+    prescribed = np.zeros(n)
+    for i, rate in enumerate(given):
+        if rate is None:
+            continue
+        if not unknown[i]:
+            raise DeclarationError(
+                f"driven['{arm.name}'][{i}]: joint '{arm.joint_name(i)}' has a known effort; declare "
+                "its effort unknown (None) to drive it, or give None here to leave it free"
+            )
+        prescribed[i] = validate.real(rate, f"driven['{arm.name}'][{i}]", error=DeclarationError)
+    efforts = np.array([0.0 if e is None else e for e in arm.efforts], dtype=float)
+    return _Block(
+        names=[f"{arm.name}.{arm.joint_name(i)}" for i in range(n)],
+        M=np.zeros((n, n)),
+        f=arm.gravity_forces(g) + efforts,
+        nu=np.zeros(n),
+        prescribed=unknown,
+        nu_dot_prescribed=prescribed,
+    )

@@ -94,8 +94,24 @@ def _solve_arguments(solve: argparse.ArgumentParser) -> None:
     solve.add_argument(
         "--solver", default="newton", help="solver name (see 'contactmodel solvers'; default newton)"
     )
-    solve.add_argument("--form", choices=FORMS, default="reduced", help="formulation form (default reduced)")
+    solve.add_argument(
+        "--form", choices=FORMS, help="formulation form (default reduced; sparse for --quasistatic)"
+    )
     solve.add_argument("--json", action="store_true", help="print the solution as one JSON object")
+    solve.add_argument(
+        "--quasistatic",
+        action="store_true",
+        help="the quasistatic problem (no inertia, velocities unknown): bodies and manipulators driven "
+        "by the model file's DRIVEN dict and --drive",
+    )
+    solve.add_argument(
+        "--drive",
+        action="append",
+        default=[],
+        metavar="NAME=V,...",
+        help="with --quasistatic: a body's twist vx,vy,vz,wx,wy,wz (m/s, rad/s, world) or a "
+        "manipulator's joint rates (one per joint, 'none' for a free joint); repeatable",
+    )
     solve.add_argument(
         "--all-solutions",
         action="store_true",
@@ -233,13 +249,23 @@ def _solve(args: argparse.Namespace) -> int:
     from contactmodel.friction.spec import parse_friction
 
     friction = parse_friction(args.friction) if args.friction is not None else None
-    model, scene = load_model_and_scene(args.model)
+    model, scene, driven = load_model_and_scene(args.model, "DRIVEN")
     model, friction = _scene_system(model, scene, friction, args.verbosity)
-    if isinstance(model, cm.Problem):
-        changed = friction is not None or args.form != model.form
+    if args.drive and not args.quasistatic:
+        raise ModelFileError("--drive gives the driven motion of a quasistatic problem: add --quasistatic")
+    if args.quasistatic:
+        if isinstance(model, cm.Problem):
+            raise ModelFileError(
+                f"--quasistatic needs build() to return a contactmodel.System ('{args.model}' returned a "
+                "formulated Problem; return cm.quasistatic(...) from it and drop --quasistatic instead)"
+            )
+        driven = {**(driven or {}), **_drives(args.drive)}
+        problem = cm.quasistatic(model, driven=driven, friction=friction, form=args.form or "sparse")
+    elif isinstance(model, cm.Problem):
+        changed = friction is not None or (args.form is not None and args.form != model.form)
         problem = model.reformulate(friction=friction, form=args.form) if changed else model
     else:
-        problem = cm.formulate(model, friction=friction, form=args.form)
+        problem = cm.formulate(model, friction=friction, form=args.form or "reduced")
     if args.decide:
         if args.verbosity == VERBOSE:  # the long steps' progress (trees, exact LPs) on stderr
             logger = logging.getLogger("contactmodel")
@@ -289,6 +315,23 @@ def _scene_system(model, scene: dict, friction, verbosity: int):
         )
     scene_friction = scene.get("friction")
     return instant, friction if friction is not None else scene_friction
+
+
+def _drives(items: list[str]) -> dict[str, list]:
+    """``--drive NAME=V,...`` options as ``driven`` entries (``none``: a free joint)."""
+    out: dict[str, list] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        try:
+            rates = [None if v.strip().lower() == "none" else float(v) for v in values.split(",")]
+        except ValueError:
+            rates = None
+        if not (sep and name) or rates is None:
+            raise ModelFileError(
+                f"--drive {item!r}: write NAME=V1,V2,... (a body's 6 twist numbers, or one rate per joint)"
+            )
+        out[name] = rates
+    return out
 
 
 def _report(solution: cm.Solution, verbosity: int) -> str:

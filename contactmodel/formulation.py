@@ -282,7 +282,10 @@ class Problem:
         compiled.load(x)
         layout = self.layout
         c = self.T @ _force_values(self, compiled, x)
-        a, motion = self.assembly.response(c)
+        if self.assembly.quasistatic:  # velocities are the point's own unknowns, not a function of c
+            a, motion = self.assembly.response_at(c, _FORM_MODELS[self.form].generalized(self, x, compiled))
+        else:
+            a, motion = self.assembly.response(c)
         normal = layout.normal
         checks = {
             "normal_complementarity": float(np.max(np.abs(np.minimum(c[normal], a[normal])), initial=0.0))
@@ -321,7 +324,10 @@ class Problem:
         """
         c = self._as_vector(c)
         asm = self.assembly
-        a = asm.contact_accelerations(c)
+        if asm.quasistatic:  # velocities are no function of forces: the driven motion, the rest at rest
+            a = asm.G @ asm.nu_dot_prescribed
+        else:
+            a = asm.contact_accelerations(c)
         for name, law in self.laws.items():
             rows = asm.indices(name)
             values = law.lift(self.contexts[name], c[rows], a[rows])
@@ -494,6 +500,11 @@ def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
 def _assembly_of(system, form: Form) -> ContactAssembly:
     """The assembly of a System, or the given assembly when it offers ``form``."""
     if isinstance(system, ContactAssembly):
+        if system.quasistatic and form is not Form.SPARSE:
+            raise FormulationError(
+                "a quasistatic problem has only the sparse form (without inertia the velocities "
+                "cannot be eliminated): use form='sparse'"
+            )
         if not system.has_dynamics and form is not Form.REDUCED:
             raise FormulationError(
                 "a problem given by matrices A, b has only the reduced form; use form='reduced'"
@@ -606,16 +617,25 @@ class SparseForm(FormModel):
     """a = G_F nu_dot_F + bias, nu_dot free, matched with the Newton-Euler rows."""
 
     def load(self, problem: Problem, c: np.ndarray) -> None:
-        """nu_dot from the dynamics at forces c."""
+        """nu_dot from the dynamics at forces c (a quasistatic problem's free velocities: 0)."""
         asm = problem.assembly
-        nu_dot = asm.accelerations(c)
+        nu_dot = asm.nu_dot_prescribed if asm.quasistatic else asm.accelerations(c)
         for i, coord in enumerate(asm.coordinates):
             if asm.free[i]:
                 problem.model.nu_dot[coord].set_value(float(nu_dot[i]))
 
     def checks(self, problem, c, motion, x, compiled) -> dict[str, float]:
-        """``newton_euler``: the Newton-Euler residual at the point's own nu_dot (a nu_dot that is
-        no MCP column, fixed by the user, at its value in the model)."""
+        """``newton_euler``: the Newton-Euler residual at the point's own nu_dot (in a quasistatic
+        problem the equilibrium -G^T c - f at the free coordinates)."""
+        asm = problem.assembly
+        nu_dot = self.generalized(problem, x, compiled)
+        ne = asm.M @ nu_dot - asm.G.T @ c - asm.f - motion.efforts
+        return {"newton_euler": float(np.max(np.abs(ne), initial=0.0))}
+
+    def generalized(self, problem: Problem, x: np.ndarray, compiled: CompiledMCP) -> np.ndarray:
+        """(nq,) the point's own nu_dot (velocities nu in a quasistatic problem): the MCP columns
+        of the free coordinates, the prescribed values elsewhere (a nu_dot that is no MCP column,
+        fixed by the user, at its value in the model)."""
         asm = problem.assembly
         cols = compiled.derived.get("nu_dot_columns")
         if cols is None:
@@ -628,8 +648,7 @@ class SparseForm(FormModel):
         nu_dot[free] = x[np.maximum(cols, 0)] if cols.size else 0.0
         for k in np.flatnonzero(cols < 0):
             nu_dot[free[k]] = problem.model.nu_dot[asm.coordinates[free[k]]].value
-        ne = asm.M @ nu_dot - asm.G.T @ c - asm.f - motion.efforts
-        return {"newton_euler": float(np.max(np.abs(ne), initial=0.0))}
+        return nu_dot
 
 
 _FORM_MODELS: dict[Form, FormModel] = {Form.REDUCED: ReducedForm(), Form.SPARSE: SparseForm()}

@@ -25,9 +25,10 @@ def load_model(path: str | Path) -> cm.System | cm.Problem:
     return load_model_and_scene(path)[0]
 
 
-def load_model_and_scene(path: str | Path) -> tuple[cm.System | cm.Problem, dict]:
+def load_model_and_scene(path: str | Path, attribute: str | None = None) -> tuple:
     """:func:`load_model` and the keywords of the file's ``simulation()`` ({} without one):
-    the planes and controllers of its time-stepping scene."""
+    the planes and controllers of its time-stepping scene. With ``attribute``, a third entry: the
+    module's ``attribute`` or None (e.g. a quasistatic model's ``DRIVEN``)."""
     file, func = _split_target(path)
     if not file.is_file():
         raise ModelFileError(f"model file '{path}' not found")
@@ -42,7 +43,8 @@ def load_model_and_scene(path: str | Path) -> tuple[cm.System | cm.Problem, dict
     try:
         spec.loader.exec_module(module)
         scene = getattr(module, "simulation", None)
-        return _build(module, file, func), dict(scene()) if callable(scene) else {}
+        built = _build(module, file, func), dict(scene()) if callable(scene) else {}
+        return built if attribute is None else (*built, getattr(module, attribute, None))
     finally:
         sys.modules.pop(module_name, None)
         if folder in sys.path:

@@ -24,6 +24,9 @@ class ContactResult:
     label: str | None = None  # e.g. "slide +t-o" (pyramid quadrant), "slide d3" (polygon direction)
     degenerate: bool = False  # decided by a pair with both sides zero (e.g. roll with c_n = 0)
     decided_by: list[str] = field(default_factory=list)  # the strictly complementary pairs
+    #: quasistatic problems: the relative velocity (n, t, o[, r]; m/s, rad/s for r), the rows'
+    #: unknown in place of the acceleration (which is then 0); None in a dynamic problem
+    velocity: list[float] | None = None
 
 
 @dataclass
@@ -31,6 +34,13 @@ class BodyResult:
     name: str
     linear_acceleration: list[float]  # world frame, m/s^2, of the centre of mass
     angular_acceleration: list[float]  # world frame, rad/s^2
+    #: quasistatic problems (None in a dynamic one): the body's twist, world frame, of the centre
+    #: of mass (m/s) and angular (rad/s); the accelerations are then 0 (inertia neglected)
+    linear_velocity: list[float] | None = None
+    angular_velocity: list[float] | None = None
+    #: quasistatic problems, a driven body: the wrench (force N, torque N m about the centre of
+    #: mass, world frame) its driver applies to keep it on its prescribed twist; None otherwise
+    driving_wrench: list[float] | None = None
 
 
 @dataclass
@@ -38,6 +48,7 @@ class JointResult:
     name: str
     acceleration: float
     effort: float  # the declared effort, or the computed one where it was unknown
+    velocity: float | None = None  # quasistatic problems: the joint rate (rad/s or m/s)
 
 
 @dataclass
@@ -110,29 +121,55 @@ class Solution:
             axes = "ntor"[:width]
             header = ["contact", "mode"]
             header += [f"f_{k} [{'N m' if k == 'r' else 'N'}]" for k in axes]
-            header += [f"a_{k} [{'rad/s^2' if k == 'r' else 'm/s^2'}]" for k in axes]
+            if self.quasistatic:
+                header += [f"v_{k} [{'rad/s' if k == 'r' else 'm/s'}]" for k in axes]
+            else:
+                header += [f"a_{k} [{'rad/s^2' if k == 'r' else 'm/s^2'}]" for k in axes]
             forces = self._zeroed([c.force for c in self.contacts])
-            accels = self._zeroed([c.acceleration for c in self.contacts])
+            accels = self._zeroed([c.velocity or c.acceleration for c in self.contacts])
             rows = [
                 [c.name, c.label or c.mode, *_cells(f, width), *_cells(a, width)]
                 for c, f, a in zip(self.contacts, forces, accels)
             ]
             lines += ["", *_columns(header, rows, left=2)]
-        if self.bodies:
+        if self.bodies and self.quasistatic:
+            header = ["body", *(f"v_{k} [m/s]" for k in "xyz"), *(f"w_{k} [rad/s]" for k in "xyz")]
+            header += [*(f"F_{k} [N]" for k in "xyz"), *(f"M_{k} [N m]" for k in "xyz")]
+            linear = self._zeroed([b.linear_velocity for b in self.bodies])
+            angular = self._zeroed([b.angular_velocity for b in self.bodies])
+            driven = [b.driving_wrench for b in self.bodies if b.driving_wrench is not None]
+            wrench = iter(self._zeroed(driven) if driven else [])
+            rows = [
+                [b.name, *_cells(v, 3), *_cells(w, 3), *_cells(next(wrench) if b.driving_wrench else [], 6)]
+                for b, v, w in zip(self.bodies, linear, angular)
+            ]
+            lines += ["", *_columns(header, rows, left=1)]
+        elif self.bodies:
             header = ["body", *(f"a_{k} [m/s^2]" for k in "xyz"), *(f"alpha_{k} [rad/s^2]" for k in "xyz")]
             linear = self._zeroed([b.linear_acceleration for b in self.bodies])
             angular = self._zeroed([b.angular_acceleration for b in self.bodies])
             rows = [[b.name, *_cells(v, 3), *_cells(w, 3)] for b, v, w in zip(self.bodies, linear, angular)]
             lines += ["", *_columns(header, rows, left=1)]
         if self.joints:
-            header = ["joint", "acceleration [m/s^2 or rad/s^2]", "effort [N or N m]"]
-            accel = self._zeroed([[j.acceleration] for j in self.joints])
+            if self.quasistatic:
+                header = ["joint", "velocity [m/s or rad/s]", "effort [N or N m]"]
+                accel = self._zeroed([[j.velocity] for j in self.joints])
+            else:
+                header = ["joint", "acceleration [m/s^2 or rad/s^2]", "effort [N or N m]"]
+                accel = self._zeroed([[j.acceleration] for j in self.joints])
             effort = self._zeroed([[j.effort] for j in self.joints])
             rows = [[j.name, *_cells(a, 1), *_cells(e, 1)] for j, a, e in zip(self.joints, accel, effort)]
             lines += ["", *_columns(header, rows, left=1)]
+        if self.quasistatic and self.ok:
+            lines += ["", QUASISTATIC_NOTE]
         if verbose:
             lines += ["", *self._details()]
         return "\n".join(lines)
+
+    @property
+    def quasistatic(self) -> bool:
+        """Whether this answers a quasistatic problem (velocities, not accelerations)."""
+        return bool(self.extras.get("quasistatic", False))
 
     def status_line(self) -> str:
         """The status and the numbers it was decided on: the relative natural-map residual of the MCP
@@ -164,6 +201,13 @@ class Solution:
         """``vectors`` with the entries below the answer's accuracy set to 0 (one column group)."""
         limit = _zero_below(self.residual, vectors)
         return [[0.0 if abs(v) <= limit else float(v) for v in vec] for vec in vectors]
+
+
+#: printed under a quasistatic answer: such problems often have several solutions
+QUASISTATIC_NOTE = (
+    "quasistatic: this is one solution; quasistatic problems are often not unique "
+    "(cm.decide(problem) decides, cm.all_solutions(problem) lists others)"
+)
 
 
 def _zero_below(residual: float, vectors: list[list[float]]) -> float:

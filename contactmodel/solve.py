@@ -165,10 +165,35 @@ def statement(solver: str) -> Chain:
     return Chain([ConeFormSwitch("mncp", automatic_only=True)])
 
 
+#: newton's options for its second try at a quasistatic problem it did not solve (the problem has
+#: no other statement): the forces of such problems are often a continuum, unbounded along
+#: internal forces (a grip's squeeze), where the default merit stalls; the penalized
+#: Fischer-Burmeister merit with regularization does not (the grip tests of tests/test_quasistatic.py)
+QUASISTATIC_RETRY = {"merit": "penalized_fb", "regularize": "always"}
+
+
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback)."""
+    """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback);
+    a quasistatic problem (one statement) is tried again with :data:`QUASISTATIC_RETRY`."""
     if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
         return solution
+    if problem.assembly.quasistatic:
+        if solver != "newton" or set(options) & set(QUASISTATIC_RETRY):
+            return solution
+        again = {**options, **QUASISTATIC_RETRY}
+        retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
+        if not retry.ok:
+            solution.message += f"; tried again with {QUASISTATIC_RETRY}: {retry.status.value}"
+            return solution
+        retry.message = (
+            f"{retry.status.value} with {QUASISTATIC_RETRY} after newton ended {solution.status.value} "
+            f"({solution.message}); {retry.message}"
+        )
+        first = solution.status.value
+        retry.extras["fallback"] = {"solved_by": str(QUASISTATIC_RETRY), "first_status": first}
+        retry.iterations += solution.iterations
+        retry.seconds += solution.seconds
+        return retry
     return retry_other_statements(
         problem,
         solution,
@@ -313,15 +338,22 @@ def _fill_contact_results(
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
     found = decide_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F)
     layout = layout_of(problem)
+    kinematic = layout.per_contact(point.accelerations)
+    if problem.assembly.quasistatic:  # the rows' unknowns are velocities; no acceleration
+        velocities, kinematic = kinematic, [[0.0] * len(a) for a in kinematic]
+        solution.extras["quasistatic"] = True
+    else:
+        velocities = [None] * len(kinematic)
     solution.contacts.extend(
         [
-            ContactResult(name, p[0], f, a, p[3], p[1], p[2] or v.degenerate, list(v.decided_by))
-            for name, p, v, f, a in zip(
+            ContactResult(name, p[0], f, a, p[3], p[1], p[2] or v.degenerate, list(v.decided_by), vel)
+            for name, p, v, f, a, vel in zip(
                 found.names,
                 found.physical,
                 found.verdicts,
                 layout.per_contact(point.forces),
-                layout.per_contact(point.accelerations),
+                kinematic,
+                velocities,
             )
         ]
     )

@@ -582,10 +582,8 @@ def _forces_and_motion(target: _Target, x: np.ndarray) -> tuple[np.ndarray, np.n
         x = target.point(x)
     if target.problem is None:
         return x.copy(), target.mcp.F(x)
-    problem = target.problem
-    problem.compile().load(x)
-    c = problem.force_vector()
-    return c, problem.assembly.contact_accelerations(c)
+    point = target.problem.interpret(x)  # velocities, in a quasistatic problem
+    return point.forces, point.accelerations
 
 
 def _compare(target: _Target, x1: np.ndarray, x2: np.ndarray) -> dict:
@@ -738,6 +736,11 @@ def decide(
     if target.M is None:
         z = _try_solvers(target.problem if target.problem is not None else target.mcp, False, tol, tried)
         reason = "round friction laws (or free variables) make the MCP nonlinear: no exact decision"
+        if target.problem is not None and target.problem.assembly.quasistatic:
+            v = _quasistatic_nonlinear(target, z, uniqueness, delta, tol, tried)
+            if v.status is Status.MULTIPLE:
+                v.evidence.update(_compare(target, v.solutions[0], v.solutions[1]))
+            return done(v.status, v.solutions, v.exact, **v.evidence)
         if z is not None and target.problem is not None and uniqueness:
             opts = _Options(
                 time_limit, delta, tol, True, p_matrix_max, max_solutions, tighten, tree_limit or 0.0
@@ -781,6 +784,52 @@ def decide(
         if target.problem is not None and not free.size:
             v = _exact_geometry_verdict(target.problem, v, tried)
     return done(v.status, v.solutions, v.exact, **v.evidence)
+
+
+#: random starting points of the second-solution search of a quasistatic problem with round laws
+QUASISTATIC_STARTS = 6
+
+
+def _quasistatic_nonlinear(
+    target: _Target, x1: np.ndarray | None, uniqueness: bool, delta: float, tol: float, tried: list[str]
+) -> _Verdict:
+    """A quasistatic problem with round laws: the proofs of the dynamic problem rest on A = G M^-1
+    G^T, which it lacks. With a solution x1, newton is started from ``QUASISTATIC_STARTS`` random
+    physical points (forces inside the friction sets); two verified solutions whose forces or
+    contact velocities differ by ``delta`` (relative) decide ``MULTIPLE``; otherwise ``SOLVED``
+    with the search stated (not a proof of uniqueness)."""
+    from contactmodel.analysis.multiple import all_solutions
+
+    reason = (
+        "quasistatic problem with round friction laws: no exact decision (no inertia: A = G M^-1 G^T "
+        "does not exist)"
+    )
+    if x1 is None:
+        return _Verdict(Status.UNDECIDED, [], {"reason": reason + "; no solver solved it"})
+    if not uniqueness:
+        return _Verdict(Status.SOLVED, [x1], {"reason_uniqueness_undecided": reason})
+    found = all_solutions(
+        target.problem, tol=tol, method="multistart", starts=QUASISTATIC_STARTS, settings=(("newton", {}),),
+        x0s=[x1], dedupe_tol=delta, distinct="forces",
+    )
+    tried.append(f"multistart: {found.attempts} newton solves, {len(found)} distinct solution(s)")
+    if len(found) >= 2:
+        points = [np.asarray(s.x, dtype=float) for s in found.solutions]
+        return _Verdict(
+            Status.MULTIPLE,
+            points[:2],
+            {"complete": False, "count": len(points), "found_by": "multistart from random physical points"},
+        )
+    return _Verdict(
+        Status.SOLVED,
+        [x1],
+        {
+            "reason_uniqueness_undecided": (
+                f"{reason}; {found.attempts} newton solves from random points found no other solution "
+                "(not a proof)"
+            )
+        },
+    )
 
 
 def _exact_geometry_verdict(problem: Problem, v: _Verdict, tried: list[str]) -> _Verdict:

@@ -108,9 +108,15 @@ def _polish(problem, x: np.ndarray, tol: float, solver: str) -> Solution:
 def _physical_key(problem, sol: Solution, distinct: Distinct) -> np.ndarray:
     if isinstance(problem, Problem) and sol.contacts:
         if distinct is Distinct.MOTION:
-            return np.concatenate([np.r_[c.acceleration] for c in sol.contacts])
-        return np.concatenate([np.r_[c.force, c.acceleration] for c in sol.contacts])
+            return np.concatenate([np.r_[_kinematic(c)] for c in sol.contacts])
+        return np.concatenate([np.r_[c.force, _kinematic(c)] for c in sol.contacts])
     return np.asarray(sol.x, dtype=float)
+
+
+def _kinematic(contact) -> list[float]:
+    """A contact's unknown motion: its relative velocity in a quasistatic problem, else its
+    relative acceleration."""
+    return contact.acceleration if contact.velocity is None else contact.velocity
 
 
 def _mode_key(sol: Solution) -> str:
@@ -133,9 +139,12 @@ def _random_points(problem: Problem, count: int, rng: np.random.Generator) -> li
     """MCP points lifted from random forces inside each contact's friction set."""
     asm = problem.assembly
     m = len(asm.rows)
-    scale = max(
-        1.0, float(np.abs(asm.b).max(initial=0.0)) / max(1e-12, float(np.abs(asm.A).max(initial=1.0)))
-    )
+    if asm.quasistatic:  # no A, b: the forces balance the applied loads
+        scale = max(1.0, float(np.abs(asm.f).max(initial=0.0)))
+    else:
+        scale = max(
+            1.0, float(np.abs(asm.b).max(initial=0.0)) / max(1e-12, float(np.abs(asm.A).max(initial=1.0)))
+        )
     out = []
     for _ in range(count):
         c = np.zeros(m)
@@ -160,7 +169,8 @@ def _surrogate_points(problem: Problem, max_n: int, count: int) -> list[np.ndarr
 
     laws = {n: law.friction_set().lcp_law or law for n, law in problem.laws.items()}
     try:
-        surrogate = problem.reformulate(friction=laws, form="reduced")
+        form = problem.form if problem.assembly.quasistatic else "reduced"  # quasistatic: sparse only
+        surrogate = problem.reformulate(friction=laws, form=form)
         mcp = surrogate.compile().mcp
     except Exception:  # noqa: BLE001
         return []
