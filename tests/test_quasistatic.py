@@ -4,6 +4,9 @@ independent minimization of frictional power over the instantaneous rotation cen
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -232,3 +235,25 @@ def test_bad_declarations_name_the_field():
         _ = problem.assembly.A_sparse
     with pytest.raises(FormulationError, match="only the sparse form"):
         problem.reformulate(form="reduced")
+
+
+EXAMPLE = str(Path(__file__).resolve().parents[1] / "examples" / "quasistatic_push.py")
+
+
+def test_cli_solves_the_example_quasistatically(capsys):
+    from contactmodel.cli import main
+
+    assert main(["solve", EXAMPLE, "--quasistatic", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    box = next(b for b in out["bodies"] if b["name"] == "box")
+    assert box["angular_velocity"][2] < -1e-3  # the example's finger is left of the centre line
+    # the pyramid's motion is unique here (a translation): twice the finger's speed, twice the box's
+    pyramid = ["--friction", "pyramid:0.4", "--json"]
+    assert main(["solve", EXAMPLE, "--quasistatic", *pyramid]) == 0
+    slow = next(b for b in json.loads(capsys.readouterr().out)["bodies"] if b["name"] == "box")
+    assert main(["solve", EXAMPLE, "--quasistatic", "--drive", "finger=0.2,0,0,0,0,0", *pyramid]) == 0
+    fast = next(b for b in json.loads(capsys.readouterr().out)["bodies"] if b["name"] == "box")
+    np.testing.assert_allclose(fast["linear_velocity"], 2 * np.array(slow["linear_velocity"]), atol=1e-9)
+    assert slow["linear_velocity"][0] == pytest.approx(0.1, abs=1e-9)
+    assert main(["solve", EXAMPLE, "--drive", "finger=0.2,0,0,0,0,0"]) == 2  # needs --quasistatic
+    assert "--quasistatic" in capsys.readouterr().err
