@@ -316,16 +316,19 @@ class Problem:
         c = self.force_vector() if c is None else np.asarray(c, dtype=float)
         return self.assembly.contact_accelerations(c)
 
-    def load_forces(self, c) -> None:
+    def load_forces(self, c, velocities=None) -> None:
         """Set every model variable from a physical point given by the contact forces.
 
         ``c``: (m,) vector in assembly row order, or a mapping contact name -> (n, t, o[, r]).
-        Accelerations follow from the dynamics; each law lifts (c, a) to its own variables.
+        Accelerations follow from the dynamics; each law lifts (c, a) to its own variables. A
+        quasistatic problem's velocities are no function of the forces: ``velocities`` (nq,) gives
+        them (default: the driven ones, the free ones 0).
         """
         c = self._as_vector(c)
         asm = self.assembly
-        if asm.quasistatic:  # velocities are no function of forces: the driven motion, the rest at rest
-            a = asm.G @ asm.nu_dot_prescribed
+        if asm.quasistatic:
+            nu = asm.nu_dot_prescribed if velocities is None else np.asarray(velocities, dtype=float)
+            a = asm.G @ nu
         else:
             a = asm.contact_accelerations(c)
         for name, law in self.laws.items():
@@ -336,7 +339,7 @@ class Problem:
                 comp = blk.component(local)
                 for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
                     comp[index].set_value(v, skip_validation=True)
-        _FORM_MODELS[self.form].load(self, c)
+        _FORM_MODELS[self.form].load(self, c, velocities)
 
     def point_at(self, c) -> np.ndarray:
         """The point (n,) of this problem's compiled MCP, in its variable order, at the physical
@@ -593,8 +596,9 @@ class FormModel(ABC):
     them."""
 
     @abstractmethod
-    def load(self, problem: Problem, c: np.ndarray) -> None:
-        """Set the form's own model variables from contact forces c (m,)."""
+    def load(self, problem: Problem, c: np.ndarray, velocities: np.ndarray | None = None) -> None:
+        """Set the form's own model variables from contact forces c (m,) (and a quasistatic
+        problem's ``velocities``, see :meth:`Problem.load_forces`)."""
 
     @abstractmethod
     def checks(
@@ -606,7 +610,7 @@ class FormModel(ABC):
 class ReducedForm(FormModel):
     """a = A c + b: no variables of its own."""
 
-    def load(self, problem: Problem, c: np.ndarray) -> None:
+    def load(self, problem: Problem, c: np.ndarray, velocities: np.ndarray | None = None) -> None:
         """No variables of its own: accelerations are expressions of the forces."""
 
     def checks(self, problem, c, motion, x, compiled) -> dict[str, float]:
@@ -616,10 +620,14 @@ class ReducedForm(FormModel):
 class SparseForm(FormModel):
     """a = G_F nu_dot_F + bias, nu_dot free, matched with the Newton-Euler rows."""
 
-    def load(self, problem: Problem, c: np.ndarray) -> None:
-        """nu_dot from the dynamics at forces c (a quasistatic problem's free velocities: 0)."""
+    def load(self, problem: Problem, c: np.ndarray, velocities: np.ndarray | None = None) -> None:
+        """nu_dot from the dynamics at forces c (a quasistatic problem's: ``velocities``, default
+        the driven ones and 0)."""
         asm = problem.assembly
-        nu_dot = asm.nu_dot_prescribed if asm.quasistatic else asm.accelerations(c)
+        if asm.quasistatic:
+            nu_dot = asm.nu_dot_prescribed if velocities is None else np.asarray(velocities, dtype=float)
+        else:
+            nu_dot = asm.accelerations(c)
         for i, coord in enumerate(asm.coordinates):
             if asm.free[i]:
                 problem.model.nu_dot[coord].set_value(float(nu_dot[i]))

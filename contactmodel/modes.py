@@ -192,7 +192,11 @@ def contact_modes(
     """
     x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
     compiled = problem.compile() if compiled is None else compiled
-    if forces is None:
+    if forces is None and problem.assembly.quasistatic:  # velocities: the point's own
+        point = problem.interpret(x, compiled)
+        forces = point.forces
+        accelerations = point.accelerations if accelerations is None else accelerations
+    elif forces is None:
         compiled.load(x)
         forces = problem.force_vector()
     return {

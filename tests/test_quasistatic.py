@@ -41,8 +41,11 @@ def body(solution: cm.Solution, name: str):
 
 @pytest.mark.parametrize("law", LAWS, ids=lambda law: type(law).__name__)
 def test_centred_push_moves_with_the_finger_at_mu_m_g(law):
-    sol = cm.solve(cm.quasistatic(pushed_box(law), driven=PUSH))
+    problem = cm.quasistatic(pushed_box(law), driven=PUSH)
+    sol = cm.solve(problem)
     assert sol.ok, sol.message
+    report = cm.verify(sol, problem)
+    assert report.ok and {m.mode for m in report.modes.values()} == {"slide", "roll"}
     box = body(sol, "box")
     np.testing.assert_allclose(box.linear_velocity, [V, 0, 0], atol=1e-9)
     np.testing.assert_allclose(box.angular_velocity, [0, 0, 0], atol=1e-9)
@@ -257,3 +260,29 @@ def test_cli_solves_the_example_quasistatically(capsys):
     assert slow["linear_velocity"][0] == pytest.approx(0.1, abs=1e-9)
     assert main(["solve", EXAMPLE, "--drive", "finger=0.2,0,0,0,0,0"]) == 2  # needs --quasistatic
     assert "--quasistatic" in capsys.readouterr().err
+
+
+def test_two_arms_lift_a_gripped_cube_by_their_quills():
+    """The SCARA grasp of examples/scara_grasp.py at rest, quasistatic: shoulder and elbow keep
+    their known torques (a 200 N squeeze), the quills (unknown efforts) are driven up at 0.1 m/s.
+    The squeeze holds the cube inside both cones (mu 0.1 and 0.2: 20 N + 40 N >= m g = 29.43 N),
+    so it rises with the fingers; the quills carry its weight and their links'."""
+    import importlib.util
+
+    path = Path(EXAMPLE).with_name("scara_grasp.py")
+    spec = importlib.util.spec_from_file_location("_qs_scara_grasp", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    system = module.build(sliding=False)
+    driven = {arm.name: [None, None, 0.1, None] for arm in system.manipulators}
+    sol = cm.solve(cm.quasistatic(system, driven=driven))
+    assert sol.ok, sol.message
+    cube = body(sol, "cube")
+    assert cube.linear_velocity[2] == pytest.approx(0.1, abs=1e-6)
+    assert [c.mode for c in sol.contacts] == ["roll", "roll"]
+    assert all(c.force[0] == pytest.approx(200.0, rel=1e-6) for c in sol.contacts)
+    friction = sum(c.force[1] for c in sol.contacts)  # t = -z at both contacts: the weight's share
+    assert -friction == pytest.approx(3.0 * G, rel=1e-6)
+    quills = [j for j in sol.joints if j.name.endswith("vertical")]
+    assert [j.velocity for j in quills] == [0.1, 0.1]
+    assert sum(j.effort for j in quills) > 3.0 * G  # the cube's weight and the links'

@@ -233,10 +233,15 @@ def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
                 float(nat[i]),
             )
         )
-    compiled.load(x)
     asm = problem.assembly
-    c = problem.force_vector()
-    a = asm.contact_accelerations(c)
+    nu = None
+    if asm.quasistatic:  # the velocities are the point's own, not a function of the forces
+        point = problem.interpret(x, compiled)
+        c, a, nu = point.forces, point.accelerations, point.motion.nu_dot
+    else:
+        compiled.load(x)
+        c = problem.force_vector()
+        a = asm.contact_accelerations(c)
     eps = tol * scale
     sliding = set(asm.sliding)
     for name, law in problem.laws.items():
@@ -251,12 +256,14 @@ def verify(solution, problem: Problem, tol: float = 1e-6) -> VerificationReport:
             if np.linalg.norm(cT) > eps and np.linalg.norm(ref) > eps:
                 kind = "velocity" if name in sliding else "acceleration"
                 report.colinearity.append(Colinearity(name, kind, _angle(-ref, cT)))
-    report.proposition1 = _proposition1(problem, c, eps)
+    report.proposition1 = _proposition1(problem, c, eps, nu)
     report.modes = contact_modes(problem, x, tol=max(tol, 1e-9))
     return report
 
 
-def _proposition1(problem: Problem, c: np.ndarray, eps: float) -> Proposition1 | None:
+def _proposition1(problem: Problem, c: np.ndarray, eps: float, nu=None) -> Proposition1 | None:
+    """Whether a polyhedral answer inside the cones solves the cone model (Trinkle et al. (1997)
+    Proposition 1); ``nu`` a quasistatic problem's velocities, lifted with the forces c."""
     from contactmodel.solve import relative_residual
 
     asm = problem.assembly
@@ -273,7 +280,7 @@ def _proposition1(problem: Problem, c: np.ndarray, eps: float) -> Proposition1 |
     if not all(inside.values()):
         return Proposition1(pyr, inside, False, None, None)
     cone = problem.reformulate(friction={**problem.laws, **round_laws})
-    cone.load_forces(c)
+    cone.load_forces(c, nu)
     compiled = cone.compile(refresh=True)
     residual = relative_residual(compiled.mcp, compiled.values())
     return Proposition1(pyr, inside, True, residual, residual <= max(eps, 1e-8))
