@@ -48,9 +48,8 @@ def alternatives(problem: Problem) -> list[Chain]:
     its ``label`` names the route)."""
     other = Form.SPARSE if Form(problem.form) is Form.REDUCED else Form.REDUCED
     routes: list[Chain] = []
-    if problem.assembly.quasistatic:  # the sparse form is its only form
-        pass
-    elif other is Form.SPARSE or problem.assembly.m <= MAX_REDUCED_ROWS:
+    quasistatic = problem.assembly.quasistatic  # the sparse form is its only form
+    if not quasistatic and (other is Form.SPARSE or problem.assembly.m <= MAX_REDUCED_ROWS):
         routes.append(Chain([FormSwitch(other)]))
     forms = {law.form for law in problem.laws.values() if isinstance(law, CoulombCone)}
     if forms:
