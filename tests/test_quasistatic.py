@@ -286,3 +286,15 @@ def test_two_arms_lift_a_gripped_cube_by_their_quills():
     quills = [j for j in sol.joints if j.name.endswith("vertical")]
     assert [j.velocity for j in quills] == [0.1, 0.1]
     assert sum(j.effort for j in quills) > 3.0 * G  # the cube's weight and the links'
+
+
+def test_update_takes_new_loads():
+    """problem.update(f=...) re-reads the loads without formulating again: a box twice as heavy
+    needs twice the push."""
+    problem = cm.quasistatic(pushed_box(cm.Pyramid(MU)), driven=PUSH)
+    assert cm.solve(problem).contact("finger").force[0] == pytest.approx(MU * M * G, rel=1e-9)
+    f = problem.assembly.f.copy()
+    f[2] *= 2.0  # the box's weight (its z row)
+    problem.update(f=f)
+    sol = cm.solve(problem)
+    assert sol.ok and sol.contact("finger").force[0] == pytest.approx(2 * MU * M * G, rel=1e-9)
