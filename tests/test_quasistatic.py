@@ -260,6 +260,8 @@ def test_cli_solves_the_example_quasistatically(capsys):
     assert slow["linear_velocity"][0] == pytest.approx(0.1, abs=1e-9)
     assert main(["solve", EXAMPLE, "--drive", "finger=0.2,0,0,0,0,0"]) == 2  # needs --quasistatic
     assert "--quasistatic" in capsys.readouterr().err
+    assert main(["solve", EXAMPLE, "--quasistatic", "--drive", "finger=fast"]) == 2
+    assert "NAME=V1,V2" in capsys.readouterr().err
 
 
 def test_two_arms_lift_a_gripped_cube_by_their_quills():
