@@ -269,13 +269,9 @@ def test_two_arms_lift_a_gripped_cube_by_their_quills():
     their known torques (a 200 N squeeze), the quills (unknown efforts) are driven up at 0.1 m/s.
     The squeeze holds the cube inside both cones (mu 0.1 and 0.2: 20 N + 40 N >= m g = 29.43 N),
     so it rises with the fingers; the quills carry its weight and their links'."""
-    import importlib.util
+    from contactmodel.models.scara_grasp import build
 
-    path = Path(EXAMPLE).with_name("scara_grasp.py")
-    spec = importlib.util.spec_from_file_location("_qs_scara_grasp", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    system = module.build(sliding=False)
+    system = build(sliding=False)
     driven = {arm.name: [None, None, 0.1, None] for arm in system.manipulators}
     sol = cm.solve(cm.quasistatic(system, driven=driven))
     assert sol.ok, sol.message
