@@ -1,4 +1,6 @@
-"""A finger pushing a box slowly, off its centre: which way does the box turn?
+"""
+A finger pushing a box slowly, off its centre: which way does the box turn?
+===========================================================================
 
 A 2 kg box, 0.2 m x 0.2 m x 0.1 m, stands on the table on its four bottom corners (Coulomb
 friction mu = 0.4). A frictionless finger (a driven body) touches the middle of its back face
