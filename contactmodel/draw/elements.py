@@ -7,14 +7,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from contactmodel.draw.canvas import (
-    COLOURS,
-    NOISE,
-    TINY,
-    Canvas,
-    format_vector,
-    unit,
-)
+from contactmodel.draw.canvas import COLOURS, NOISE, TINY, Canvas, format_vector, unit
 from contactmodel.draw.record import DRAWN, DrawnSet, record
 from contactmodel.draw.scene import Scene, body_forces, shape_points
 from contactmodel.friction import FrictionLaw

@@ -7,13 +7,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from contactmodel.draw.canvas import (
-    COLOURS,
-    TINY,
-    VIEW_3D,
-    Canvas,
-    format_vector,
-)
+from contactmodel.draw.canvas import COLOURS, TINY, VIEW_3D, Canvas, format_vector
 from contactmodel.draw.scene import Scene
 
 

@@ -6,11 +6,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from contactmodel.draw.canvas import (
-    TINY,
-    Canvas,
-    unit,
-)
+from contactmodel.draw.canvas import TINY, Canvas, unit
 
 
 def text_renderer(fig: Figure):

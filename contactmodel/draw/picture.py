@@ -13,13 +13,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from contactmodel.draw.canvas import (
-    DPI,
-    SIZE,
-    VIEW_3D,
-    Canvas,
-    save,
-)
+from contactmodel.draw.canvas import DPI, SIZE, VIEW_3D, Canvas, save
 from contactmodel.draw.elements import (
     draw_accelerations,
     draw_bodies,

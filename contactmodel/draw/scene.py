@@ -9,12 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from contactmodel.draw.canvas import (
-    NOISE,
-    TINY,
-    perpendicular,
-    unit,
-)
+from contactmodel.draw.canvas import NOISE, TINY, perpendicular, unit
 from contactmodel.errors import ArgumentKindError, DrawingError
 from contactmodel.formulation import Problem
 from contactmodel.friction import FrictionLaw
@@ -25,6 +20,12 @@ from contactmodel.system import Body, Contact, System
 
 @dataclass
 class Scene:
+    """What one picture shows and at which scales: the system, each contact's law by name, the
+    solution (or None); ``planar`` and the plane's ``basis`` (2, 3) (right, up; in 3D the
+    identity (3, 3)); ``size`` the scene's extent (m); ``set_height`` m per N of normal force
+    of the friction sets, ``force_scale`` m/N, ``accel_scale`` m per m/s², ``velocity_scale``
+    m per m/s."""
+
     system: System
     laws: dict[str, FrictionLaw | None]
     solution: Solution | None

@@ -10,10 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from scipy.ndimage import distance_transform_edt
 
-from contactmodel.draw.canvas import (
-    DPI,
-    save,
-)
+from contactmodel.draw.canvas import DPI, save
 from contactmodel.errors import DrawingError
 
 
