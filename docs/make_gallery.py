@@ -22,8 +22,8 @@ import numpy as np  # noqa: E402
 
 import contactmodel as cm  # noqa: E402
 from contactmodel import catalogue  # noqa: E402
-from contactmodel.cli import load_model  # noqa: E402
 from contactmodel.draw import draw, save, sweep_plot  # noqa: E402
+from contactmodel.model_file import load_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "gallery"

@@ -58,7 +58,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "CompiledMCP.load and the Param writers write Pyomo variables' and Params' stored values "
         "(set_value and item assignment cost 5-10x)"
     ),
-    ("draw.py", "_axinfo"): "matplotlib's 3D axes have no public setter for the grid line width",
+    ("draw/framing.py", "_axinfo"): "matplotlib's 3D axes have no public setter for the grid line width",
 }
 
 
