@@ -5,6 +5,7 @@ not a solver; the store resumes; the CLI writes its files."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import math
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from contactmodel.experiments import sources
 from contactmodel.experiments.runner import DECIDE, Store
 
 FCLIB = Path(__file__).resolve().parent / "data" / "fclib"
-FILES = [FCLIB / "FC3D_Example1.dat", FCLIB / "Rover11035.dat", FCLIB / "LMGC_GFC3D-i00001-1-00000.hdf5"]
+#: Siconos text files always; an HDF5 one where h5py (the ``fclib`` extra) is installed
+FILES = [FCLIB / "FC3D_Example1.dat", FCLIB / "Rover11035.dat"] + (
+    [FCLIB / "LMGC_GFC3D-i00001-1-00000.hdf5"] if importlib.util.find_spec("h5py") else []
+)
 CASES = ["catalogue:box_sliding", "catalogue:two_finger_grip"]
 
 
