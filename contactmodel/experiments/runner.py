@@ -387,7 +387,17 @@ class Store:
         )
 
     def _open(self) -> None:
-        self.conn.execute("PRAGMA journal_mode=WAL")
+        # two runners opening a new store together: the switch to WAL needs the database to
+        # itself and SQLite answers "locked" at once instead of waiting, so it is tried again
+        deadline = time.monotonic() + 60.0
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
         self.conn.execute("PRAGMA synchronous=NORMAL")
         tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         tables.discard("sqlite_sequence")

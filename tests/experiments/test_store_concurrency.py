@@ -164,3 +164,32 @@ def test_another_programs_database_is_a_named_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="folder"):
         Store(tmp_path)
     assert issubclass(StoreError, ContactModelError)
+
+
+def _open_store(path: str, barrier, results) -> None:
+    from contactmodel.experiments.runner import Store
+
+    barrier.wait()
+    try:
+        Store(path).conn.close()
+        results.put("ok")
+    except Exception as exc:  # noqa: BLE001  (reported by the test)
+        results.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_runners_opening_a_new_store_together_all_open_it(tmp_path: Path) -> None:
+    """Six processes opening the same new store at once: the switch to WAL, which SQLite refuses at
+    once while another connection holds the file, is tried again, so none fails (before: about one
+    trial in five raised StoreError)."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    for trial in range(5):
+        path = str(tmp_path / f"runs{trial}.sqlite")
+        barrier, results = ctx.Barrier(6), ctx.Queue()
+        workers = [ctx.Process(target=_open_store, args=(path, barrier, results)) for _ in range(6)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=120)
+        assert [results.get(timeout=10) for _ in workers] == ["ok"] * 6
