@@ -20,6 +20,7 @@ from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import NewtonOptions, solve
 
 TOL = 1e-10
+#: the generator of the LCP instances the peer comparisons use, shipped with the tests
 PEER_TOOL = Path(__file__).resolve().parents[1] / "data" / "make_peer_instances.py"
 
 
@@ -537,7 +538,6 @@ def test_sparse_pd_lcp_matches_bound_constrained_qp():
     np.testing.assert_allclose(r.x, qp.x, atol=1e-5)
 
 
-@pytest.mark.skipif(not PEER_TOOL.exists(), reason="shared instance generator not present")
 @pytest.mark.parametrize("slide", [0.0, 0.2])
 def test_friction_pyramid_lcp_n50(slide):
     spec = importlib.util.spec_from_file_location("make_peer_instances", PEER_TOOL)
@@ -550,15 +550,13 @@ def test_friction_pyramid_lcp_n50(slide):
     assert np.max(np.abs(np.minimum(r.x, M @ r.x + q))) <= TOL
 
 
-# (seed, family, n) of the shared tool's pyramid LCPs on which the Newton iteration alone stalled
+# (seed, family, n) of the generator's pyramid LCPs on which the Newton iteration alone stalled
 # (residual 1e-4..4e-3 after 200 iterations); Lemke's method, the pivoting fallback, solves them.
 STALLED_SEEDS = [(12, "roll", 200), (44, "slide", 200), (46, "slide", 50), (13, "roll", 1000)]
 
 
 @pytest.fixture(scope="module")
 def peer_dir(tmp_path_factory):
-    if not PEER_TOOL.exists():
-        pytest.skip("shared instance generator not present")
     root = tmp_path_factory.mktemp("peer")
     for seed in sorted({s for s, _, _ in STALLED_SEEDS}):
         out = root / str(seed)
@@ -653,7 +651,6 @@ def test_a_kept_factorization_solves_the_same_system_for_any_right_hand_side(n, 
             np.testing.assert_allclose(H @ fac.solve(rhs), rhs, atol=1e-10)
 
 
-@pytest.mark.skipif(not PEER_TOOL.exists(), reason="shared instance generator not present")
 def test_chord_steps_save_factorizations_on_pyramid_lcps_and_only_there():
     spec = importlib.util.spec_from_file_location("make_peer_instances", PEER_TOOL)
     tool = importlib.util.module_from_spec(spec)
