@@ -325,20 +325,11 @@ class Problem:
         them (default: the driven ones, the free ones 0).
         """
         c = self._as_vector(c)
-        asm = self.assembly
-        if asm.quasistatic:
-            nu = asm.nu_dot_prescribed if velocities is None else np.asarray(velocities, dtype=float)
-            a = asm.G @ nu
-        else:
-            a = asm.contact_accelerations(c)
-        for name, law in self.laws.items():
-            rows = asm.indices(name)
-            values = law.lift(self.contexts[name], c[rows], a[rows])
-            blk = self.block(name)
-            for local, val in values.items():
-                comp = blk.component(local)
-                for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
-                    comp[index].set_value(v, skip_validation=True)
+        values, _ = self._lifted(c, velocities)
+        blocks: dict[str, pe.Block] = {}
+        for name, local, index, v in values:
+            blk = blocks.get(name) or blocks.setdefault(name, self.block(name))
+            blk.component(local)[index].set_value(v, skip_validation=True)
         _FORM_MODELS[self.form].load(self, c, velocities)
 
     def point_at(self, c) -> np.ndarray:
@@ -356,19 +347,36 @@ class Problem:
         if column is None:
             column = compiled.derived["key_columns"] = {key: i for i, key in enumerate(compiled.keys)}
         x = np.zeros(compiled.mcp.n)
-        a = asm.contact_accelerations(c)
+        values, nu = self._lifted(c)
+        for name, local, index, v in values:
+            i = column.get((name, local, index))
+            if i is not None:
+                x[i] = v
+        if self.form == Form.SPARSE:
+            nu_dot = asm.accelerations(c) if nu is None else nu
+            for i in np.flatnonzero(asm.free):
+                x[column[(None, "nu_dot", asm.coordinates[i])]] = nu_dot[i]
+        return x
+
+    def _lifted(self, c: np.ndarray, velocities=None) -> tuple[list[tuple], np.ndarray | None]:
+        """(contact, variable, index or None, value) of every law's variables at the forces ``c``
+        (m,) and the relative accelerations they give, each law's ``lift``; and, for a quasistatic
+        problem, the velocities nu (nq,) those accelerations were read from (``velocities``,
+        default the driven ones and 0), else None."""
+        asm = self.assembly
+        nu = None
+        if asm.quasistatic:
+            nu = asm.nu_dot_prescribed if velocities is None else np.asarray(velocities, dtype=float)
+            a = asm.G @ nu
+        else:
+            a = asm.contact_accelerations(c)
+        values = []
         for name, law in self.laws.items():
             rows = asm.indices(name)
             for local, val in law.lift(self.contexts[name], c[rows], a[rows]).items():
                 for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
-                    i = column.get((name, local, index))
-                    if i is not None:
-                        x[i] = v
-        if self.form == Form.SPARSE:
-            nu_dot = asm.accelerations(c)
-            for i in np.flatnonzero(asm.free):
-                x[column[(None, "nu_dot", asm.coordinates[i])]] = nu_dot[i]
-        return x
+                    values.append((name, local, index, v))
+        return values, nu
 
     def _as_vector(self, c) -> np.ndarray:
         m = self.assembly.m

@@ -2,88 +2,10 @@
 A cube pushed and twisted by an active rod, on a hump (Trinkle and Pang (1997) §4, Examples 1 and 2)
 ====================================================================================================
 
-The system of Trinkle and Pang's distributed-contact paper: a uniform cube of side 2 (its
-centre at the world origin, faces at x, y, z = +-1) and an active rod whose axis is parallel
-to the world x axis. The rod's tip presses on the cube's front face x = +1; its two actuated
-joints translate the rod along its axis with a force tau1 (N) and turn it about its axis with
-a moment tau2 (N m). Every contact is a soft finger (``torsion=True``): besides the force
-(c_n, c_t, c_o) it carries a moment c_r about its normal, and friction follows the
-ellipsoidal limit surface c_t^2/e_t^2 + c_o^2/e_o^2 + c_r^2/e_r^2 <= mu^2 c_n^2 (Trinkle and Pang (1997)
-(1), ``cm.Ellipsoid(mu, e_t, e_o, e_r)``) with maximum work.
-
-Contacts (points relative to the cube's centre; normals point into the cube, which is the
-first body of each contact; o = n x t):
-
-==========  =================================  ===========  ===========  ===========
-contact     point (m)                          n            t            o
-==========  =================================  ===========  ===========  ===========
-rod         (1, eta - 1, zeta - 1)             (-1, 0, 0)   (0, 1, 0)    (0, 0, -1)
-hump        (-1, -1, -1) (Ex. 2), (0, 0, -1)   (0, 0, 1)    (0, 1, 0)    (-1, 0, 0)
-fixed_rod   (1 - delta, 1, gamma - 1) (Ex. 2)  (0, -1, 0)   (0, 0, -1)   (1, 0, 0)
-==========  =================================  ===========  ===========  ===========
-
-The rod's axis passes through its contact point, so turning the rod twists the contact
-(relative spin about n) without sliding it. The rod's joint axes both point along -x, into
-the cube: a positive tau1 pushes the cube and a positive tau2 turns the rod with the
-right-hand rule about n1 = -x. With these signs the jammed equilibrium has c_n1 = tau1 and
-c_r1 = tau2, as in the paper's Table 1.
-
-Masses. The paper gives the system mass matrix M = diag(1, 1, 1, 3, 3, 3, 4, 2): cube mass
-1 kg and inertia 3 kg m^2 about each axis; rod translation inertia 4 kg (carriage 2 kg plus
-rod 2 kg) and rod axial inertia 2 kg m^2. This file builds that M faithfully. Gravity is
-g = 10 m/s^2 along -z (the cube weighs 10 N); the rod's joints carry no gravity load.
-
-How this model compares with the paper's Table 1:
-
-* The authors' matrices (``build_authors()``): G with -1 instead of +1 as the y-moment entry
-  of the hump's o row (the corner geometry, and display (2) itself, give +1),
-  diag(1, 1, 1, 3, 3, 3, 4, 2) used as the INVERSE mass matrix, and friction on the ellipsoid
-  parallel to -(a_t, a_o, a_r) (``Ellipsoid(..., direction="opposite")``) rather than maximum
-  work's -(e_t^2 a_t, e_o^2 a_o, e_r^2 a_r); the latter law is not the maximum-work law of
-  any ellipsoid. ``cm.all_solutions(build_authors())`` finds exactly Table 1's two solutions.
-  The sliding one agrees with every printed entry (12 forces, 12 accelerations, the cube's
-  linear acceleration) to the printed 4 decimals (largest difference 4.8e-5). The jammed one has
-  c_n1 = tau1 = 6 and c_r1 = tau2 = 3 and zero accelerations as in the table; its other 10
-  force components differ (by up to 0.59) because the jammed cube is statically indeterminate:
-  the jammed forces form a 4-dimensional set (12 unknowns, 8 equations G^T c + f = 0, inside
-  the friction sets) of which Table 1's point is one member (``jammed_force_ranges``).
-* With maximum work on the authors' matrices the sliding solution moves (c_n = 5.635, 3.911,
-  1.860 instead of 5.640, 4.156, 1.702), and with the true M^-1 it moves more (4.874, 4.369,
-  2.073), but it persists (``sliding_branch``). The sign of the o2 entry decides: moving it from
-  -1 toward +1 the rod contact stops slipping at 23% of the way, and at 30% the hump's and the
-  fixed rod's sliding accelerations reach zero as well: the motion dies out into the jam.
-  With all three changes made together the same happens (29% and 41%).
-* This faithful model only jams: rolling contacts and zero accelerations with c_n1 = tau1 = 6 N
-  and c_r1 = tau2 = 3 N m. Table 1's jammed forces leave a y-moment of 2 c_o2 = -5.943 N m on
-  the cube in this geometry (``jammed_residual``), but other jammed forces exist. Multistart
-  (302 starting points, three Newton settings and IPOPT: 1144 converged solves) finds only the
-  jam, and ``mode_search`` finds no solution in any of the 26 other roll/slide/separate
-  patterns (4000 sampled sliding directions and 60 least-squares refinements per pattern;
-  the same search finds Table 1's sliding solution, and only it, in the authors' matrices).
-
-Example 2 (default): three contacts, eta = zeta = gamma = 1.5, delta = 0.5, mu = 0.9 and
-Ellipsoid(0.9, 1, 1, 2) at every contact, tau = (6, 3), bodies at rest. The paper found two
-solutions, the system jams or all contacts slide. Example 1: no fixed rod, the hump under the
-middle of the bottom face, eta = 1.5, zeta = 2 (or 0: singular Jacobian), tau = (5, 3),
-e_r = 1 at the rod and 0.25 at the hump, mu1 and mu2 varied over [0.1, 1.0] in the paper.
-
-The contact Jacobian (8 x 12, Trinkle and Pang (1997) display (2)) is G^T here with its columns ordered
-(n1, n2, n3, t1, t2, t3, o1, o2, o3, r1, r2, r3); its cube rows agree with the paper's. Its
-two rod rows have the opposite sign: Trinkle et al. (1997) (3) writes the manipulator dynamics as
-tau - J^T c = M qddot, while this library writes M qddot = tau + G^T c.
-
-Run it:
-    python examples/rod_cube.py            # faithful model, then the authors' matrices vs Table 1
-    contactmodel solve examples/rod_cube.py:build_authors --all-solutions
-    contactmodel solve examples/rod_cube.py --json
-    contactmodel solve examples/rod_cube.py --friction elliptic-torsion:0.9:1:1:2
-
-References:
-
-- J. C. Trinkle, J.-S. Pang, S. Sudarsky and G. Lo, "On dynamic multi-rigid-body contact problems with
-  Coulomb friction", ZAMM 77(4), 1997.
-- J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
-  ICRA 1997.
+The model ships with the package as ``contactmodel.models.rod_cube``, so the published experiments
+run it from an installed copy; its docstring, printed first below, describes the cube, the rod and
+the hump, the contacts, the masses, how this model compares with Trinkle and Pang's Table 1, and the
+commands that run it. This example imports it and solves it.
 """
 
 from __future__ import annotations
@@ -96,6 +18,7 @@ import contactmodel as cm
 
 # The model ships with the package (contactmodel.models.rod_cube): the published experiments use it from an
 # installed copy. Every name of it is this example's too.
+from contactmodel.models import rod_cube as models_rod_cube
 from contactmodel.models.rod_cube import *  # noqa: F403
 from contactmodel.models.rod_cube import (
     CONTACTS,
@@ -126,6 +49,7 @@ def _print_comparison(solution: cm.Solution) -> None:
 
 
 if __name__ == "__main__":
+    print(models_rod_cube.__doc__)
     np.set_printoptions(precision=3, suppress=True, linewidth=120)
     system = build()
     print("Example 2: G^T in the paper's column order (n1 n2 n3 t1 t2 t3 o1 o2 o3 r1 r2 r3)")

@@ -17,49 +17,19 @@ least :math:`m g / (2 \\mu_1) = 147` N.
 """
 
 # %%
-import math
-
+# The model ships with the package (``contactmodel.models.scara_grasp``, its docstring gives the
+# geometry); ``build(sliding=False, squeeze=S)`` holds the cube at rest with a squeeze of S N.
 import matplotlib.pyplot as plt
 import numpy as np
 
 import contactmodel as cm
-from contactmodel.manipulator import scara
+from contactmodel.models import scara_grasp
 
-R, A, L1, L2, MASS, MU, G = 0.2, 0.5, 0.4, 0.25, 3.0, (0.1, 0.2), 9.81
-THETA1 = math.asin(L2 / (2 * L1))
-THETA2 = -THETA1 - math.pi / 6
-QUILL = -math.pi / 6
-B = R + L1 * math.cos(THETA1) + L2 * math.cos(math.pi / 6)
-TIP = 3
+MASS, MU, G = scara_grasp.CUBE_MASS, scara_grasp.MU, scara_grasp.G
 
 
 def grasp(squeeze: float) -> cm.System:
-    system = cm.System(gravity=(0.0, 0.0, -G))
-    cube = system.add_body("cube", mass=MASS, inertia=cm.inertia.box(MASS, (2 * R,) * 3), position=(0, 0, A))
-    for i, side in enumerate((-1.0, 1.0)):
-        q = (THETA1 + (math.pi if side > 0 else 0.0), THETA2, QUILL, 0.0)
-        base = ((side * B, 0.0, 0.0), np.eye(3))
-        dh = scara(f"scara{i + 1}", L1, L2, 0.0, q=q, base=base, d1=A - QUILL)
-        tau = dh.point_jacobian(TIP, dh.link_frames()[TIP][1]).T @ (squeeze * np.array([-side, 0.0, 0.0]))
-        arm = system.add_manipulator(
-            f"scara{i + 1}",
-            joints=dh.joints,
-            links=dh.links,
-            q=q,
-            base=base,
-            efforts=[float(tau[0]), float(tau[1]), None, 0.0],
-            prescribed_accelerations=[None, None, 0.0, None],
-        )
-        system.add_contact(
-            cube,
-            arm.link(TIP),
-            point=(side * R, 0.0, A),
-            normal=(-side, 0.0, 0.0),
-            tangent=(0.0, 0.0, -1.0),
-            friction=cm.CoulombCone(MU[i]),
-            name=f"tip{i + 1}",
-        )
-    return system
+    return scara_grasp.build(sliding=False, squeeze=squeeze)
 
 
 problem = cm.formulate(grasp(200.0))

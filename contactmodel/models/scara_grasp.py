@@ -92,12 +92,12 @@ D1 = A - QUILL  # m, SCARA column height putting the fingertips at the cube's mi
 TIP = 3  # index of the fingertip link (link 4, the wrist)
 
 
-def _arm(system: cm.System, name: str, side: float, q: tuple[float, ...]) -> Manipulator:
-    """One SCARA with its base at (side * B, 0, 0), squeezing towards the cube."""
+def _arm(system: cm.System, name: str, side: float, q: tuple[float, ...], squeeze: float) -> Manipulator:
+    """One SCARA with its base at (side * B, 0, 0), squeezing towards the cube with ``squeeze`` N."""
     base = ((side * B, 0.0, 0.0), np.eye(3))
     dh = scara(name, L1, L2, L3, q=q, base=base, d1=D1)
     tip = dh.link_frames()[TIP][1]
-    tau = dh.point_jacobian(TIP, tip).T @ (SQUEEZE * np.array([-side, 0.0, 0.0]))
+    tau = dh.point_jacobian(TIP, tip).T @ (squeeze * np.array([-side, 0.0, 0.0]))
     return system.add_manipulator(
         name,
         joints=dh.joints,
@@ -109,8 +109,9 @@ def _arm(system: cm.System, name: str, side: float, q: tuple[float, ...]) -> Man
     )
 
 
-def build(sliding: bool = True) -> cm.System:
-    """The grasp; ``sliding``: the cube slips down at 1 m/s (both contacts slide), else at rest."""
+def build(sliding: bool = True, squeeze: float = SQUEEZE) -> cm.System:
+    """The grasp; ``sliding``: the cube slips down at 1 m/s (both contacts slide), else at rest;
+    ``squeeze`` (N): the normal force each arm's joint torques would exert on a still cube."""
     system = cm.System(gravity=(0.0, 0.0, -G))
     cube = system.add_body(
         "cube",
@@ -119,8 +120,8 @@ def build(sliding: bool = True) -> cm.System:
         position=(0.0, 0.0, A),
         velocity=(0.0, 0.0, -SPEED if sliding else 0.0),
     )
-    arm1 = _arm(system, "scara1", -1.0, (THETA1, THETA2, QUILL, 0.0))
-    arm2 = _arm(system, "scara2", 1.0, (THETA1 + math.pi, THETA2, QUILL, 0.0))
+    arm1 = _arm(system, "scara1", -1.0, (THETA1, THETA2, QUILL, 0.0), squeeze)
+    arm2 = _arm(system, "scara2", 1.0, (THETA1 + math.pi, THETA2, QUILL, 0.0), squeeze)
     for i, (arm, side, mu) in enumerate(((arm1, -1.0, MU[0]), (arm2, 1.0, MU[1])), start=1):
         system.add_contact(
             cube,

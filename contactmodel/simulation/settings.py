@@ -117,16 +117,7 @@ def laws_in_use(sim) -> list[tuple[str, FrictionLaw, bool]]:
     friction = sim.friction
     for tracked in sim.tracked:
         contact = tracked.contact
-        if isinstance(friction, Mapping):
-            law = friction.get(contact.name, contact.friction)
-        else:
-            law = friction if friction is not None else contact.friction
-        if law is None:
-            raise SimulationSettingError(
-                f"simulate: contact '{contact.name}' has no friction law: give friction= to simulate "
-                "or to add_contact"
-            )
-        out.append((f"contact '{contact.name}'", law, contact.torsion))
+        out.append((f"contact '{contact.name}'", sim.law_of(contact), contact.torsion))
     generated = sim.planes or sim.collide
     for plane in sim.planes:
         law = plane.friction if plane.friction is not None else friction

@@ -60,7 +60,7 @@ from contactmodel.simulation.collision import (
     plane_candidates,
 )
 from contactmodel.simulation.kinematics import BodyKinematics, cross, step_system
-from contactmodel.simulation.settings import check_settings, friction_setting
+from contactmodel.simulation.settings import SimulationSettingError, check_settings, friction_setting
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
@@ -592,7 +592,7 @@ class Simulator:
         Pyomo rebuild, the compiled structure reused: :meth:`Problem.reassemble
         <contactmodel.formulation.Problem.reassemble>` takes the new b and, when A changed, the
         compiled matrix of the new A), else a new one."""
-        laws = {c.name: self._law(c) for c in contacts}
+        laws = {c.name: self.law_of(c) for c in contacts}
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
         old = self.problem
         if self.reuse and old is not None and key == self._key:
@@ -605,7 +605,7 @@ class Simulator:
     def rebuild(self, step: Assembly, laws: Mapping[str, FrictionLaw] | None = None) -> Problem:
         """A new Problem for ``step`` (Pyomo model built from its exact A and b)."""
         if laws is None:
-            laws = {c.name: self._law(c) for c in step.system.contacts}
+            laws = {c.name: self.law_of(c) for c in step.system.contacts}
         problem = formulate(step, friction=dict(laws))
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in step.system.contacts)
         self.problem, self._key = problem, key
@@ -650,17 +650,18 @@ class Simulator:
         """Keep the step's answer ``x`` (``problem``'s MCP order) for the next warm start."""
         self._x, self._names = x, problem.compile().mcp.names
 
-    def _law(self, contact: Contact) -> FrictionLaw:
-        """``friction`` given as one law replaces every contact's; as a mapping, the named ones."""
+    def law_of(self, contact: Contact) -> FrictionLaw:
+        """The law of ``contact`` in this run: ``friction`` given as one law replaces every
+        contact's; as a mapping, the named ones' (a SimulationSettingError when none is left)."""
         f = self.friction
         if isinstance(f, Mapping):
             law = f.get(contact.name, contact.friction)
         else:
             law = f if f is not None else contact.friction
         if law is None:
-            raise SimulationError(
-                f"contact '{contact.name}' has no friction law: give friction= to simulate, to the "
-                "Plane, or to add_contact"
+            raise SimulationSettingError(
+                f"simulate: contact '{contact.name}' has no friction law: give friction= to simulate, "
+                "to the Plane, or to add_contact"
             )
         return law
 
@@ -895,7 +896,7 @@ def simulate(
         t2 = time.perf_counter()
         models = sim.contact_models(contacts)
         if any(m is not None for m in models):  # compliant contacts: their implicit step
-            laws = [sim._law(c) for c in contacts]
+            laws = [sim.law_of(c) for c in contacts]
             p, problem, reused, solution, newton = compliant.compliant_step(
                 sim, step, contacts, gaps, models, laws
             )
