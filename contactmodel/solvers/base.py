@@ -65,6 +65,10 @@ class Options:
     ``validate()`` holds the range and cross-field checks; it runs when the options are made
     (``__post_init__``) and again when a solver starts (fields may be assigned in between)."""
 
+    #: the fields holding a point in the MCP's variables (a start), which :func:`contactmodel.solve`
+    #: divides by the scale it normalizes the MCP by, as it does the MCP's x0
+    point_fields: tuple[str, ...] = ()
+
     def __setattr__(self, name: str, value: Any) -> None:
         if value is not _defaults(type(self)).get(name, _NO_DEFAULT):  # declared defaults are trusted
             choice = _choices(type(self)).get(name)
