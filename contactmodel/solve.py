@@ -28,7 +28,7 @@ from contactmodel.memory import building
 from contactmodel.modes import decide_modes
 from contactmodel.reductions import Chain, ConeFormSwitch
 from contactmodel.solution import ContactResult, Solution
-from contactmodel.solvers.base import Outcome, SolverResult, Status
+from contactmodel.solvers.base import POINT_EXTRAS, Outcome, SolverResult, Status
 
 _CONTROLLERS: dict[str, ThreadpoolController] = {}
 
@@ -266,8 +266,11 @@ def _run(
             message = f"{solver} stopped on a singular matrix: {exc}"
             result = SolverResult(None, Outcome.FAILED, message=message)
         seconds = time.perf_counter() - t1
-    if p != 1.0 and result.x is not None:
-        result.x = np.asarray(result.x, dtype=float) * p
+    if p != 1.0:
+        result.x = None if result.x is None else np.asarray(result.x, dtype=float) * p
+        for key in set(POINT_EXTRAS) & set(result.extras):
+            value = result.extras[key]
+            result.extras[key] = [v * p for v in value] if isinstance(value, list) else value * p
     return result, seconds
 
 

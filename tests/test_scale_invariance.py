@@ -172,3 +172,18 @@ def test_a_singular_matrix_inside_a_solver_is_a_failed_run(solver: str, monkeypa
     monkeypatch.setattr(module, "solve", lambda mcp, opts: (_ for _ in ()).throw(RuntimeError("other")))
     with pytest.raises(RuntimeError, match="other"):  # not a singular matrix: a bug, not hidden
         cm.solve(cm.LCP(np.eye(2), -np.ones(2)), solver=solver)
+
+
+def test_points_among_the_extras_are_scaled_back() -> None:
+    """enumerate's list of solutions and ipopt's MNCPOpt slacks z (values of F) are in the
+    caller's variables, whatever the scale the solver ran at."""
+    M, q = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([-1.0, -1.0])  # three solutions
+    for c in (1e-9, 1.0, 1e9):
+        found = cm.solve(cm.LCP(M, c * q), solver="enumerate").extras["solutions"]
+        expected = [[0.0, 1.0], [1 / 3, 1 / 3], [1.0, 0.0]]
+        np.testing.assert_allclose(sorted(np.asarray(found).tolist()), c * np.array(expected), rtol=1e-9)
+    pytest.importorskip("cyipopt")
+    mcp = cm.LCP(np.array([[2.0, 1.0], [1.0, 2.0]]), 1e-9 * np.array([-1.0, 1.0]))
+    sol = cm.solve(mcp, solver="ipopt")
+    assert sol.status is cm.Status.SOLVED
+    np.testing.assert_allclose(sol.extras["z"], np.maximum(mcp.F(sol.x), 0.0), atol=1e-20)

@@ -76,7 +76,8 @@ DENSE_A = 20_000
 #: relative to s = ||F(0)||_inf (``Solution.residual_scale``): for a step, post-step velocities
 #: (m/s) and impulses (N s), so r <= 1e-6 leaves every contact's velocity within 1e-6 s m/s of the
 #: law (a position error of at most h r s per step, 1e-9 s m at h = 1e-3 s), five orders below the
-#: scheme's own error of order g h per step when s (a velocity and impulse scale) is order 1. Such steps keep their status "solved-inaccurate" and residual in the Trajectory.
+#: scheme's own error of order g h per step when s (a velocity and impulse scale) is order 1.
+#: Such steps keep their status "solved-inaccurate" and residual in the Trajectory.
 STEP_TOL = 1e-6
 #: steps between two writes of a run given ``out=`` (see :func:`simulate`)
 SAVE_EVERY = 50

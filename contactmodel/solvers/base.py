@@ -41,6 +41,12 @@ class Outcome(enum.Enum):
     FAILED = "failed"
 
 
+#: the keys of :attr:`SolverResult.extras` holding points in the MCP's variables or values of F
+#: (an array, or a list of arrays: enumerate's ``solutions``, the MNCPOpt slacks ``z`` of ipopt and
+#: scipy), which :func:`contactmodel.solve` scales back with ``x`` when it ran the MCP normalized
+POINT_EXTRAS = ("solutions", "z")
+
+
 @dataclass
 class SolverResult:
     """Raw result of one solver run on an MCP.
