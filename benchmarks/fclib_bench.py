@@ -19,9 +19,11 @@ is ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up 
 ``warm_up``), with the solver's own time limit (scipy has none) and a hard limit of time limit + 10
 s. ``--scale q`` (the default) builds the model from (W, q / ||q||), ``--scale both`` from (W /
 max|W|, q / ||q||), ``--scale none`` from (W, q); the reactions are scaled back (the cone conditions
-are positively homogeneous). Some files have ||q|| ~ 1e-12, where an unscaled answer r = 0 passes
-the dispatcher's tolerance (relative to max(1, ||F(0)||_inf)); dividing W by max|W| (6.6e5 in
-spheres-in-a-box) made newton stall there at 3.8e-6, which (W, q / ||q||) solves to 2e-12.
+are positively homogeneous). Some files have ||q|| ~ 1e-12, where an unscaled answer r = 0 passed
+the dispatcher's former tolerance (relative to max(1, ||F(0)||_inf)); it is relative to
+||F(0)||_inf now (``Solution.residual_scale``), and ``--scale none`` solves every file that ``--scale
+q`` does. Dividing W by max|W| (6.6e5 in spheres-in-a-box) made newton stall there at 3.8e-6, which
+(W, q / ||q||) solves to 2e-12.
 ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py with /usr/bin/python3
 on the same (W, q, mu), written to a temporary .npz, with ``--tol`` as Siconos' own tolerance (its
 error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit`` as its per-solver

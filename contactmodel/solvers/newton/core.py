@@ -70,7 +70,8 @@ class NewtonOptions(Options):
     in ``contactmodel/solvers/presets/newton.toml`` only override). Fields marked *box only* are
     ignored by the cone-block method of :mod:`contactmodel.solvers.newton.cones`.
 
-    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol``.
+    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol`` on the MCP given, which
+        ``cm.solve`` normalizes by its data's scale (:mod:`contactmodel.mcp.scale`).
     max_iter: maximum number of Newton / gradient iterations.
     time_limit: wall-clock limit in seconds, None for none.
     merit: *box only* ``"fb"`` (Fischer-Burmeister) or ``"penalized_fb"`` (Chen-Chen-Kanzow).
