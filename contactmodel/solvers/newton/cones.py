@@ -38,7 +38,7 @@ import scipy.sparse.linalg as spla
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Outcome
-from contactmodel.solvers.newton import core, kernels
+from contactmodel.solvers.newton import core, kernels, small
 from contactmodel.solvers.newton.core import NewtonMethod, NewtonOptions, dense_lu
 
 _DENSE_N = 150
@@ -207,8 +207,10 @@ class ConeMethod(NewtonMethod):
         self._pattern: _Pattern | None = None
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
+        self.affine_mq: bool | None = None  # F(x) == M x + q as the compiled loop computes it
         self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
         self.n_liftoff = 0
+        self.n_compiled = 0  # attempts run by the compiled loop of newton/small.py
         self.lifted: list[int] = []
 
     def begin_attempt(self, x: np.ndarray) -> _Point | None:
@@ -228,6 +230,47 @@ class ConeMethod(NewtonMethod):
             self.phi0 = max(float(np.max(np.abs(pt.phi), initial=0.0)), 1e-300)
         return pt
 
+    def compiled_attempt(
+        self, pt: _Point, deadline: float, max_iter: int, history: list[float]
+    ) -> tuple[_Point, Outcome, str, int] | None:
+        """The attempt by :func:`contactmodel.solvers.newton.small.attempt` (numba) when it
+        applies: compiled kernels on, affine ``F``, the dense Newton matrix, no blocks held."""
+        J = self._J
+        if not (self.numba and small.AVAILABLE and self.affine and self.held is None and J is not None):
+            return None
+        Jd, JT, M, q = self.dense_J(J), self._JT, self.mcp.M, self.mcp.q
+        if Jd is None or JT is None or q is None or not sp.isspmatrix_csr(M):
+            return None
+        if self.affine_mq is None:  # checked once: the compiled loop evaluates M x + q itself
+            self.affine_mq = bool(np.array_equal(M @ pt.x + q, pt.F))
+        if not self.affine_mq:
+            return None
+        opt = self.opt
+        fopt = (
+            float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),
+            float(opt.newton_min_step), float(opt.descent_rho), float(opt.descent_p), float(opt.lm_mu),
+            float(opt.newton_reg),
+        )  # fmt: skip
+        can_escalate = int(opt.newton_reg > 0.0 and opt.regularize != "never")
+        iopt = (int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate)
+        x, code, its, hist, counts, regularized, self.boost, self.last_step = small.attempt(
+            pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), JT.data, JT.indices, JT.indptr,
+            Jd, self.box, self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
+            fopt, iopt, self.regularized, self.boost, self.phi0, self.j_scale, float(deadline),
+        )  # fmt: skip
+        self.regularized = bool(regularized)
+        self.n_compiled += 1
+        self.n_factor += int(counts[0])
+        self.n_lm += int(counts[1])
+        self.n_gradient += int(counts[2])
+        self.n_watchdog += int(counts[3])
+        n_feval = self.n_feval + int(counts[4])
+        best = self.point(x)
+        self.n_feval = n_feval
+        history.extend(hist.tolist())
+        outcome, message = small.verdict(code, opt)
+        return best, outcome, message, int(its)
+
     def watchdog(self) -> None:
         """Regularized, with ten times the proximal weight, from the best point."""
         self.escalate()
@@ -236,6 +279,7 @@ class ConeMethod(NewtonMethod):
     def extras(self) -> dict[str, Any]:
         out: dict[str, Any] = {"cone_blocks": int(self.idx.shape[0])}
         out["kernels"] = "numba" if self.numba else "numpy"
+        out["compiled_attempts"] = self.n_compiled
         if self.n_liftoff:
             out.update(liftoff_rounds=self.n_liftoff, liftoff_blocks=list(self.lifted))
         return out
@@ -518,17 +562,15 @@ class ConeMethod(NewtonMethod):
 
     def lm_direction(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray | None:
         H = self.matrix(pt, J, 0.0)
-        g = H.T @ pt.phi
-        mu = max(self.opt.lm_mu * float(np.linalg.norm(pt.phi)), 1e-14)
         self.n_factor += 1
         self.n_lm += 1
+        if isinstance(H, np.ndarray):
+            return small.lm_dense(H, pt.phi, self.opt.lm_mu)
+        g = H.T @ pt.phi
+        mu = max(self.opt.lm_mu * float(np.linalg.norm(pt.phi)), 1e-14)
         try:
-            if isinstance(H, np.ndarray):
-                N = H.T @ H + mu * np.eye(self.n)
-                d = sla.cho_solve(sla.cho_factor(N, check_finite=False), -g, check_finite=False)
-            else:
-                N = (H.T @ H + mu * sp.eye(self.n)).tocsc()
-                d = spla.splu(N).solve(-g)
+            N = (H.T @ H + mu * sp.eye(self.n)).tocsc()
+            d = spla.splu(N).solve(-g)
         except (RuntimeError, ValueError, sla.LinAlgError):
             return None
         return d if np.all(np.isfinite(d)) else None

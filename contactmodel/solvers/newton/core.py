@@ -323,6 +323,14 @@ class NewtonMethod(ABC):
         """Called at a watchdog return, after :meth:`forget`: more damping from the best point."""
         self.escalate()
 
+    def compiled_attempt(
+        self, pt: Point, deadline: float, max_iter: int, history: list[float]
+    ) -> tuple[Point, Outcome, str, int] | None:
+        """The whole attempt of :func:`iterate` from ``pt`` run by compiled code, with the same
+        iterates and result; None when the method has none for this problem (then the loop below
+        runs)."""
+        return None
+
     def first_budget(self, budget: int) -> int:
         """The iteration budget of the first attempt."""
         return budget
@@ -498,6 +506,9 @@ def iterate(
     The watchdog returns to the last point that decreased ``psi`` when ``nonmonotone_memory``
     steps in a row did not.
     """
+    done = method.compiled_attempt(pt, deadline, max_iter, history)
+    if done is not None:
+        return done
     opt = method.opt
     best, best_it = pt, 0
     watch, watch_count = pt, 0
