@@ -253,7 +253,7 @@ class ConeMethod(NewtonMethod):
         )  # fmt: skip
         can_escalate = int(opt.newton_reg > 0.0 and opt.regularize != "never")
         iopt = (int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate)
-        x, code, its, hist, counts, regularized, self.boost, self.last_step = small.attempt(
+        best, code, its, hist, counts, regularized, self.boost, self.last_step = small.attempt(
             pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), JT.data, JT.indices, JT.indptr,
             Jd, self.box, self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
             fopt, iopt, self.regularized, self.boost, self.phi0, self.j_scale, float(deadline),
@@ -264,12 +264,12 @@ class ConeMethod(NewtonMethod):
         self.n_lm += int(counts[1])
         self.n_gradient += int(counts[2])
         self.n_watchdog += int(counts[3])
-        n_feval = self.n_feval + int(counts[4])
-        best = self.point(x)
-        self.n_feval = n_feval
+        self.n_feval += int(counts[4])
         history.extend(hist.tolist())
         outcome, message = small.verdict(code, opt)
-        return best, outcome, message, int(its)
+        x, F, phi, da_box, db_box, Da, Db, sep, psi, res = best
+        end = _Point(x, F, phi, da_box, db_box, Da, Db, float(psi), float(res), sep)
+        return end, outcome, message, int(its)
 
     def watchdog(self) -> None:
         """Regularized, with ten times the proximal weight, from the best point."""
@@ -409,6 +409,15 @@ class ConeMethod(NewtonMethod):
 
     def point(self, x: np.ndarray) -> _Point | None:
         self.n_feval += 1
+        if self.affine_mq and self.held is None:  # checked: F = M x + q, numba on (compiled_attempt)
+            M = self.mcp.M
+            F, phi, da_box, db_box, Dac, Dbc, sep, psi, res, finite = small.point(
+                x, M.data, M.indices, M.indptr, np.asarray(self.mcp.q, dtype=float), self.box,
+                self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
+            )  # fmt: skip
+            if not finite:
+                return None
+            return _Point(x, F, phi, da_box, db_box, Dac, Dbc, float(psi), float(res), sep)
         with np.errstate(all="ignore"):
             F = np.asarray(self.mcp.F(x), dtype=float).reshape(self.n)
         if not np.all(np.isfinite(F)):
