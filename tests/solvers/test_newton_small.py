@@ -151,3 +151,12 @@ def test_lm_dense_solves_the_levenberg_marquardt_system():
     assert np.array_equal(d, sla.cho_solve(sla.cho_factor(N), -H.T @ phi))
     assert small.lm_dense(np.zeros((3, 3)), np.zeros(3), 1e-3) is not None  # mu >= 1e-14
     assert small.lm_dense(np.full((2, 2), np.nan), np.ones(2), 1e-3) is None
+
+
+def test_clear_setup_cache_empties_the_methods_tables():
+    from contactmodel.solvers.newton import core
+
+    table = core.kept_table()
+    table["key"] = "kept"
+    core.clear_setup_cache()
+    assert table == {}

@@ -140,7 +140,7 @@ class _Pattern:
 
 
 #: the block structures of small problems (see :func:`_structure`), by (n, the blocks' rows)
-_STRUCTURES: dict[tuple, tuple] = {}
+_STRUCTURES: dict[tuple, tuple] = core.kept_table()
 _STRUCTURES_SIZE = 8
 
 
@@ -207,7 +207,7 @@ class ConeMethod(NewtonMethod):
         self._pattern: _Pattern | None = None
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
-        self.affine_mq: bool | None = None  # F(x) == M x + q as the compiled loop computes it
+        self.affine_mq: bool | None = None  # F(x) == M x + q as newton/small.py sums it (checked once)
         self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
         self.n_liftoff = 0
         self.n_compiled = 0  # attempts run by the compiled loop of newton/small.py
@@ -241,9 +241,7 @@ class ConeMethod(NewtonMethod):
         Jd, JT, M, q = self.dense_J(J), self._JT, self.mcp.M, self.mcp.q
         if Jd is None or JT is None or q is None or not sp.isspmatrix_csr(M):
             return None
-        if self.affine_mq is None:  # checked once: the compiled loop evaluates M x + q itself
-            self.affine_mq = bool(np.array_equal(M @ pt.x + q, pt.F))
-        if not self.affine_mq:
+        if not self.affine_mq:  # the compiled loop evaluates M x + q itself
             return None
         opt = self.opt
         fopt = (
@@ -407,9 +405,19 @@ class ConeMethod(NewtonMethod):
             return self._Jd
         return J.toarray()
 
+    def _check_affine(self, x: np.ndarray) -> bool:
+        """Once: ``F(x) = M x + q`` bit for bit at ``x`` with numba on, so that the compiled
+        point of :mod:`~contactmodel.solvers.newton.small` (which sums ``M x + q`` itself) may
+        replace ``mcp.F``."""
+        M, q = self.mcp.M, self.mcp.q
+        ok = self.numba and small.AVAILABLE and self.affine and q is not None and sp.isspmatrix_csr(M)
+        with np.errstate(all="ignore"):
+            self.affine_mq = bool(ok and np.array_equal(M @ x + q, np.asarray(self.mcp.F(x), dtype=float)))
+        return self.affine_mq
+
     def point(self, x: np.ndarray) -> _Point | None:
         self.n_feval += 1
-        if self.affine_mq and self.held is None:  # checked: F = M x + q, numba on (compiled_attempt)
+        if self.held is None and (self.affine_mq or (self.affine_mq is None and self._check_affine(x))):
             M = self.mcp.M
             F, phi, da_box, db_box, Dac, Dbc, sep, psi, res, finite = small.point(
                 x, M.data, M.indices, M.indptr, np.asarray(self.mcp.q, dtype=float), self.box,

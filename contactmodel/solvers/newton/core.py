@@ -407,9 +407,23 @@ def setup_cache(M: sp.spmatrix | None) -> dict[str, Any] | None:
     return kept
 
 
+_TABLES: list[dict] = []  # the methods' own tables of kept set-ups (see kept_table)
+
+
+def kept_table() -> dict:
+    """A new dict for a method's own set-ups kept between solves (e.g. block structures), emptied
+    by :func:`clear_setup_cache` with the others."""
+    table: dict = {}
+    _TABLES.append(table)
+    return table
+
+
 def clear_setup_cache() -> None:
-    """Forget every set-up kept by :func:`setup_cache` (the next solves make theirs again)."""
+    """Forget every set-up kept by :func:`setup_cache` and in the tables of :func:`kept_table`
+    (the next solves make theirs again)."""
     _SETUPS.clear()
+    for table in _TABLES:
+        table.clear()
 
 
 def dense_lu(H: np.ndarray, pivot_tol: float = 0.0) -> Callable[[np.ndarray], np.ndarray] | None:
