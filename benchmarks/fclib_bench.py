@@ -15,11 +15,12 @@ global one whose v can be eliminated (W = H^T M^-1 H, q = H^T M^-1 f + w) is for
 rolling) and solved by each of ``--solvers`` with each cone form of ``--forms`` that it accepts:
 ``mncp`` is ``CoulombCone(mu_a, slack=..., form="mncp")`` (the MNCP of Trinkle et al. 1997), ``soc``
 is ``CoulombCone(mu_a, form="soc")`` (newton only). ipopt and scipy run only up to
-``--nlp-max-contacts`` contacts. Each run is a child process, forked after a warm-up solve (see
-``warm_up``), with the solver's own time limit (scipy has none) and a hard limit of time limit + 10
-s. ``--scale q`` (the default) builds the model from (W, q / ||q||), ``--scale both`` from (W /
-max|W|, q / ||q||), ``--scale none`` from (W, q); the reactions are scaled back (the cone conditions
-are positively homogeneous). Some files have ||q|| ~ 1e-12, where an unscaled answer r = 0 passes
+``--nlp-max-contacts`` contacts. The runs go one after the other to a worker process forked after
+a warm-up solve (see ``warm_up`` and ``Worker``), with the solver's own time limit (scipy has none)
+and a hard limit of time limit + 10 s (then the worker is killed and forked again). ``--scale q``
+(the default) builds the model from (W, q / ||q||), ``--scale both`` from (W / max|W|, q / ||q||),
+``--scale none`` from (W, q); the reactions are scaled back (the cone conditions are positively
+homogeneous). Some files have ||q|| ~ 1e-12, where an unscaled answer r = 0 passes
 the dispatcher's tolerance (relative to max(1, ||F(0)||_inf)); dividing W by max|W| (6.6e5 in
 spheres-in-a-box) made newton stall there at 3.8e-6, which (W, q / ||q||) solves to 2e-12.
 ``--siconos`` runs Siconos' fc3d solvers through ``--tools``' peer_siconos.py with /usr/bin/python3
@@ -28,11 +29,14 @@ error is normalized by max(||q||, ||r||, ||u||), not ||q||) and ``--time-limit``
 timeout; skipped when /usr/bin/python3 cannot import siconos.
 
 Output: one JSON line per file that is skipped (with the reason) and per (file, solver): contacts,
-kind, asymmetry (max|W - W^T| / max|W|), seconds (the solve call), status, iterations, residual
-(the dispatcher's relative natural-map residual of the MCP; for Siconos its own error), fc3d
-(||F_nat(r)||_2 / ||q||_2 on the file's W, q, the paper's measure), solved (fc3d <= tol). Then
-markdown tables: per file and solver (status, fc3d, dispatcher residual, seconds); per solver the
-fraction solved and median times; per test set ours next to the published fractions at 1e-8.
+kind, asymmetry (max|W - W^T| / max|W|), seconds (the solver's time, ``Solution.seconds``),
+call_cpu_seconds (ours: the process time of the whole ``cm.solve`` call), status, iterations,
+residual (the dispatcher's relative natural-map residual of the MCP; for Siconos its own error),
+fc3d (||F_nat(r)||_2 / ||q||_2 on the file's W, q, the paper's measure), solved (fc3d <= tol).
+Then markdown tables: per file and solver (status, fc3d, dispatcher residual, seconds); per solver
+the fraction solved and median times; the files of at most 100 contacts, our whole call next to
+the fastest Siconos solver that solved each (``small_files``); per test set ours next to the
+published fractions at 1e-8.
 Not part of the test suite.
 
 References:
@@ -70,7 +74,6 @@ from contactmodel.io.fclib import (
     to_problem,
 )
 from contactmodel.io.siconos_fc import read_siconos
-from contactmodel.solvers.newton import core
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _paths  # noqa: E402
@@ -181,7 +184,7 @@ def run_one(
 
 def warm_up(solvers: list[str]) -> float:
     """Solve a one-contact and a 60-contact cone problem with newton in this process before the runs'
-    children are forked from it (seconds taken; 0 without newton): their ``seconds`` then exclude
+    worker is forked from it (seconds taken; 0 without newton): their ``seconds`` then exclude
     what only a process's first solve pays, the start of numba's compiled kernels (their cached machine code
     loaded, 0.5-1.5 s on a loaded 2-core machine), as a warm process of a user's sweep does."""
     if "newton" not in solvers:
@@ -193,7 +196,7 @@ def warm_up(solvers: list[str]) -> float:
     cm.solve(problem, solver="newton")
     # a singular one with a time limit and no regularization: Levenberg-Marquardt steps and the
     # deadline test of newton's compiled small-problem loop, whose interpreter blocks numba compiles
-    # at their first call in a process (~0.1 s, not cached on disk), else once in every child
+    # at their first call in a process (~0.1 s, not cached on disk)
     problem = cm.formulate_from_matrices(
         np.diag([1.0, 0.0, 0.0]),
         np.array([-1.0, 0.0, 0.0]),
@@ -201,7 +204,7 @@ def warm_up(solvers: list[str]) -> float:
     )
     cm.solve(problem, solver="newton", time_limit=10.0, regularize="never")
     # and 60 coupled contacts (180 rows: newton's sparse path, whose kernels the first problem
-    # does not start; otherwise every child with more than 50 contacts would load them again)
+    # does not start)
     n = 180
     W = 2.0 * np.eye(n) - 0.5 * (np.eye(n, k=1) + np.eye(n, k=-1))
     q = np.tile([-1.0, 0.2, 0.0], n // 3)
@@ -210,30 +213,66 @@ def warm_up(solvers: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-#: a child's first solve below this many seconds is run again (see _child)
-REPEAT_BELOW = 1.0
+class Worker:
+    """A child process forked from this one after the warm-up that runs the runs one after another
+    (:func:`run_one`), as a warm process of a user's sweep solves one file after the other; killed
+    and forked again when a run gives no answer within its hard limit. It repeats the warm-up
+    first: a fresh fork's first solves pay copy-on-write page faults on the parent's memory they
+    touch (about 1,700 on a one-contact file: ~1 ms of a 0.5 ms solve), a cost of this
+    benchmark's processes, not of the solver."""
+
+    def __init__(self, solvers: list[str]) -> None:
+        self.solvers = solvers
+        self.proc = None
+        self.conn = None
+
+    def _start(self) -> None:
+        ctx = mp.get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, self.solvers), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def run(self, args: tuple, timeout: float) -> tuple[dict | None, int | None]:
+        """(the row of :func:`run_one` on ``args``, or None after ``timeout`` s; the exit code of
+        a killed worker)."""
+        if self.proc is None or not self.proc.is_alive():
+            self._start()
+        self.conn.send(args)
+        if self.conn.poll(timeout):
+            try:
+                return self.conn.recv(), None
+            except EOFError:
+                pass
+        return None, self.stop()
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        self.conn.close()
+        self.proc.join(1)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        code, self.proc = self.proc.exitcode, None
+        return code
 
 
-def _child(conn, *args) -> None:
-    """:func:`run_one` in the forked child; a first solve under ``REPEAT_BELOW`` s is run once more
-    with newton's kept set-ups and block structures dropped, and that second run is the row (the
-    first run's ``seconds`` and ``call_cpu_seconds`` kept as ``first_*``): the first solve after a
-    fork pays the copy-on-write page faults of the parent's memory it touches (about 1,700 on a
-    one-contact file, 1-2 ms), a cost of this benchmark's processes, not of a warm process."""
-    try:
-        row = run_one(*args)
-        if row.get("seconds", REPEAT_BELOW) < REPEAT_BELOW:
-            core.clear_setup_cache()
-            first = row
-            row = run_one(*args)
-            row.update(first_seconds=first["seconds"], first_call_cpu_seconds=first["call_cpu_seconds"])
-        conn.send(row)
-    except Exception as exc:
-        conn.send({"error": f"{type(exc).__name__}: {exc}"})
-    conn.close()
+def _serve(conn, solvers: list[str]) -> None:
+    warm_up(solvers)
+    while True:
+        try:
+            args = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(run_one(*args))
+        except Exception as exc:
+            conn.send({"error": f"{type(exc).__name__}: {exc}"})
 
 
 def run_guarded(
+    worker: Worker,
     path: Path,
     solver: str,
     form: str,
@@ -244,24 +283,9 @@ def run_guarded(
     options: dict,
     nc: int,
 ) -> dict:
-    """:func:`run_one` in a child process killed after time_limit + 10 s."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    args = (child, path, solver, form, tol, time_limit, slack, scale, options)
-    proc = ctx.Process(target=_child, args=args)
+    """:func:`run_one` in ``worker``, killed after time_limit + 10 s."""
     t0 = time.perf_counter()
-    proc.start()
-    child.close()
-    row = None
-    if parent.poll(time_limit + 10):
-        try:
-            row = parent.recv()
-        except EOFError:
-            row = None
-    proc.join(5)
-    if proc.is_alive():
-        proc.kill()
-        proc.join()
+    row, exitcode = worker.run((path, solver, form, tol, time_limit, slack, scale, options), time_limit + 10)
     wall = time.perf_counter() - t0
     base = {"file": path.name, "solver": label(solver, form), "contacts": nc}
     if row is None:
@@ -270,7 +294,7 @@ def run_guarded(
             "status": "KILLED",
             "seconds": round(wall, 2),
             "solved": False,
-            "detail": f"no answer within {time_limit + 10:.0f} s (exit code {proc.exitcode})",
+            "detail": f"no answer within {time_limit + 10:.0f} s (exit code {exitcode})",
         }
     if "error" in row:
         return {**base, "status": "ERROR", "seconds": round(wall, 2), "solved": False, "detail": row["error"]}
@@ -556,6 +580,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     t_start = time.perf_counter()
     warm = warm_up(args.solvers)
+    worker = Worker(args.solvers)
     for path in bench_files(args.bench):
         if args.only and not any(s in path.name for s in args.only):
             continue
@@ -589,6 +614,7 @@ def main(argv: list[str] | None = None) -> int:
                 options = {"max_iter": args.max_iter} if solver == "newton" and args.max_iter else {}
                 emit(
                     run_guarded(
+                        worker,
                         path,
                         solver,
                         form,
@@ -618,6 +644,7 @@ def main(argv: list[str] | None = None) -> int:
                 ):
                     row["kind"] = fp.kind if fp.kind == "local" else "global->local"
                     emit(row)
+    worker.stop()
     print(summary(rows, columns))
     print(
         f"\ntotal wall time {time.perf_counter() - t_start:.0f} s; tol {args.tol:g} on fc3d "

@@ -238,8 +238,8 @@ class ConeMethod(NewtonMethod):
         J = self._J
         if not (self.numba and small.AVAILABLE and self.affine and self.held is None and J is not None):
             return None
-        Jd, JT, M, q = self.dense_J(J), self._JT, self.mcp.M, self.mcp.q
-        if Jd is None or JT is None or q is None or not sp.isspmatrix_csr(M):
+        Jd, M, q = self.dense_J(J), self.mcp.M, self.mcp.q
+        if Jd is None or q is None or not sp.isspmatrix_csr(M):
             return None
         if not self.affine_mq:  # the compiled loop evaluates M x + q itself
             return None
@@ -252,7 +252,7 @@ class ConeMethod(NewtonMethod):
         can_escalate = int(opt.newton_reg > 0.0 and opt.regularize != "never")
         iopt = (int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate)
         best, code, its, hist, counts, regularized, self.boost, self.last_step = small.attempt(
-            pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), JT.data, JT.indices, JT.indptr,
+            pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), J.data, J.indices, J.indptr,
             Jd, self.box, self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
             fopt, iopt, self.regularized, self.boost, self.phi0, self.j_scale, float(deadline),
         )  # fmt: skip
@@ -378,16 +378,17 @@ class ConeMethod(NewtonMethod):
             return self._J
         self.n_jeval += 1
         if self.kept is not None and "J" in self.kept:
-            J, self._JT = self.kept["J"]
+            J = self.kept["J"]
+            self._JT = self.kept.get("JT")
             self._J = self.mcp.M if J is None else J  # None: M itself (see core.setup_cache)
             return self._J
         J = self.mcp.J(x)
         J = sp.csr_matrix(J) if not sp.issparse(J) else J.tocsr()
         J.sum_duplicates()
         if self.affine:
-            self._J, self._JT = J, J.T.tocsr()
+            self._J = J  # its transpose made when the numpy path needs it (see gradient)
             if self.kept is not None:
-                self.kept["J"] = (None if J is self.mcp.M else J, self._JT)
+                self.kept["J"] = None if J is self.mcp.M else J
         return J
 
     def dense_J(self, J: sp.csr_matrix) -> np.ndarray | None:
@@ -571,7 +572,14 @@ class ConeMethod(NewtonMethod):
             pc = phi[idx]
             u[idx] = np.einsum("kji,kj->ki", pt.da_cone, pc)
             v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
-        JT = self._JT if J is self._J and self._JT is not None else J.T
+        if J is self._J:  # the constant J of an affine F: its transpose made once
+            if self._JT is None:
+                self._JT = J.T.tocsr()
+                if self.kept is not None:
+                    self.kept["JT"] = self._JT
+            JT = self._JT
+        else:
+            JT = J.T
         return u + JT @ v
 
     def newton_step(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:

@@ -141,8 +141,10 @@ if AVAILABLE:
         return out
 
     @numba.njit(cache=True)
-    def _gradient(phi, da_box, db_box, Da, Db, box, idx, Td, Ti, Tp):
-        """``H^T Phi = Da^T Phi + J^T (Db^T Phi)`` (``Td, Ti, Tp``: J^T in CSR)."""
+    def _gradient(phi, da_box, db_box, Da, Db, box, idx, Jdat, Jind, Jptr):
+        """``H^T Phi = Da^T Phi + J^T (Db^T Phi)`` (``J`` in canonical CSR): ``J^T v`` summed, for
+        each entry, over the rows of J in ascending order from 0, as SciPy's product with the
+        CSR transpose ``J.T.tocsr()`` of the numpy path sums its rows."""
         n = phi.shape[0]
         u = np.zeros(n)
         v = np.zeros(n)
@@ -158,12 +160,13 @@ if AVAILABLE:
                     sv += Db[b, j, i] * phi[idx[b, j]]
                 u[idx[b, i]] = su
                 v[idx[b, i]] = sv
+        t = np.zeros(n)
+        for r in range(n):
+            for e in range(Jptr[r], Jptr[r + 1]):
+                t[Jind[e]] += Jdat[e] * v[r]
         g = np.empty(n)
         for i in range(n):
-            s = 0.0
-            for e in range(Tp[i], Tp[i + 1]):
-                s += Td[e] * v[Ti[e]]
-            g[i] = u[i] + s
+            g[i] = u[i] + t[i]
         return g
 
     @numba.njit(cache=True)
@@ -280,12 +283,12 @@ if AVAILABLE:
 
     @numba.njit(cache=True)
     def attempt(
-        x0, Md, Mi, Mp, q, Td, Ti, Tp, Jd, box, lb, ub, s_box, idx, mu, rho,
+        x0, Md, Mi, Mp, q, Jdat, Jind, Jptr, Jd, box, lb, ub, s_box, idx, mu, rho,
         fopt, iopt, regularized, boost, phi0, j_scale, deadline,
     ):  # fmt: skip
         """One attempt from ``x0`` (projected): ``core.iterate`` with ConeMethod plugged in.
 
-        ``M`` (Md, Mi, Mp) and ``J^T`` (Td, Ti, Tp) in CSR, ``Jd`` = J dense; the box rows
+        ``M`` (Md, Mi, Mp) and ``J`` (Jdat, Jind, Jptr; canonical) in CSR, ``Jd`` = J dense; the box rows
         ``box`` with their bounds and scales, the cone blocks ``idx``, ``mu``, ``rho``;
         ``fopt`` = (tol, armijo_sigma, backtrack, min_step, newton_min_step, descent_rho,
         descent_p, lm_mu, newton_reg), ``iopt`` = (max_iter, stall_iter, nonmonotone_memory,
@@ -347,7 +350,7 @@ if AVAILABLE:
             for e in range(max(0, n_merits - memory), n_merits):
                 ref = max(ref, merits[e])
             # -- core.step: the ladder Newton -> regularized Newton -> LM -> projected gradient
-            grad = _gradient(phi, da_box, db_box, Da, Db, box, idx, Td, Ti, Tp)
+            grad = _gradient(phi, da_box, db_box, Da, Db, box, idx, Jdat, Jind, Jptr)
             pg = _project(x - grad, box, lb, ub)
             gnorm = 0.0
             for i in range(x.shape[0]):
