@@ -160,3 +160,27 @@ def test_clear_setup_cache_empties_the_methods_tables():
     table["key"] = "kept"
     core.clear_setup_cache()
     assert table == {}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_row_scales_match_the_numpy_code(seed):
+    from contactmodel.solvers.newton.cones import ConeMethod
+
+    mcp = random_fc3d(seed, 5, 15, nbox=3)
+    rng = np.random.default_rng(seed)
+    J = sp.random(mcp.n, mcp.n, density=0.3, random_state=seed, format="csr") * 10.0 ** rng.integers(-3, 4)
+    J = J.tolil()
+    J[rng.integers(mcp.n), :] = 0.0  # an empty row
+    J[rng.integers(mcp.n), rng.integers(mcp.n)] = [np.inf, np.nan][seed % 2]  # not finite
+    J = J.tocsr()
+    got = []
+    for kernels in ("numba", "numpy"):
+        method = ConeMethod(mcp, NewtonOptions(kernels=kernels))
+        method.set_scaling(J, True)
+        got.append((method.j_scale, method.s_box, method.rho))
+    assert got[0][0] == got[1][0] and type(got[0][0]) is float
+    np.testing.assert_array_equal(got[0][1], got[1][1])
+    np.testing.assert_array_equal(got[0][2], got[1][2])
+    plain = newton_kernels.cone_scales_py(J.data, J.indptr, method.box, method.idx)
+    assert plain[0] == got[1][0]
+    np.testing.assert_array_equal(plain[2], got[1][2])

@@ -361,6 +361,12 @@ class ConeMethod(NewtonMethod):
         if kept is not None and "scaling" in kept:
             self.j_scale, self.s_box, self.rho = kept["scaling"]
             return
+        if self.numba:  # the same numbers in one compiled loop
+            self.j_scale, self.s_box, self.rho = kernels.cone_scales(J.data, J.indptr, self.box, self.idx)
+            self.j_scale = float(self.j_scale)
+            if kept is not None:
+                kept["scaling"] = (self.j_scale, self.s_box, self.rho)
+            return
         norms = np.zeros(self.n)
         a = np.abs(J.data)
         nonempty = np.diff(J.indptr) > 0
