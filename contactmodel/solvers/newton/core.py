@@ -143,7 +143,9 @@ class NewtonOptions(Options):
     chord_decrease: merit reduction factor in (0, 1) a chord step must reach.
     kernels: the hot loops (the FB function with its partials and the natural residual when every
         bound is a lower bound; the dense Newton matrix of an affine problem; the cone blocks'
-        natural map and the sparse pattern and entries of their Newton matrix): ``"auto"``
+        natural map, row scales and the sparse pattern and entries of their Newton matrix; on
+        small affine cone problems factored dense, the whole attempt,
+        :mod:`contactmodel.solvers.newton.small`): ``"auto"``
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton.kernels`.
