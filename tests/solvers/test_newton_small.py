@@ -184,3 +184,15 @@ def test_compiled_row_scales_match_the_numpy_code(seed):
     plain = newton_kernels.cone_scales_py(J.data, J.indptr, method.box, method.idx)
     assert plain[0] == got[1][0]
     np.testing.assert_array_equal(plain[2], got[1][2])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_product_kernels_give_scipys_numbers(seed):
+    rng = np.random.default_rng(seed)
+    A = sp.random(40, 30, density=0.2, random_state=seed, format="csr")
+    A = sp.csr_matrix(A.multiply(10.0 ** rng.uniform(-3, 3, (40, 1))))
+    x, v = rng.standard_normal(30), rng.standard_normal(40)
+    for kernel in (newton_kernels.csr_matvec, newton_kernels.csr_matvec_py):
+        assert np.array_equal(kernel(A.data, A.indices, A.indptr, x), A @ x)
+    for kernel in (newton_kernels.csr_rmatvec, newton_kernels.csr_rmatvec_py):
+        assert np.array_equal(kernel(A.data, A.indices, A.indptr, v, 30), A.T @ v)
