@@ -5,7 +5,8 @@ answer passes the independent check of :func:`scenes.check_answer`.
   iterations and left the last restart no budget (each restart now gets a share of what is left);
 * ``--max-boxes 6 --torsion`` scenes: Ellipsoid and EllipticTorsion contacts with mu = 0, stated
   as the degenerate MNCP (the ellipsoid's quadratic slack with the set {0}) where newton converged
-  only linearly, to a solved-inaccurate answer or none (now frictionless rows).
+  only linearly, to a solved-inaccurate answer or none (now frictionless rows); and one whose
+  ellipsoid contacts at c_n = 0 only newton's last try (penalized merit, regularized) solves.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 from scenes import ALL_LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
+from contactmodel.solve import QUASISTATIC_RETRY
 
 
 def _check(scene) -> cm.Solution:
@@ -68,3 +70,16 @@ def test_soft_finger_law_with_mu_zero_is_frictionless(law: cm.FrictionLaw) -> No
         np.testing.assert_allclose(mine.angular_acceleration, theirs.angular_acceleration, atol=1e-9)
     for c in sol.contacts:
         np.testing.assert_allclose(c.force[1:], 0.0, atol=1e-12)
+
+
+def test_last_try_with_the_penalized_merit_solves_a_degenerate_soft_finger_scene() -> None:
+    """Scene 526 of ``--max-boxes 6 --torsion``: ellipsoid contacts at c_n = 0 leave every statement
+    solved-inaccurate (MCP residual 4e-13, the law only to 2e-8); newton as stated with the
+    penalized merit and regularization solves it."""
+    scene = draw_scene(NumpyDraw([1, 526]), max_boxes=6, max_contacts=8, laws=ALL_LAWS)
+    first = cm.solve(scene.problem(), solver="newton", fallback=False)
+    assert first.status is cm.Status.SOLVED_INACCURATE  # the premise
+    sol = _check(scene)
+    assert sol.extras["fallback"]["solved_by"] == str(QUASISTATIC_RETRY)
+    assert sol.extras["fallback"]["tried"]  # the other statements came first
+    assert sol.iterations > first.iterations  # every run counted
