@@ -33,7 +33,14 @@ import numpy as np
 
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
-from contactmodel.friction.rows import NORMAL_PAIR, NORMAL_VARIABLE, ContactRows, ellipse_rows, sliding_rows
+from contactmodel.friction.rows import (
+    NORMAL_PAIR,
+    NORMAL_VARIABLE,
+    ContactRows,
+    ellipse_rows,
+    normal_rows,
+    sliding_rows,
+)
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 
 #: accepted values of ``Ellipsoid(direction=...)``
@@ -89,6 +96,8 @@ class Ellipsoid(FrictionLaw):
         return {a: e**2 for a, e in self.weights.items()}
 
     def rows(self, ctx: ContactContext) -> ContactRows:
+        if self.mu == 0.0:  # the set is {0}: no friction; the MNCP rows would be degenerate there
+            return self.cached_rows(normal_rows)
         if ctx.sliding("tor"):
             if self.direction == "max-work":
                 return sliding_rows(ctx.velocity, self.weights, self.mu)
@@ -113,6 +122,6 @@ class Ellipsoid(FrictionLaw):
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
-        if not ctx.sliding("tor"):
+        if self.mu != 0.0 and not ctx.sliding("tor"):
             values.update(lift_ellipse("tor", self.weights, force, accel, self.direction_weights))
         return values

@@ -25,6 +25,7 @@ from contactmodel.friction.rows import (
     add_ellipse,
     add_interval,
     ellipse_variables,
+    normal_rows,
     sliding_coefficients,
 )
 from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
@@ -52,6 +53,8 @@ class EllipticTorsion(FrictionLaw):
     def rows(self, ctx: ContactContext) -> ContactRows:
         """c_n >= 0 and its normal pair; in (t, o) the sliding force map or the rolling ellipse rows;
         in r the sliding moment -e_r mu sign(v_r) c_n or the rolling interval rows."""
+        if self.mu == 0.0:  # the set is {0}: no friction; the MNCP rows would be degenerate there
+            return self.cached_rows(normal_rows)
         slide_to, slide_r = ctx.sliding("to"), ctx.sliding("r")
         if not (slide_to or slide_r):
             return self.cached_rows(lambda: self._rows(ctx))
@@ -86,6 +89,8 @@ class EllipticTorsion(FrictionLaw):
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
+        if self.mu == 0.0:
+            return values
         if not ctx.sliding("to"):
             values.update(lift_ellipse("to", self._ellipse, force, accel))
         if not ctx.sliding("r"):

@@ -116,6 +116,10 @@ class NewtonOptions(Options):
         residual has not decreased by 1% for this many iterations.
     restarts: after a failed attempt, restart from the starting point with the regularization and
         polish always on, then with the regularization off, then also without row scaling.
+        ``max_iter`` bounds all attempts together: the first may use it all, each restart gets an
+        equal share of the iterations left (a slow restart cannot starve the next ones: on the
+        fuzz scenes of ``benchmarks/fuzz_run.py`` the last restart solved cone blocks that the
+        earlier ones had crept on for over 100 iterations).
     scale_rows: build the merit from ``F_i / s_i`` with ``s_i = max(1, max_j |J_ij(x0)|)`` (same
         solutions, better balanced merit for stiff rows); the stopping test always uses the
         unscaled natural residual.
@@ -610,7 +614,8 @@ def _attempts(method: NewtonMethod, x: np.ndarray, t0: float, history: list[floa
     opt = method.opt
     deadline = math.inf if opt.time_limit is None else t0 + opt.time_limit
     tally = _Tally()
-    for k, changes in enumerate([{}] + (list(method.restarts) if opt.restarts else [])):
+    ladder = [{}] + (list(method.restarts) if opt.restarts else [])
+    for k, changes in enumerate(ladder):
         method.opt = replace(opt, **changes) if changes else opt
         method.n_restarts = k
         start = method.begin_attempt(x)
@@ -620,7 +625,9 @@ def _attempts(method: NewtonMethod, x: np.ndarray, t0: float, history: list[floa
         history.append(start.res)
         tally.best = tally.best or start
         budget = opt.max_iter - tally.iterations
-        budget = method.first_budget(budget) if k == 0 else budget
+        # the first attempt may use the whole budget; each restart an equal share of what is left,
+        # so that a slow restart cannot starve the next ones
+        budget = method.first_budget(budget) if k == 0 else -(-budget // (len(ladder) - k))
         pt, tally.outcome, tally.message, its = iterate(method, start, deadline, budget, history)
         tally.iterations += its
         if pt.res < tally.best.res:
