@@ -21,7 +21,7 @@ def scene(i: int):
 @pytest.mark.parametrize(
     ("index", "route", "cone_form"),
     [
-        (1506, "with the cone in the MNCP form", "mncp"),  # cone, reduced form
+        (1506, "in the sparse form", "soc"),  # cone, reduced form
         (540, "with the cone in the MNCP form", "mncp"),  # cone (automatic and SOC), sparse form
         (2026, "in the reduced form with the cone in the MNCP form", "mncp"),  # a mix, sparse form
     ],
