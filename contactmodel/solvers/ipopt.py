@@ -1,5 +1,9 @@
 """Solver "ipopt": MNCPOpt / LCPOpt of Andreani et al. (2002) solved by Ipopt (cyipopt), exact derivatives.
 
+MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails (friction
+LCPs are not row sufficient), and which one Ipopt reaches depends on the start: a run that ends at one
+is followed by the restart ladder of :attr:`IpoptOptions.restarts` and ``random_starts``.
+
 The MCP (nonnegative or free variables only) becomes the bound-constrained NLP of
 :mod:`contactmodel.solvers.reformulation` with no general constraints (m = 0). A run is
 CONVERGED only when the final objective is <= ``objective_tol`` and the MCP natural residual
@@ -62,6 +66,14 @@ class IpoptOptions(Options):
         is kept only if it lowers the natural residual. Ipopt's barrier leaves u_i, z_i of
         order sqrt(mu) at degenerate solutions, about 1e-7 in the natural residual.
     polish_objective: objective level below which polishing is tried.
+    restarts: when the first attempt (from ``mcp.x0`` with these options) does not converge,
+        the attempts of :data:`RESTARTS` named here are made in turn until one converges; ()
+        for a single attempt.
+    random_starts: then up to this many seeded random starts (:func:`random_start`, the
+        interior options).
+    restart_max_iter: Ipopt iteration limit of each restart. All attempts share ``max_iter``
+        and ``time_limit``; the answer is the converged attempt's, else the one with the
+        smallest natural residual.
     native: further Ipopt options, passed unchanged to ``add_option`` last (they override
         the fields above).
 
