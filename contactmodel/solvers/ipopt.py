@@ -71,7 +71,8 @@ class IpoptOptions(Options):
         for a single attempt.
     random_starts: then up to this many seeded random starts (:func:`random_start`, the
         interior options).
-    restart_max_iter: Ipopt iteration limit of each restart. All attempts share ``max_iter``
+    attempt_max_iter: Ipopt iteration limit of each attempt, the first included, when restarts
+        follow (a first run that wanders keeps none of them from running). All attempts share ``max_iter``
         and ``time_limit``; the answer is the converged attempt's, else the one with the
         smallest natural residual.
     native: further Ipopt options, passed unchanged to ``add_option`` last (they override
@@ -101,7 +102,7 @@ class IpoptOptions(Options):
         "row-scaled",
     )
     random_starts: int = 4
-    restart_max_iter: int = 1000
+    attempt_max_iter: int = 1000
     native: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -123,7 +124,7 @@ class IpoptOptions(Options):
             raise OptionError(
                 f"IpoptOptions.restarts must be a sequence of {sorted(RESTARTS)}, got {self.restarts!r}"
             )
-        for name in ("random_starts", "restart_max_iter"):
+        for name in ("random_starts", "attempt_max_iter"):
             if int(getattr(self, name)) < 0:
                 raise OptionError(f"IpoptOptions.{name} must be >= 0, got {getattr(self, name)}")
         if not isinstance(self.native, dict):
@@ -377,8 +378,8 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     tried: list[dict[str, Any]] = []
     for name, spec in ladder:
         budget = int(opts.max_iter) - used
-        if last is not None:
-            budget = min(budget, int(opts.restart_max_iter))
+        if len(ladder) > 1:
+            budget = min(budget, int(opts.attempt_max_iter))
         wall = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t_start)
         if last is not None and (budget <= 0 or (wall is not None and wall <= 0)):
             break
