@@ -206,8 +206,9 @@ def _perturbed(M, q, opts: FIPOptions, zeta: float, extras: dict, exact: float, 
         extras["perturbation"] = delta
         z = scaled_ones_start(M, qd)
         if z is None:
-            t, z, _ = phase_one(M, qd)
-            if z is None or t <= 0.0:
+            _, z, _ = phase_one(M, qd)
+            # the LP's t* is as small as delta, and its z >= t* e holds only to HiGHS's tolerance
+            if z is None or z.min() <= 0.0 or (M @ z + qd).min() <= 0.0:
                 continue
         z, w, k, _, _, _ = _iterate(M, qd, z, opts, zeta, extras, 0.0)
         k_all += k
