@@ -11,7 +11,9 @@ imports the script as a module and calls it unchanged (Siconos: its ``solve_one`
 lemkelcp: its ``main``), intercepting only the call that produces the solution (the Siconos
 driver, GAMSPy's ``Variable``, lemkelcp's ``lemketableau``) to keep a copy of it. Output: the
 script's JSON line(s) with ``"z"`` added (LCP: z; fc3d: the contact forces r), null when the peer
-returned none.
+returned none. A peer that cannot run here (not installed; GAMS refusing an expired or missing
+license) prints one line with ``"status": "unavailable"`` and the reason, and the exit status is 0,
+so callers skip it instead of counting a failure.
 """
 
 from __future__ import annotations
@@ -97,7 +99,22 @@ def _run_main(peer, argv: list[str]) -> dict:
     return json.loads(lines[-1]) if lines else {"status": "fail", "reason": "no output"}
 
 
+def _unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the peer cannot run here (missing package, GAMS license refused)."""
+    return isinstance(exc, ImportError) or "licens" in str(exc).lower()
+
+
 def gamspy(tools: Path, instance: str, tol: float | None) -> list[dict]:
+    try:
+        return _gamspy(tools, instance, tol)
+    except Exception as exc:
+        if not _unavailable(exc):
+            raise
+        reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else exc!r}"
+        return [{"solver": "path", "status": "unavailable", "reason": reason, "z": None}]
+
+
+def _gamspy(tools: Path, instance: str, tol: float | None) -> list[dict]:
     peer = _load(tools, "peer_gamspy_path")
     gp = _Proxy(peer.gp)
     made = []

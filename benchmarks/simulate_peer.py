@@ -97,7 +97,7 @@ SETTLE = 0.02  # s: velocities are compared after Siconos' first landing (see co
 #: NSGS' stopping tolerance in the peer runs, Siconos' own default for FrictionContact(3): its
 #: error is ||r - proj_K(r - (u + mu ||u_t|| e_n))||_2 / ||q||_2 over all contacts (u the local
 #: velocities, q their free part), checked on the last sweep's change and then in full. Ours stops
-#: at newton's tol 1e-10 and accepts 1e-8 (||x - mid(lb, x - F, ub)||_inf / max(1, ||F(0)||_inf),
+#: at newton's tol 1e-10 and accepts 1e-8 (||x - mid(lb, x - F, ub)||_inf / ||F(0)||_inf,
 #: velocities in m/s, impulses in N s): 4 orders tighter. ``--siconos-tol 1e-4 1e-8`` runs Siconos
 #: at both, side by side.
 SICONOS_TOL = 1e-4

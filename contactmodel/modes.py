@@ -186,11 +186,13 @@ def contact_modes(
     ``accelerations`` the contact accelerations a at c, when the caller has them (default:
     compile, read c from the model at x, a from the assembly).
 
-    Tolerances are relative to the largest force/acceleration of the contact. The pairs' states
+    Tolerances are relative to the largest force/acceleration of the contact (at least the
+    solution's ``residual_scale``, 1 for a bare point). The pairs' states
     and the physical modes are decided for all contacts at once (numpy), and the pairs' verdict
     once per distinct (law, mode, states); per contact only the result objects are made.
     """
     x = np.asarray(solution.x if hasattr(solution, "x") else solution, dtype=float)
+    floor = getattr(solution, "residual_scale", 1.0)
     compiled = problem.compile() if compiled is None else compiled
     if forces is None and problem.assembly.quasistatic:  # velocities: the point's own
         point = problem.interpret(x, compiled)
@@ -212,7 +214,7 @@ def contact_modes(
             list(f.verdict.decided_by),
             list(f.notes),
         )
-        for f in found_modes(decide_modes(problem, x, tol, compiled, forces, accelerations))
+        for f in found_modes(decide_modes(problem, x, tol, compiled, forces, accelerations, floor=floor))
     }
 
 
@@ -277,13 +279,16 @@ def decide_modes(
     forces: np.ndarray,
     accelerations: np.ndarray | None = None,
     F: np.ndarray | None = None,
+    floor: float = 1.0,
 ) -> Decided:
     """Every contact's mode at the MCP point x with contact forces ``forces`` (m,) (see
     :func:`contact_modes`) as columns, for the dispatcher to make its results from. ``F``: the
     MCP's F(x), when the caller has it.
 
     The physical modes are decided with numpy (a sliding or slipping contact's direction contact
-    by contact); contacts are grouped by (friction set, sliding, pair keys, mode, label, pair
+    by contact); ``tol`` is relative to the larger of ``floor`` (the problem's residual scale, see
+    :attr:`~contactmodel.solution.Solution.residual_scale`) and the contact's largest force or
+    acceleration. Contacts are grouped by (friction set, sliding, pair keys, mode, label, pair
     states), packed into one integer per contact, and the pairs' verdict is made once per group
     (and kept with the layout: the same few groups recur solve after solve)."""
     asm = problem.assembly
@@ -291,7 +296,7 @@ def decide_modes(
     a = asm.contact_accelerations(c) if accelerations is None else np.asarray(accelerations, dtype=float)
     layout = layout_of(problem)
     names = layout.names
-    eps = tol * np.maximum(1.0, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
+    eps = tol * np.maximum(floor, layout.per_contact_max(np.maximum(np.abs(c), np.abs(a))))
     pa = _pair_arrays(problem, compiled, names)
     codes = _pair_codes(pa, x, compiled.mcp.F(x) if F is None else F, eps)
     cn, an = c[layout.normal], a[layout.normal]

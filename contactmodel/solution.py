@@ -58,7 +58,10 @@ class Solution:
     Contact, body and joint results are filled only when the status is solved or
     solved-inaccurate (``x`` keeps the last iterate otherwise).
     ``residual`` is the dispatcher's own natural-map residual ||x - mid(lb, x - F(x), ub)||_inf
-    divided by max(1, ||F(x0 = 0)||_inf), the same for every solver; ``checks`` holds the
+    divided by ``residual_scale``, the same for every solver; ``residual_scale`` is the scale of
+    the problem's own data, ||F(0)||_inf (||q||_inf of an LCP M x + q; for a contact problem the
+    largest load term: external forces and free accelerations), or 1 when F(0) = 0, so the status
+    does not change when the data is scaled (:mod:`contactmodel.mcp.scale`); ``checks`` holds the
     physical checks (normal complementarity, Newton-Euler) for contact problems. ``cone_form`` is
     the form in which the ``CoulombCone`` contacts were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``;
     None without such contacts), see :mod:`contactmodel.friction.cone`.
@@ -78,6 +81,7 @@ class Solution:
     timings: dict[str, float] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
     cone_form: str | None = None  # form of the CoulombCone contacts that ran: soc, mncp, soc+mncp
+    residual_scale: float = 1.0  # ||F(0)||_inf, or 1 when F(0) = 0: what ``residual`` is relative to
 
     @property
     def ok(self) -> bool:
@@ -98,6 +102,7 @@ class Solution:
             "status": self.status.value,
             "solver": self.solver,
             "residual": _num(self.residual),
+            "residual_scale": _num(self.residual_scale),
             "iterations": int(self.iterations),
             "seconds": float(self.seconds),
             "message": self.message,
@@ -172,9 +177,13 @@ class Solution:
         return bool(self.extras.get("quasistatic", False))
 
     def status_line(self) -> str:
-        """The status and the numbers it was decided on: the relative natural-map residual of the MCP
-        and, for contact problems, the friction laws' residual on the same scale."""
-        parts = [f"status: {self.status.value}", f"residual (MCP, relative): {_sci(self.residual)}"]
+        """The status and the numbers it was decided on: the natural-map residual of the MCP relative
+        to ``residual_scale`` (printed) and, for contact problems, the friction laws' residual on
+        the same scale."""
+        parts = [
+            f"status: {self.status.value}",
+            f"residual (MCP, relative to ||F(0)||_inf = {_sci(self.residual_scale)}): {_sci(self.residual)}",
+        ]
         law = self.checks.get("law_residual")
         if law is not None:
             parts.append(f"law residual (relative): {_sci(law)}")
@@ -199,7 +208,7 @@ class Solution:
 
     def _zeroed(self, vectors: list[list[float]]) -> list[list[float]]:
         """``vectors`` with the entries below the answer's accuracy set to 0 (one column group)."""
-        limit = _zero_below(self.residual, vectors)
+        limit = _zero_below(self.residual, vectors, self.residual_scale)
         return [[0.0 if abs(v) <= limit else float(v) for v in vec] for vec in vectors]
 
 
@@ -210,14 +219,15 @@ QUASISTATIC_NOTE = (
 )
 
 
-def _zero_below(residual: float, vectors: list[list[float]]) -> float:
+def _zero_below(residual: float, vectors: list[list[float]], scale: float = 1.0) -> float:
     """The magnitude under which a printed value is indistinguishable from 0 at this accuracy:
-    10 max(residual, 1e-12) max(1, the largest magnitude in the group). ``residual`` is relative
-    (see :class:`Solution`), so it scales with the group's largest entry; the floor 1e-12 stands
-    for the rounding of the assembly and the solve."""
+    10 max(residual, 1e-12) max(scale, the largest magnitude in the group). ``residual`` is
+    relative to ``scale``, the problem's :attr:`Solution.residual_scale`, so the limit scales with
+    the data and with the group's largest entry; the floor 1e-12 stands for the rounding of the
+    assembly and the solve."""
     largest = max((abs(v) for vec in vectors for v in vec if math.isfinite(v)), default=0.0)
     accuracy = residual if math.isfinite(residual) else 0.0
-    return 10.0 * max(accuracy, 1e-12) * max(1.0, largest)
+    return 10.0 * max(accuracy, 1e-12) * max(scale, largest)
 
 
 def _cells(values: list[float], width: int) -> list[str]:

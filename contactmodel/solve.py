@@ -8,6 +8,7 @@ claim of success is never passed on unverified.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 
 import numpy as np
@@ -21,12 +22,13 @@ from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import cone_form
 from contactmodel.layout import layout_of
 from contactmodel.mcp.compiled import LAST_X, CompiledMCP
+from contactmodel.mcp.scale import data_scale, normalized, normalizer
 from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.memory import building
 from contactmodel.modes import decide_modes
 from contactmodel.reductions import Chain, ConeFormSwitch
 from contactmodel.solution import ContactResult, Solution
-from contactmodel.solvers.base import Outcome, SolverResult, Status
+from contactmodel.solvers.base import POINT_EXTRAS, Outcome, SolverResult, Status
 
 _CONTROLLERS: dict[str, ThreadpoolController] = {}
 
@@ -57,16 +59,16 @@ def LCP(M, q, names: list[str] | None = None) -> MCP:
 
 
 def residual_scale(mcp: MCP) -> float:
-    """max(1, ||F(0)||_inf): the denominator of every relative residual the dispatcher reports
-    (F(0) = q for an affine MCP, F = M x + q)."""
-    F0 = mcp.q if mcp.q is not None and mcp.M is not None else mcp.F(np.zeros(mcp.n))
-    return max(1.0, float(np.max(np.abs(F0), initial=0.0)))
+    """||F(0)||_inf (q of an affine MCP, F = M x + q), or 1 when that is 0 or not finite: the
+    denominator of every relative residual the dispatcher reports (see
+    :func:`contactmodel.mcp.scale.data_scale`)."""
+    return data_scale(mcp)
 
 
 def relative_residual(
     mcp: MCP, x: np.ndarray, scale: float | None = None, F: np.ndarray | None = None
 ) -> float:
-    """||x - mid(lb, x - F(x), ub)||_inf / max(1, ||F(0)||_inf) (``scale``: that denominator, and
+    """||x - mid(lb, x - F(x), ub)||_inf / :func:`residual_scale` (``scale``: that denominator, and
     ``F``: F(x), when the caller has them)."""
     scale = residual_scale(mcp) if scale is None else scale
     return float(np.max(np.abs(natural_residual(mcp, x, F)), initial=0.0)) / scale
@@ -142,10 +144,11 @@ def solve(
         mcp = MCP(**{**mcp.__dict__, "x0": chain.forward(x0)})
     elif warm and compiled is not None and compiled.derived.get(LAST_X) is not None:
         mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[LAST_X]})  # the solved problem's order
-    result, seconds = _run(solver, module, mcp, opts, blas_threads)
+    scale = residual_scale(mcp)
+    result, seconds = _run(solver, module, mcp, opts, blas_threads, scale)
     timings["solve"] = seconds
     target = compiled if compiled is not None else mcp
-    solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem)
+    solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem, scale=scale)
     if compiled is not None and solution.ok:
         compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
     if fallback and problem is asked:
@@ -240,12 +243,35 @@ def _load_solver(solver: str, mcp: MCP):
     return module
 
 
-def _run(solver: str, module, mcp: MCP, opts, blas_threads: int | None) -> tuple[SolverResult, float]:
-    """The solver's raw result and its wall time (s), with BLAS capped to ``blas_threads``."""
+def _run(
+    solver: str, module, mcp: MCP, opts, blas_threads: int | None, scale: float = 1.0
+) -> tuple[SolverResult, float]:
+    """The solver's raw result (``x`` in ``mcp``'s variables) and its wall time (s), with BLAS
+    capped to ``blas_threads``. The solver runs on ``mcp`` normalized by a power of two near
+    ``scale`` (:func:`contactmodel.mcp.scale.normalizer`), so that its own absolute stopping
+    tests agree with the dispatcher's relative residual at every scale of the data. A singular
+    matrix the solver did not handle (numpy's or scipy's ``LinAlgError``, SuperLU's "singular"
+    ``RuntimeError``) ends the run as FAILED, with the error in the message."""
+    p = normalizer(mcp, scale)
+    if p != 1.0:
+        points = {k: getattr(opts, k) for k in opts.point_fields if getattr(opts, k) is not None}
+        opts = dataclasses.replace(opts, **{k: np.asarray(v, dtype=float) / p for k, v in points.items()})
     with _blas_limit(solver, blas_threads):
         t1 = time.perf_counter()
-        result: SolverResult = module.solve(mcp, opts)
-        return result, time.perf_counter() - t1
+        try:
+            result: SolverResult = module.solve(normalized(mcp, p), opts)
+        except (np.linalg.LinAlgError, RuntimeError) as exc:
+            if isinstance(exc, RuntimeError) and "singular" not in str(exc).lower():
+                raise
+            message = f"{solver} stopped on a singular matrix: {exc}"
+            result = SolverResult(None, Outcome.FAILED, message=message)
+        seconds = time.perf_counter() - t1
+    if p != 1.0:
+        result.x = None if result.x is None else np.asarray(result.x, dtype=float) * p
+        for key in set(POINT_EXTRAS) & set(result.extras):
+            value = result.extras[key]
+            result.extras[key] = [v * p for v in value] if isinstance(value, list) else value * p
+    return result, seconds
 
 
 def _blas_limit(solver: str, threads: int | None):
@@ -266,17 +292,19 @@ def assess(
     seconds: float = 0.0,
     timings: dict[str, float] | None = None,
     problem: Problem | None = None,
+    scale: float | None = None,
 ) -> Solution:
     """The verified :class:`Solution` of a solver's raw result, computed the same way for every
     solver: the relative natural-map residual of the MCP and, for a contact problem, each law's
     residual at the answer's forces and accelerations (relative to the same scale); the status
     is decided on the larger of the two; contact, body and joint results for accepted answers.
-    ``target`` is the compiled model of ``problem`` (a contact problem) or a bare MCP."""
+    ``target`` is the compiled model of ``problem`` (a contact problem) or a bare MCP; ``scale``
+    its :func:`residual_scale`, when the caller has it."""
     timings = {} if timings is None else timings
     contact_problem = isinstance(problem, Problem)
     mcp = target.mcp if contact_problem else target
     x = None if result.x is None else np.asarray(result.x, dtype=float)
-    scale = residual_scale(mcp)
+    scale = residual_scale(mcp) if scale is None else scale
     Fx = mcp.F(x) if x is not None else None  # once: the residual and the modes read it
     residual = relative_residual(mcp, x, scale, Fx) if x is not None else float("inf")
     checks: dict[str, float] = {}
@@ -303,6 +331,7 @@ def assess(
         timings=timings,
         extras=dict(result.extras),
         cone_form=_cone_form(problem) if contact_problem else None,
+        residual_scale=scale,
     )
     if point is not None and solution.ok:
         t2 = time.perf_counter()
@@ -336,7 +365,9 @@ def _fill_contact_results(
     of an accepted answer (``F``: the MCP's F at the answer, when known)."""
     # a mode is decided at the accuracy the answer has, not the accuracy asked for
     mode_tol = 10 * max(tol, solution.residual, 1e-12)
-    found = decide_modes(problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F)
+    found = decide_modes(
+        problem, solution.x, mode_tol, compiled, point.forces, point.accelerations, F, solution.residual_scale
+    )
     layout = layout_of(problem)
     kinematic = layout.per_contact(point.accelerations)
     if problem.assembly.quasistatic:  # the rows' unknowns are velocities; no acceleration

@@ -2,9 +2,10 @@
 Two SCARA arms hold a cube between their fingertips and lift it (time stepping, controllers)
 ============================================================================================
 
-The grasp of examples/scara_grasp.py (Andreani, Friedlander, Mello and Santos, 2002, §4: a
-3 kg cube of side 0.4 m between the fingertips of two SCARA arms, point contacts with
-mu = 0.1 and 0.2), at rest at t = 0, now moved by joint controllers ``(t, state) -> efforts``:
+The grasp of ``contactmodel.models.scara_grasp``, which examples/scara_grasp.py solves once
+(Andreani, Friedlander, Mello and Santos, 2002, §4: a 3 kg cube of side 0.4 m between the
+fingertips of two SCARA arms, point contacts with mu = 0.1 and 0.2), at rest at t = 0, now
+moved by joint controllers ``(t, state) -> efforts``:
 
 * shoulder and elbow: the squeeze torques tau = J^T (200 N n_into_cube) of the instantaneous
   example plus a PD hold of the initial angles (K_P = 400 N m/rad, K_D = 20 N m s/rad);
@@ -26,36 +27,16 @@ Run it:
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 
 import contactmodel as cm
+from contactmodel.models.scara_grasp import CUBE_MASS, SQUEEZE, TIP, G
+from contactmodel.models.scara_grasp import build as build_grasp
 
 LIFT, T_LIFT = 0.05, 0.5  # m, s
 KP_ARM, KD_ARM = 400.0, 20.0  # N m/rad, N m s/rad
 KP_Z, KD_Z = 4000.0, 150.0  # N/m, N s/m
 ARMS = ("scara1", "scara2")
-
-
-#: the folder of this file (sphinx-gallery runs it from there, without __file__)
-HERE = Path(globals().get("__file__", "sim_scara_grasp.py")).resolve().parent
-
-
-def _grasp():
-    """examples/scara_grasp.py (the instantaneous grasp this example moves)."""
-    name = "_scara_grasp_example"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, HERE / "scara_grasp.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-GRASP = _grasp()
 
 
 def lift_profile(t: float) -> tuple[float, float]:
@@ -66,7 +47,7 @@ def lift_profile(t: float) -> tuple[float, float]:
 
 def build() -> cm.System:
     """The grasp at rest with every joint effort known (the controllers replace them)."""
-    system = GRASP.build(sliding=False)
+    system = build_grasp(sliding=False)
     for arm in system.manipulators:
         arm.prescribed_accelerations = [None] * arm.n
         arm.efforts = [0.0] * arm.n
@@ -77,10 +58,10 @@ def controller(system: cm.System, name: str):
     """The joint controller ``(t, state) -> 4 efforts`` of arm ``name`` (see the docstring)."""
     arm = next(a for a in system.manipulators if a.name == name)
     q0 = arm.q.copy()
-    tip = arm.link_frames()[GRASP.TIP][1]
+    tip = arm.link_frames()[TIP][1]
     side = -1.0 if name == ARMS[0] else 1.0
-    squeeze = arm.point_jacobian(GRASP.TIP, tip).T @ (GRASP.SQUEEZE * np.array([-side, 0.0, 0.0]))
-    carried = sum(link.mass for link in arm.links[2:]) * GRASP.G + 0.5 * GRASP.CUBE_MASS * GRASP.G
+    squeeze = arm.point_jacobian(TIP, tip).T @ (SQUEEZE * np.array([-side, 0.0, 0.0]))
+    carried = sum(link.mass for link in arm.links[2:]) * G + 0.5 * CUBE_MASS * G
 
     def efforts(t: float, state) -> np.ndarray:
         q, qd = state.q[name], state.qdot[name]

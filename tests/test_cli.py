@@ -380,7 +380,7 @@ def test_table_prints_zero_where_zero_is_meant_and_units(capsys):
     assert main(["solve", BOX_PUSH]) == 0
     out = capsys.readouterr().out
     status = out.splitlines()[0]
-    assert status.startswith("status: solved   residual (MCP, relative): ")
+    assert status.startswith("status: solved   residual (MCP, relative to ||F(0)||_inf = ")
     assert "law residual (relative): " in status
     header, *rows = _table_rows(out, "contact")
     assert header[2:4] == ["f_n", "[N]"] and "a_n" in header and "[m/s^2]" in header
@@ -400,7 +400,8 @@ def test_table_keeps_values_above_the_accuracy():
     row = _table_rows(solution.table(), "body")[1]
     # zero below 10 * 1e-9 * 9.81 ~ 1e-7 in the linear group, below 10 * 1e-9 * 1 in the angular one
     assert row == ["b", "0", "2e-06", "-9.81", "5e-08", "0", "0"]
-    assert solution.status_line() == "status: solved   residual (MCP, relative): 1.0e-09"
+    expected = "status: solved   residual (MCP, relative to ||F(0)||_inf = 1.0e+00): 1.0e-09"
+    assert solution.status_line() == expected
 
 
 def test_all_solutions_prints_each_solutions_table(capsys):

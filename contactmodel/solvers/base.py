@@ -41,6 +41,12 @@ class Outcome(enum.Enum):
     FAILED = "failed"
 
 
+#: the keys of :attr:`SolverResult.extras` holding points in the MCP's variables or values of F
+#: (an array, or a list of arrays: enumerate's ``solutions``, the MNCPOpt slacks ``z`` of ipopt and
+#: scipy), which :func:`contactmodel.solve` scales back with ``x`` when it ran the MCP normalized
+POINT_EXTRAS = ("solutions", "z")
+
+
 @dataclass
 class SolverResult:
     """Raw result of one solver run on an MCP.
@@ -64,6 +70,10 @@ class Options:
     member or its string and refuses any other value, naming the accepted ones. Each solver's
     ``validate()`` holds the range and cross-field checks; it runs when the options are made
     (``__post_init__``) and again when a solver starts (fields may be assigned in between)."""
+
+    #: the fields holding a point in the MCP's variables (a start), which :func:`contactmodel.solve`
+    #: divides by the scale it normalizes the MCP by, as it does the MCP's x0
+    point_fields: tuple[str, ...] = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
         if value is not _defaults(type(self)).get(name, _NO_DEFAULT):  # declared defaults are trusted

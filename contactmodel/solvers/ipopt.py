@@ -55,7 +55,8 @@ class IpoptOptions(Options):
 
     complementarity_term: "product" (Andreani et al.'s (2002) (u^T z)^2) or "componentwise"
         (sum_i (u_i z_i)^2).
-    tol: acceptance bound on the inf-norm of the MCP natural residual.
+    tol: acceptance bound on the inf-norm of the MCP natural residual (of the MCP given, which
+        ``cm.solve`` normalizes by its data's scale: :mod:`contactmodel.mcp.scale`).
     objective_tol: acceptance bound on the MNCPOpt objective (Andreani et al. (2002) used 1e-10).
     nlp_tol: Ipopt's own "tol" (scaled NLP optimality error).
     max_iter: Ipopt iteration limit.

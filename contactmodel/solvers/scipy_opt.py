@@ -49,7 +49,8 @@ class ScipyOptions(Options):
     """Options of the "scipy" solver.
 
     method: "L-BFGS-B" (exact gradient) or "trust-constr" (exact gradient and Hessian).
-    tol: acceptance bound on the inf-norm of the MCP natural residual.
+    tol: acceptance bound on the inf-norm of the MCP natural residual (of the MCP given, which
+        ``cm.solve`` normalizes by its data's scale: :mod:`contactmodel.mcp.scale`).
     objective_tol: acceptance bound on the MNCPOpt objective (Andreani et al. (2002) used 1e-10).
     max_iter: iteration limit of the method.
     complementarity_term: "product" (Andreani et al.'s (2002) (u^T z)^2) or "componentwise"

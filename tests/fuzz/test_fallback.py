@@ -21,7 +21,7 @@ def scene(i: int):
 @pytest.mark.parametrize(
     ("index", "route", "cone_form"),
     [
-        (1506, "in the sparse form", "soc"),  # cone, reduced form
+        (1506, "with the cone in the MNCP form", "mncp"),  # cone, reduced form
         (540, "with the cone in the MNCP form", "mncp"),  # cone (automatic and SOC), sparse form
         (2026, "in the reduced form with the cone in the MNCP form", "mncp"),  # a mix, sparse form
     ],
@@ -47,7 +47,7 @@ def test_solved_in_another_statement(index: int, route: str, cone_form: str) -> 
 
 
 def test_liftoff_rounds_solve_scene_1506_as_stated() -> None:
-    """The cone scene the sparse form solved above is solved as stated once newton's lift-off
+    """The cone scene solved above in another statement is solved as stated once newton's lift-off
     rounds run (the default), with no other statement tried."""
     sc = scene(1506)
     sol = cm.solve(sc.problem())

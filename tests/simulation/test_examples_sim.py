@@ -84,7 +84,7 @@ def test_scara_grasp_lifts_the_cube_without_slipping():
     assert rise == pytest.approx(z_ref, abs=0.1 * z_ref), (rise, z_ref)
     for name in ("tip1", "tip2"):
         assert set(traj.modes[name]) == {"roll"}, "the contacts stick"
-        assert np.allclose(traj.contact_forces(name)[:, 0], ex.GRASP.SQUEEZE, rtol=0.05)
+        assert np.allclose(traj.contact_forces(name)[:, 0], ex.SQUEEZE, rtol=0.05)
     assert np.abs(traj.angular_velocities[:, k]).max() < 1e-3, "the cube does not turn"
 
 

@@ -149,7 +149,8 @@ def test_box_at_rest_under_a_polygon_is_solved_exactly_by_the_crossover() -> Non
     assert sol.extras["crossover"] and sol.residual <= 1e-12
     assert abs(sum(c.force[0] for c in sol.contacts) - 9.81) < 1e-9
     assert max(abs(f) for c in sol.contacts for f in c.force[1:]) < 1e-9
-    assert cm.solve(problem, solver="fip", crossover=False).status is cm.Status.SOLVED_INACCURATE
+    loose = {"epsilon": 1e-6, "tol": 1e-6}  # the paper's gap
+    assert cm.solve(problem, solver="fip", crossover=False, **loose).status is cm.Status.SOLVED_INACCURATE
 
 
 def test_crossover_is_kept_only_when_it_is_better() -> None:

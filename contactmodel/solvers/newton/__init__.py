@@ -282,6 +282,7 @@ class _Factorization:
     da_fixed: np.ndarray | None
     db_keep: np.ndarray | None
     block: Callable[[np.ndarray], np.ndarray]
+    compiled: bool = False  # J @ d by kernels.csr_matvec (the same numbers)
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         """``H^-1 rhs`` (n,)."""
@@ -290,7 +291,9 @@ class _Factorization:
         fixed, keep = self.fixed, self.keep
         d = np.zeros(rhs.shape[0])
         d[fixed] = rhs[fixed] / self.da_fixed
-        d[keep] = self.block(rhs[keep] - self.db_keep * (self.J @ d)[keep])
+        J = self.J
+        Jd = kernels.csr_matvec(J.data, J.indices, J.indptr, d) if self.compiled else J @ d
+        d[keep] = self.block(rhs[keep] - self.db_keep * Jd[keep])
         return d
 
 
@@ -459,7 +462,10 @@ class _Newton(NewtonMethod):
     def F(self, x: np.ndarray) -> np.ndarray:
         self.n_feval += 1
         if self._M is not None:  # affine: F(x) = M x + q
-            return self._M @ x + self._q
+            M = self._M
+            if self.numba:  # the numbers of M @ x + q, without SciPy's dispatch
+                return kernels.csr_matvec(M.data, M.indices, M.indptr, x) + self._q
+            return M @ x + self._q
         return np.asarray(self.mcp.F(x), dtype=float).reshape(self.n)
 
     def J(self, x: np.ndarray) -> sp.csr_matrix:
@@ -481,6 +487,8 @@ class _Newton(NewtonMethod):
 
     def jt_dot(self, J: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
         """``J^T v`` (n,), with the cached transpose when ``J`` is the constant Jacobian."""
+        if self.numba and sp.isspmatrix_csr(J):  # the numbers of SciPy's product with J.T
+            return kernels.csr_rmatvec(J.data, J.indices, J.indptr, v, J.shape[1])
         return self._JT @ v if J is self._J and self._JT is not None else J.T @ v
 
     def _dense(self, A: sp.spmatrix) -> bool:
@@ -539,7 +547,8 @@ class _Newton(NewtonMethod):
         if block is None:
             self.singular = True
             return None
-        return _Factorization(J, fixed_rows, keep, da_fixed, db_keep, block)
+        compiled = self.numba and sp.isspmatrix_csr(J)
+        return _Factorization(J, fixed_rows, keep, da_fixed, db_keep, block, compiled)
 
     def _sparse_factor(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, keep: np.ndarray | None

@@ -38,7 +38,7 @@ import scipy.sparse.linalg as spla
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Outcome
-from contactmodel.solvers.newton import core, kernels
+from contactmodel.solvers.newton import core, kernels, small
 from contactmodel.solvers.newton.core import NewtonMethod, NewtonOptions, dense_lu
 
 _DENSE_N = 150
@@ -140,7 +140,7 @@ class _Pattern:
 
 
 #: the block structures of small problems (see :func:`_structure`), by (n, the blocks' rows)
-_STRUCTURES: dict[tuple, tuple] = {}
+_STRUCTURES: dict[tuple, tuple] = core.kept_table()
 _STRUCTURES_SIZE = 8
 
 
@@ -207,8 +207,10 @@ class ConeMethod(NewtonMethod):
         self._pattern: _Pattern | None = None
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
+        self.affine_mq: bool | None = None  # F(x) == M x + q as newton/small.py sums it (checked once)
         self.held: np.ndarray | None = None  # (k,) cone blocks held separated (lift-off rounds)
         self.n_liftoff = 0
+        self.n_compiled = 0  # attempts run by the compiled loop of newton/small.py
         self.lifted: list[int] = []
 
     def begin_attempt(self, x: np.ndarray) -> _Point | None:
@@ -228,6 +230,45 @@ class ConeMethod(NewtonMethod):
             self.phi0 = max(float(np.max(np.abs(pt.phi), initial=0.0)), 1e-300)
         return pt
 
+    def compiled_attempt(
+        self, pt: _Point, deadline: float, max_iter: int, history: list[float]
+    ) -> tuple[_Point, Outcome, str, int] | None:
+        """The attempt by :func:`contactmodel.solvers.newton.small.attempt` (numba) when it
+        applies: compiled kernels on, affine ``F``, the dense Newton matrix, no blocks held."""
+        J = self._J
+        if not (self.numba and small.AVAILABLE and self.affine and self.held is None and J is not None):
+            return None
+        Jd, M, q = self.dense_J(J), self.mcp.M, self.mcp.q
+        if Jd is None or q is None or not sp.isspmatrix_csr(M):
+            return None
+        if not self.affine_mq:  # the compiled loop evaluates M x + q itself
+            return None
+        opt = self.opt
+        fopt = (
+            float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),
+            float(opt.newton_min_step), float(opt.descent_rho), float(opt.descent_p), float(opt.lm_mu),
+            float(opt.newton_reg),
+        )  # fmt: skip
+        can_escalate = int(opt.newton_reg > 0.0 and opt.regularize != "never")
+        iopt = (int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate)
+        best, code, its, hist, counts, regularized, self.boost, self.last_step = small.attempt(
+            pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), J.data, J.indices, J.indptr,
+            Jd, self.box, self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
+            fopt, iopt, self.regularized, self.boost, self.phi0, self.j_scale, float(deadline),
+        )  # fmt: skip
+        self.regularized = bool(regularized)
+        self.n_compiled += 1
+        self.n_factor += int(counts[0])
+        self.n_lm += int(counts[1])
+        self.n_gradient += int(counts[2])
+        self.n_watchdog += int(counts[3])
+        self.n_feval += int(counts[4])
+        history.extend(hist.tolist())
+        outcome, message = small.verdict(code, opt)
+        x, F, phi, da_box, db_box, Da, Db, sep, psi, res = best
+        end = _Point(x, F, phi, da_box, db_box, Da, Db, float(psi), float(res), sep)
+        return end, outcome, message, int(its)
+
     def watchdog(self) -> None:
         """Regularized, with ten times the proximal weight, from the best point."""
         self.escalate()
@@ -236,6 +277,7 @@ class ConeMethod(NewtonMethod):
     def extras(self) -> dict[str, Any]:
         out: dict[str, Any] = {"cone_blocks": int(self.idx.shape[0])}
         out["kernels"] = "numba" if self.numba else "numpy"
+        out["compiled_attempts"] = self.n_compiled
         if self.n_liftoff:
             out.update(liftoff_rounds=self.n_liftoff, liftoff_blocks=list(self.lifted))
         return out
@@ -319,6 +361,12 @@ class ConeMethod(NewtonMethod):
         if kept is not None and "scaling" in kept:
             self.j_scale, self.s_box, self.rho = kept["scaling"]
             return
+        if self.numba:  # the same numbers in one compiled loop
+            self.j_scale, self.s_box, self.rho = kernels.cone_scales(J.data, J.indptr, self.box, self.idx)
+            self.j_scale = float(self.j_scale)
+            if kept is not None:
+                kept["scaling"] = (self.j_scale, self.s_box, self.rho)
+            return
         norms = np.zeros(self.n)
         a = np.abs(J.data)
         nonempty = np.diff(J.indptr) > 0
@@ -336,16 +384,17 @@ class ConeMethod(NewtonMethod):
             return self._J
         self.n_jeval += 1
         if self.kept is not None and "J" in self.kept:
-            J, self._JT = self.kept["J"]
+            J = self.kept["J"]
+            self._JT = self.kept.get("JT")
             self._J = self.mcp.M if J is None else J  # None: M itself (see core.setup_cache)
             return self._J
         J = self.mcp.J(x)
         J = sp.csr_matrix(J) if not sp.issparse(J) else J.tocsr()
         J.sum_duplicates()
         if self.affine:
-            self._J, self._JT = J, J.T.tocsr()
+            self._J = J  # its transpose made when the numpy path needs it (see gradient)
             if self.kept is not None:
-                self.kept["J"] = (None if J is self.mcp.M else J, self._JT)
+                self.kept["J"] = None if J is self.mcp.M else J
         return J
 
     def dense_J(self, J: sp.csr_matrix) -> np.ndarray | None:
@@ -363,8 +412,27 @@ class ConeMethod(NewtonMethod):
             return self._Jd
         return J.toarray()
 
+    def _check_affine(self, x: np.ndarray) -> bool:
+        """Once: ``F(x) = M x + q`` bit for bit at ``x`` with numba on, so that the compiled
+        point of :mod:`~contactmodel.solvers.newton.small` (which sums ``M x + q`` itself) may
+        replace ``mcp.F``."""
+        M, q = self.mcp.M, self.mcp.q
+        ok = self.numba and small.AVAILABLE and self.affine and q is not None and sp.isspmatrix_csr(M)
+        with np.errstate(all="ignore"):
+            self.affine_mq = bool(ok and np.array_equal(M @ x + q, np.asarray(self.mcp.F(x), dtype=float)))
+        return self.affine_mq
+
     def point(self, x: np.ndarray) -> _Point | None:
         self.n_feval += 1
+        if self.held is None and (self.affine_mq or (self.affine_mq is None and self._check_affine(x))):
+            M = self.mcp.M
+            F, phi, da_box, db_box, Dac, Dbc, sep, psi, res, finite = small.point(
+                x, M.data, M.indices, M.indptr, np.asarray(self.mcp.q, dtype=float), self.box,
+                self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
+            )  # fmt: skip
+            if not finite:
+                return None
+            return _Point(x, F, phi, da_box, db_box, Dac, Dbc, float(psi), float(res), sep)
         with np.errstate(all="ignore"):
             F = np.asarray(self.mcp.F(x), dtype=float).reshape(self.n)
         if not np.all(np.isfinite(F)):
@@ -510,7 +578,14 @@ class ConeMethod(NewtonMethod):
             pc = phi[idx]
             u[idx] = np.einsum("kji,kj->ki", pt.da_cone, pc)
             v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
-        JT = self._JT if J is self._J and self._JT is not None else J.T
+        if J is self._J:  # the constant J of an affine F: its transpose made once
+            if self._JT is None:
+                self._JT = J.T.tocsr()
+                if self.kept is not None:
+                    self.kept["JT"] = self._JT
+            JT = self._JT
+        else:
+            JT = J.T
         return u + JT @ v
 
     def newton_step(self, pt: _Point, J: sp.csr_matrix, eps: float) -> np.ndarray | None:
@@ -518,17 +593,15 @@ class ConeMethod(NewtonMethod):
 
     def lm_direction(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray | None:
         H = self.matrix(pt, J, 0.0)
-        g = H.T @ pt.phi
-        mu = max(self.opt.lm_mu * float(np.linalg.norm(pt.phi)), 1e-14)
         self.n_factor += 1
         self.n_lm += 1
+        if isinstance(H, np.ndarray):
+            return small.lm_dense(H, pt.phi, self.opt.lm_mu)
+        g = H.T @ pt.phi
+        mu = max(self.opt.lm_mu * float(np.linalg.norm(pt.phi)), 1e-14)
         try:
-            if isinstance(H, np.ndarray):
-                N = H.T @ H + mu * np.eye(self.n)
-                d = sla.cho_solve(sla.cho_factor(N, check_finite=False), -g, check_finite=False)
-            else:
-                N = (H.T @ H + mu * sp.eye(self.n)).tocsc()
-                d = spla.splu(N).solve(-g)
+            N = (H.T @ H + mu * sp.eye(self.n)).tocsc()
+            d = spla.splu(N).solve(-g)
         except (RuntimeError, ValueError, sla.LinAlgError):
             return None
         return d if np.all(np.isfinite(d)) else None

@@ -70,7 +70,8 @@ class NewtonOptions(Options):
     in ``contactmodel/solvers/presets/newton.toml`` only override). Fields marked *box only* are
     ignored by the cone-block method of :mod:`contactmodel.solvers.newton.cones`.
 
-    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol``.
+    tol: stop when ``||x - mid(lb, x - F(x), ub)||_inf <= tol`` on the MCP given, which
+        ``cm.solve`` normalizes by its data's scale (:mod:`contactmodel.mcp.scale`).
     max_iter: maximum number of Newton / gradient iterations.
     time_limit: wall-clock limit in seconds, None for none.
     merit: *box only* ``"fb"`` (Fischer-Burmeister) or ``"penalized_fb"`` (Chen-Chen-Kanzow).
@@ -143,7 +144,9 @@ class NewtonOptions(Options):
     chord_decrease: merit reduction factor in (0, 1) a chord step must reach.
     kernels: the hot loops (the FB function with its partials and the natural residual when every
         bound is a lower bound; the dense Newton matrix of an affine problem; the cone blocks'
-        natural map and the sparse pattern and entries of their Newton matrix): ``"auto"``
+        natural map, row scales and the sparse pattern and entries of their Newton matrix; on
+        small affine cone problems factored dense, the whole attempt,
+        :mod:`contactmodel.solvers.newton.small`): ``"auto"``
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton.kernels`.
@@ -323,6 +326,14 @@ class NewtonMethod(ABC):
         """Called at a watchdog return, after :meth:`forget`: more damping from the best point."""
         self.escalate()
 
+    def compiled_attempt(
+        self, pt: Point, deadline: float, max_iter: int, history: list[float]
+    ) -> tuple[Point, Outcome, str, int] | None:
+        """The whole attempt of :func:`iterate` from ``pt`` run by compiled code, with the same
+        iterates and result; None when the method has none for this problem (then the loop below
+        runs)."""
+        return None
+
     def first_budget(self, budget: int) -> int:
         """The iteration budget of the first attempt."""
         return budget
@@ -399,9 +410,23 @@ def setup_cache(M: sp.spmatrix | None) -> dict[str, Any] | None:
     return kept
 
 
+_TABLES: list[dict] = []  # the methods' own tables of kept set-ups (see kept_table)
+
+
+def kept_table() -> dict:
+    """A new dict for a method's own set-ups kept between solves (e.g. block structures), emptied
+    by :func:`clear_setup_cache` with the others."""
+    table: dict = {}
+    _TABLES.append(table)
+    return table
+
+
 def clear_setup_cache() -> None:
-    """Forget every set-up kept by :func:`setup_cache` (the next solves make theirs again)."""
+    """Forget every set-up kept by :func:`setup_cache` and in the tables of :func:`kept_table`
+    (the next solves make theirs again)."""
     _SETUPS.clear()
+    for table in _TABLES:
+        table.clear()
 
 
 def dense_lu(H: np.ndarray, pivot_tol: float = 0.0) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -498,6 +523,9 @@ def iterate(
     The watchdog returns to the last point that decreased ``psi`` when ``nonmonotone_memory``
     steps in a row did not.
     """
+    done = method.compiled_attempt(pt, deadline, max_iter, history)
+    if done is not None:
+        return done
     opt = method.opt
     best, best_it = pt, 0
     watch, watch_count = pt, 0

@@ -1,7 +1,8 @@
 """Compiled kernels for the hot loops of :mod:`contactmodel.solvers.newton` (optional).
 
-With numba installed (``pip install -e ".[fast]"``) ``fb_lower`` and ``dense_block`` (box MCPs),
-``cone_point``, ``cone_pattern``, ``cone_values`` and ``cone_cut`` (Coulomb cone blocks,
+With numba installed (``pip install -e ".[fast]"``) ``fb_lower``, ``dense_block``, ``csr_matvec``
+and ``csr_rmatvec`` (box MCPs),
+``cone_point``, ``cone_pattern``, ``cone_values``, ``cone_cut`` and ``cone_scales`` (Coulomb cone blocks,
 :mod:`contactmodel.solvers.newton.cones`) are the functions below compiled to machine code, each
 one loop instead of a dozen numpy or SciPy calls; without it they are None and newton uses its
 numpy code. Both give the same numbers bit for bit (the
@@ -325,7 +326,62 @@ def cone_cut_py(
     return indptr, indices[:k], values[:k], rhs
 
 
+def csr_matvec_py(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``A @ x`` for ``A`` in CSR (``data``, ``indices``, ``indptr``): each row summed from 0 in
+    stored order, as SciPy's ``csr_matvec``; without SciPy's dispatch (~15 us a call)."""
+    n = indptr.shape[0] - 1
+    y = np.empty(n)
+    for r in range(n):
+        s = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            s += data[e] * x[indices[e]]
+        y[r] = s
+    return y
+
+
+def csr_rmatvec_py(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, v: np.ndarray, ncols: int
+) -> np.ndarray:
+    """``A.T @ v`` (ncols,) for ``A`` in CSR: each entry's products added from 0 row by row in
+    stored order, as SciPy's ``csc_matvec`` on the CSC view ``A.T``."""
+    y = np.zeros(ncols)
+    for r in range(indptr.shape[0] - 1):
+        for e in range(indptr[r], indptr[r + 1]):
+            y[indices[e]] += data[e] * v[r]
+    return y
+
+
+def cone_scales_py(data: np.ndarray, indptr: np.ndarray, box: np.ndarray, idx: np.ndarray):
+    """The row scales of newton/cones.py (its ``set_scaling``) from J's CSR ``data``, ``indptr``:
+    ``(j_scale, s_box, rho)``. Each row's norm is ``max_j |J_ij|`` (NaN kept, as numpy's
+    ``maximum.reduceat``), 1 where it is 0 or not finite; ``j_scale`` their median (1 for no
+    rows), ``s_box`` (nb,) one over the box rows' norms, ``rho`` (k,) one over the largest norm
+    of each cone block's rows ``idx`` (k, 3)."""
+    n = indptr.shape[0] - 1
+    norms = np.empty(n)
+    for r in range(n):
+        m = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            v = abs(data[e])
+            if v > m or v != v:
+                m = v
+                if v != v:
+                    break
+        norms[r] = m if math.isfinite(m) and m > 0.0 else 1.0
+    j_scale = np.median(norms) if n else 1.0
+    s_box = np.empty(box.shape[0])
+    for i in range(box.shape[0]):
+        s_box[i] = 1.0 / norms[box[i]]
+    rho = np.empty(idx.shape[0])
+    for b in range(idx.shape[0]):
+        rho[b] = 1.0 / max(norms[idx[b, 0]], max(norms[idx[b, 1]], norms[idx[b, 2]]))
+    return j_scale, s_box, rho
+
+
 if AVAILABLE:
+    csr_matvec = numba.njit(cache=True)(csr_matvec_py)
+    csr_rmatvec = numba.njit(cache=True)(csr_rmatvec_py)
+    cone_scales = numba.njit(cache=True)(cone_scales_py)
     fb_lower = numba.njit(cache=True)(fb_lower_py)
     dense_block = numba.njit(cache=True)(dense_block_py)
     cone_point = numba.njit(cache=True)(cone_point_py)
@@ -333,4 +389,5 @@ if AVAILABLE:
     cone_values = numba.njit(cache=True)(cone_values_py)
     cone_cut = numba.njit(cache=True)(cone_cut_py)
 else:
-    fb_lower = dense_block = cone_point = cone_pattern = cone_values = cone_cut = None
+    fb_lower = dense_block = cone_point = cone_pattern = cone_values = cone_cut = cone_scales = None
+    csr_matvec = csr_rmatvec = None
