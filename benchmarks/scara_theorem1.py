@@ -2,7 +2,7 @@
 starting rule, Theorem 1's hypotheses at every failure, and a multistart count reported apart.
 
 Usage:
-    python benchmarks/scara_theorem1.py [--starts origin interior] [--seeds 0-199]
+    python benchmarks/scara_theorem1.py [--starts origin interior ladder] [--seeds 0-199]
                                         [--multistart K] [--out FILE.jsonl]
 
 Each data set is ``generators.scara_problem(seed, sliding=False, friction="cone")`` in the MNCP form
@@ -12,7 +12,9 @@ relative residual and law residual <= 1e-8):
 
 - ``origin``: the model's own start x = 0 (c_n = lambda = 0 at both contacts), Ipopt's defaults;
 - ``interior``: ``generators.SCARA_IPOPT_INTERIOR`` (Ipopt's bound_push = 1, so the start has
-  c_n, lambda, z >= 1, and acceptable_iter = 0, so Ipopt does not stop at its "acceptable" level).
+  c_n, lambda, z >= 1, and acceptable_iter = 0, so Ipopt does not stop at its "acceptable" level);
+- ``ladder``: the solver's defaults, the origin then its restart ladder (``IpoptOptions.restarts``,
+  ``random_starts``) until an attempt converges.
 
 At each failure :func:`contactmodel.analysis.theorem1.theorem1` evaluates the theorem at the point
 Ipopt returned: stationarity, g_v's smallest singular value, and (when g_v is nonsingular) whether
@@ -37,7 +39,12 @@ from contactmodel.analysis.theorem1 import theorem1
 from contactmodel.experiments.generators import SCARA_IPOPT_INTERIOR, scara_problem
 from contactmodel.reductions import without_cone_blocks
 
-STARTS: dict[str, dict] = {"origin": {}, "interior": SCARA_IPOPT_INTERIOR}
+SINGLE: dict = {"restarts": (), "random_starts": 0}  # one Ipopt run, without the solver's restart ladder
+STARTS: dict[str, dict] = {
+    "origin": SINGLE,
+    "interior": {**SCARA_IPOPT_INTERIOR, **SINGLE},
+    "ladder": {},
+}
 
 
 def seeds_arg(text: str) -> list[int]:

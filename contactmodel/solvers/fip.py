@@ -91,6 +91,17 @@ class FIPOptions(Options):
     """At the end, solve ``M_BB z_B = -q_B`` on the set B = {z_i > w_i} of the last point (z = 0
     off B) and keep that vertex when its natural residual is smaller: an interior point stops
     ~epsilon away from the solution (1e-8 relative), the vertex of its pattern is exact."""
+    refine: float = 1e-6
+    """When the crossover at the paper's stop gives no exact vertex (natural residual above
+    ``1e-12 * max(1, ||q||_inf)``; at degenerate resting contacts the last point's pattern is
+    not yet the solution's), the iterations go on, trying the crossover after each, until the gap
+    is below ``refine * epsilon`` or ``max_iter``; 0 turns this off."""
+    perturb: float = 1e-4
+    """When the LCP has no strictly feasible point (phase one's t* = 0, e.g. a friction LCP whose
+    rows mu c_n - sum beta vanish with c_n), FIP runs on LCP(M, q + delta e) with delta = perturb *
+    max(1, ||q||_inf), which has one, and the crossover takes the pattern of its solution back to
+    LCP(M, q); the answer is kept only when that vertex solves LCP(M, q) to ``tol``. 0 turns this
+    off."""
 
     def validate(self) -> None:
         """Raise :class:`OptionError` naming the first bad field."""
@@ -108,6 +119,9 @@ class FIPOptions(Options):
             raise OptionError(f"FIPOptions.beta_factor must lie in [0, 1], got {self.beta_factor!r}")
         if self.max_iter < 0:
             raise OptionError(f"FIPOptions.max_iter must be >= 0, got {self.max_iter!r}")
+        for name in ("refine", "perturb"):
+            if not getattr(self, name) >= 0.0:
+                raise OptionError(f"FIPOptions.{name} must be >= 0, got {getattr(self, name)!r}")
         if self.max_backtracks < 1:
             raise OptionError(f"FIPOptions.max_backtracks must be >= 1, got {self.max_backtracks!r}")
 
@@ -173,6 +187,7 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
     if n == 0:
         return SolverResult(np.zeros(0), Outcome.CONVERGED, 0, "empty LCP", extras)
 
+    exact = 1e-12 * max(1.0, float(np.abs(q).max()))
     z = None if opts.z0 is None else np.asarray(opts.z0, dtype=float).ravel()
     if z is not None and z.shape == (n,) and z.min() > 0.0 and (M @ z + q).min() > 0.0:
         extras["start"] = "z0"
@@ -182,24 +197,64 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
         t, z, msg = phase_one(M, q)
         extras.update(start="phase-one", phase_one_t=t, phase_one=msg)
         if z is None or t <= 0.0:
-            return SolverResult(
-                None,
-                Outcome.FAILED,
-                0,
-                f"no strictly feasible point: FIP's assumption (b) fails (max t = {t + 0.0:.3g}; {msg})",
-                extras,
-            )
+            failed = f"no strictly feasible point: FIP's assumption (b) fails (max t = {t + 0.0:.3g}; {msg})"
+            if z is None or t < 0.0 or not opts.perturb > 0.0:  # t < 0: not even feasible
+                return SolverResult(None, Outcome.FAILED, 0, failed, extras)
+            return _perturbed(M, q, opts, zeta, extras, exact, failed)
+    return _finish(M, q, *_iterate(M, q, z, opts, zeta, extras, exact), opts, extras)
+
+
+def _perturbed(M, q, opts: FIPOptions, zeta: float, extras: dict, exact: float, failed: str) -> SolverResult:
+    """FIP on LCP(M, q + delta e) (strictly feasible when LCP(M, q) is feasible), its pattern's vertex
+    taken back to LCP(M, q); FAILED with ``failed`` unless that vertex solves LCP(M, q) to tol."""
+    best, k_all = np.inf, 0
+    for factor in (1.0, 1e-2, 1e-4):  # a smaller perturbation when the first one's pattern is wrong
+        delta = factor * opts.perturb * max(1.0, float(np.abs(q).max()))
+        qd = q + delta
+        extras["perturbation"] = delta
+        z = scaled_ones_start(M, qd)
+        if z is None:
+            _, z, _ = phase_one(M, qd)
+            # the LP's t* is as small as delta, and its z >= t* e holds only to HiGHS's tolerance
+            if z is None or z.min() <= 0.0 or (M @ z + qd).min() <= 0.0:
+                continue
+        z, w, k, _, _, _ = _iterate(M, qd, z, opts, zeta, extras, 0.0)
+        k_all += k
+        vertex = crossover(M, q, z, w)
+        r = np.inf if vertex is None else float(np.abs(np.minimum(vertex, M @ vertex + q)).max())
+        if r <= opts.tol:
+            extras.update(crossover=True, gap=float(vertex @ (M @ vertex + q)), residual=r)
+            message = f"{failed}: solved LCP(M, q + {delta:.1e} e), whose pattern's vertex solves LCP(M, q)"
+            return SolverResult(vertex, Outcome.CONVERGED, k_all, message, extras)
+        best = min(best, r)
+    message = f"{failed}; the perturbed LCPs gave no vertex of LCP(M, q) (best residual {best:.1e})"
+    return SolverResult(None, Outcome.FAILED, k_all, message, extras)
+
+
+def _iterate(M, q, z, opts: FIPOptions, zeta: float, extras: dict, exact: float):
+    """FIP's iterations (38)-(39) from the strictly feasible z; returns (z, w, iterations, outcome,
+    message, the first exact crossover vertex met while refining or None)."""
+    n = q.shape[0]
     w = M @ z + q
     beta = opts.beta0
     psi = _psi(w, z, zeta)
     k = 0
+    refining = False
     outcome, message = Outcome.ITERATION_LIMIT, f"iteration limit {opts.max_iter} reached"
     while True:
         gap = float(w @ z)
         residual = float(np.abs(np.minimum(z, M @ z + q)).max())
-        if gap <= opts.epsilon and residual <= opts.tol:
-            outcome, message = Outcome.CONVERGED, f"gap {gap:.3g} <= epsilon, residual <= tol"
-            break
+        if refining or (gap <= opts.epsilon and residual <= opts.tol):
+            if not refining:
+                outcome, message = Outcome.CONVERGED, f"gap {gap:.3g} <= epsilon, residual <= tol"
+            if not (opts.crossover and exact > 0.0 and opts.refine > 0.0):
+                break
+            vertex = crossover(M, q, z, w)
+            if vertex is not None and float(np.abs(np.minimum(vertex, M @ vertex + q)).max()) <= exact:
+                return z, w, k, outcome, message, vertex
+            if gap <= opts.refine * opts.epsilon:
+                break
+            refining = True
         if k >= opts.max_iter:
             break
         xi = gap / n
@@ -207,6 +262,8 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
         try:
             dz = np.linalg.solve(np.diag(w) + z[:, None] * M, rhs)
         except np.linalg.LinAlgError:
+            if refining:
+                break
             outcome, message = Outcome.FAILED, "the matrix of (38) is singular (is M a P0-matrix?)"
             break
         dw = M @ dz
@@ -223,22 +280,29 @@ def solve(mcp: MCP, options: FIPOptions | None = None) -> SolverResult:
             lam *= opts.rho
             extras["backtracks"] += 1
         else:
-            outcome = Outcome.FAILED
-            message = f"line search (39) failed after {opts.max_backtracks} trials"
+            if not refining:
+                outcome = Outcome.FAILED
+                message = f"line search (39) failed after {opts.max_backtracks} trials"
             break
         w, z, psi = wn, zn, psin
         beta *= opts.beta_factor
         k += 1
+    extras["beta"] = beta
+    return z, w, k, outcome, message, None
+
+
+def _finish(M, q, z, w, k, outcome, message, vertex, opts: FIPOptions, extras: dict) -> SolverResult:
+    """The result: the interior point, or the crossover vertex when its residual is smaller."""
     residual = float(np.abs(np.minimum(z, M @ z + q)).max())
     if opts.crossover and outcome is not Outcome.FAILED:
-        vertex = crossover(M, q, z, w)
+        if vertex is None:
+            vertex = crossover(M, q, z, w)
         if vertex is not None and (r := float(np.abs(np.minimum(vertex, M @ vertex + q)).max())) < residual:
             z, residual = vertex, r
             extras["crossover"] = True
             if r <= opts.tol:
                 outcome, message = Outcome.CONVERGED, f"{message}; exact vertex of its pattern (crossover)"
     extras.update(gap=float(z @ (M @ z + q)), residual=residual)
-    extras["beta"] = beta
     return SolverResult(z, outcome, k, message, extras)
 
 
@@ -246,13 +310,24 @@ def crossover(M: np.ndarray, q: np.ndarray, z: np.ndarray, w: np.ndarray) -> np.
     """The point (n,) with ``M_BB z_B = -q_B`` on B = {z_i > w_i} (least squares, so a
     rank-deficient ``M_BB``, e.g. a friction law's degenerate rows, still gives a point when the
     system is consistent) and z = 0 elsewhere, negative entries clipped; None when ``M_BB z_B =
-    -q_B`` has no solution. The caller keeps it only if its natural residual is smaller."""
+    -q_B`` has no solution. Of the system's solutions, the minimum-norm one, or when its natural
+    residual is larger the least change of the interior point's z_B (at a singular M_BB, a
+    statically indeterminate resting body, the minimum-norm one may leave z_B >= 0 while the
+    interior point stays inside it). The caller keeps it only if its natural residual is smaller."""
     basic = np.flatnonzero(z > w)
-    out = np.zeros_like(z)
-    if basic.size:
-        A, b = M[np.ix_(basic, basic)], -q[basic]
-        zb = np.linalg.lstsq(A, b, rcond=None)[0]
+    if not basic.size:
+        return np.zeros_like(z)
+    A, b = M[np.ix_(basic, basic)], -q[basic]
+    best, best_r = None, np.inf
+    for start in (np.zeros(basic.size), z[basic]):
+        zb = start + np.linalg.lstsq(A, b - A @ start, rcond=None)[0]
         if not np.all(np.isfinite(zb)) or np.abs(A @ zb - b).max() > 1e-9 * max(1.0, np.abs(b).max()):
-            return None
+            continue
+        out = np.zeros_like(z)
         out[basic] = np.maximum(zb, 0.0)
-    return out
+        r = float(np.abs(np.minimum(out, M @ out + q)).max())
+        if r < best_r:
+            best, best_r = out, r
+        if r <= 1e-12 * max(1.0, float(np.abs(q).max())):  # exact: the minimum-norm one when it is
+            break
+    return best

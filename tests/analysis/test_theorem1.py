@@ -81,12 +81,15 @@ def test_singular_g_v_means_no_schur_complement() -> None:
 def test_scara_failure_from_the_origin_and_the_interior_start() -> None:
     """Andreani et al. (2002) §4.2.1, data set 6: from the model's start x = 0 Ipopt stops at a
     stationary point with phi ~ 0.2 where tip 1 has c_n = lambda = 0 (g_v singular); from the
-    interior start it solves the MNCP."""
+    interior start it solves the MNCP, and so does the default restart ladder."""
     problem = without_cone_blocks(scara_problem(6, sliding=False, friction="cone"))
     mcp = problem.compile().mcp
-    sol = cm.solve(problem, solver="ipopt")
+    sol = cm.solve(problem, solver="ipopt", restarts=(), random_starts=0)
     assert sol.status.value == "failed" and sol.extras["objective"] > 0.1
     t = theorem1(mcp, sol.x, sol.extras["z"])
     assert t.stationary and t.schur is None
     assert t.failed[0].startswith("g_v singular")
-    assert cm.solve(problem, solver="ipopt", **SCARA_IPOPT_INTERIOR).status.value == "solved"
+    single = {"restarts": (), "random_starts": 0}
+    assert cm.solve(problem, solver="ipopt", **SCARA_IPOPT_INTERIOR, **single).status.value == "solved"
+    laddered = cm.solve(problem, solver="ipopt")
+    assert laddered.status.value == "solved" and laddered.extras["solved_by"] == "interior"

@@ -88,16 +88,20 @@ def test_phase_one_start() -> None:
     np.testing.assert_allclose(r.x, [1.5, 1.0], atol=1e-5)
 
 
-def test_no_strictly_feasible_point_fails() -> None:
+def test_no_strictly_feasible_point_fails_without_the_perturbation() -> None:
     """w_1 = 0 for every z: no strictly feasible point, though z = 0 solves the LCP."""
     M = np.zeros((2, 2))
     q = np.array([0.0, 1.0])
     t, z, _ = phase_one(M, q)
     assert t == pytest.approx(0.0, abs=1e-12)
-    r = solve(MCP.from_lcp(M, q))
+    r = solve(MCP.from_lcp(M, q), FIPOptions(perturb=0.0))
     assert r.outcome is Outcome.FAILED and r.x is None
     assert "no strictly feasible point: FIP's assumption (b) fails" in r.message
     assert r.extras["phase_one_t"] <= 0.0
+    # the perturbed LCP (q + delta e) has strictly feasible points; its pattern's vertex is z = 0
+    r = solve(MCP.from_lcp(M, q))
+    assert r.outcome is Outcome.CONVERGED and r.extras["perturbation"] > 0.0
+    assert lcp_residual(M, q, r.x) <= 1e-12
 
 
 def test_infeasible_lcp_fails_at_phase_one() -> None:
