@@ -49,7 +49,7 @@ default scenes: not solved               27 (0.90 %): 12 iteration-   24 (0.80 %
 
 Before: soft-finger laws with mu = 0 stated as a degenerate MNCP; restarts starved by slow earlier
 attempts. After: those laws state frictionless rows; each restart gets a share of the iterations
-left; a last try as stated with the penalized merit (``contactmodel.solve.QUASISTATIC_RETRY``).
+left; a last try as stated with the penalized merit (``contactmodel.solve.NEWTON_LAST_TRY``).
 The undecided default scenes are 293 (pyramid, 105 LCP variables: the pattern MILP and the exact
 tree stop at the time limit) and 510, 697, 871, 1016, 1435, 2489, 2524 (Coulomb cones: the normal
 relaxation has a solution, and no solver finds one of the problem). With ``--torsion``, 69 scenes

@@ -176,12 +176,12 @@ def statement(solver: str) -> Chain:
 #: of the soft-finger MNCPs (Ellipsoid, EllipticTorsion: a contact at c_n = 0, where the quadratic
 #: slack leaves the default run's forces ~sqrt of its residual off) that the other statements do not
 #: (fuzz scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion``).
-QUASISTATIC_RETRY = {"merit": "penalized_fb", "regularize": "always"}
+NEWTON_LAST_TRY = {"merit": "penalized_fb", "regularize": "always"}
 
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
-    else of newton again as stated with :data:`QUASISTATIC_RETRY` (a quasistatic problem has one
+    else of newton again as stated with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one
     statement: that try only)."""
     if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
         return solution
@@ -193,25 +193,25 @@ def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads
         )
         if solution.status is Status.SOLVED:
             return solution
-    if solver != "newton" or set(options) & set(QUASISTATIC_RETRY):
+    if solver != "newton" or set(options) & set(NEWTON_LAST_TRY):
         return solution
-    again = {**options, **QUASISTATIC_RETRY}
+    again = {**options, **NEWTON_LAST_TRY}
     retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
     if retry.status is not Status.SOLVED and not (
         problem.assembly.quasistatic and retry.ok
     ):  # a dynamic problem's answer kept unless solved; a quasistatic one's unless ok
-        solution.message += f"; tried again with {QUASISTATIC_RETRY}: {retry.status.value}"
+        solution.message += f"; tried again with {NEWTON_LAST_TRY}: {retry.status.value}"
         if not problem.assembly.quasistatic:  # every run counted, as in retry_other_statements
             solution.iterations += retry.iterations
             solution.seconds += retry.seconds
         return solution
     retry.message = (
-        f"{retry.status.value} with {QUASISTATIC_RETRY} after newton ended {solution.status.value} "
+        f"{retry.status.value} with {NEWTON_LAST_TRY} after newton ended {solution.status.value} "
         f"({solution.message}); {retry.message}"
     )
     tried = solution.extras.get("fallback", {}).get("tried", [])
     first = solution.extras.get("fallback", {}).get("first_status", solution.status.value)
-    retry.extras["fallback"] = {"tried": tried, "solved_by": str(QUASISTATIC_RETRY), "first_status": first}
+    retry.extras["fallback"] = {"tried": tried, "solved_by": str(NEWTON_LAST_TRY), "first_status": first}
     retry.iterations += solution.iterations
     retry.seconds += solution.seconds
     return retry
