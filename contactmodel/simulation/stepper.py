@@ -46,7 +46,7 @@ from scipy.spatial.transform import Rotation
 
 from contactmodel import solvers
 from contactmodel.assembly import Assembly, assemble
-from contactmodel.constants import TOL_INACCURATE, Choice
+from contactmodel.constants import TOL, TOL_INACCURATE, Choice
 from contactmodel.errors import ContactModelError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
@@ -63,6 +63,7 @@ from contactmodel.simulation.kinematics import BodyKinematics, cross, step_syste
 from contactmodel.simulation.settings import SimulationSettingError, check_settings, friction_setting
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
+from contactmodel.solvers.base import Outcome
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import integer, real
 
@@ -126,10 +127,17 @@ class StepAssembly(Assembly):
         return self.Minv
 
     @cached_property
+    def G_dense(self) -> np.ndarray | sp.csr_matrix:
+        """G as a dense array when it has at most :data:`DENSE_A` entries (the same numbers),
+        else G itself; made once for the step's A and its overlap projection."""
+        G = self.G
+        return G.toarray() if G.shape[0] * G.shape[1] <= DENSE_A else G
+
+    @cached_property
     def A_sparse(self) -> sp.csr_matrix:
         G = self.G
         if G.shape[0] * G.shape[1] <= DENSE_A:  # scipy's sparse products cost ~1 ms when small
-            Gd = G.toarray()
+            Gd = self.G_dense
             A = Gd @ (self.Minv @ Gd.T)
             return sp.csr_matrix((A + A.T) * 0.5)
         A = (G @ self.Minv @ G.T).tocsr()
@@ -159,6 +167,36 @@ class StepAssembly(Assembly):
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) post-step relative velocities G nu+ + d for impulses p."""
         return self.G @ self.accelerations(c) + self.gdot_nu
+
+
+def projection_lcp(A: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """lam (k,) of the overlap projection's LCP  A lam + q >= 0 _|_ lam >= 0 by Lemke's method, or
+    None when no accepted answer: what ``cm.solve(cm.LCP(A, q), solver="lemke",
+    fallback=False)`` returns and accepts (the same solver on the same MCP, its answer checked by
+    the dispatcher's relative natural residual against the same limit), without the dispatcher's
+    per-call work (options, reductions, a Solution), which was a fifth of a small step."""
+    from contactmodel.solve import LCP, relative_residual
+
+    module, options = _projection_solver()
+    mcp = LCP(A, q)
+    result = module.solve(mcp, copy.copy(options))
+    if result.outcome is Outcome.INFEASIBLE or result.x is None:
+        return None
+    x = np.asarray(result.x, dtype=float)
+    if not np.all(np.isfinite(x)) or relative_residual(mcp, x) > max(TOL, TOL_INACCURATE):
+        return None
+    return x
+
+
+_PROJECTION: list = []
+
+
+def _projection_solver() -> tuple:
+    """(lemke's module, its options as ``cm.solve`` makes them), made once."""
+    if not _PROJECTION:
+        module, _ = solvers.load("lemke")
+        _PROJECTION.extend([module, solvers.make_options("lemke", {})])
+    return _PROJECTION[0], _PROJECTION[1]
 
 
 class SimulationError(ContactModelError):
@@ -688,10 +726,8 @@ class Simulator:
             contacts, gaps = [contacts[i] for i in keep], np.asarray(gaps)[keep]
         if not contacts or self.beta == 0.0 or not np.any(gaps < 0.0):
             return None
-        from contactmodel.solve import LCP, solve
-
         normal = np.array([step.contact_rows[c.name]["n"] for c in contacts])
-        Gn = step.G[normal]
+        Gn = step.G_dense[normal] if isinstance(step, StepAssembly) else step.G[normal]
         Gn = Gn.toarray() if sp.issparse(Gn) else np.asarray(Gn)
         MGt = step.Minv @ Gn.T
         A = Gn @ MGt
@@ -700,10 +736,10 @@ class Simulator:
         q = vn + np.where(gaps < 0.0, self.beta * gaps, gaps) / h
         if np.all(q >= 0.0):
             return None
-        answer = solve(LCP(0.5 * (A + A.T), q), solver="lemke", fallback=False)
-        if not answer.ok:
+        x = projection_lcp(0.5 * (A + A.T), q)
+        if x is None:
             return None
-        return MGt @ np.maximum(answer.x, 0.0)
+        return MGt @ np.maximum(x, 0.0)
 
     def advance(self, nu_new: np.ndarray, push: np.ndarray | None = None) -> None:
         """Semi-implicit pose update with the post-step velocities ``nu_new`` (and the
