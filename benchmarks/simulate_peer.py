@@ -16,7 +16,8 @@ incline is the floor with gravity tilted by theta about y, which is the same phy
 - ``boxes_N`` (``--boxes N``): N cubes dropped from 0.5 mm above the floor, tilted and spinning
   slowly (the scene of benchmarks/simulate_scale.py), for the time per step at scale.
 
-Ours: ``cm.simulate`` with the Coulomb cone in its second-order-cone form (``--law cone``, solver
+Ours: ``cm.simulate`` (each island of bodies solved apart; ``--whole-steps``: each step as one
+problem) with the Coulomb cone in its second-order-cone form (``--law cone``, solver
 newton; the law Siconos' FrictionContact solves) or the pyramid (``--law pyramid``), both solved by newton.
 Siconos (Debian's python3-siconos, run with ``/usr/bin/python3``; this file is its worker too):
 RigidBodyDS (Newton-Euler) bodies, Bullet contact detection against a static box under the floor,
@@ -57,6 +58,7 @@ time per step of each (process time, robust to other load on the machine; their 
     python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 1.0
     python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 0.3 --law pyramid cone \
         --siconos-tol 1e-4 1e-8
+    python benchmarks/simulate_peer.py --scenes pile --boxes 100 --t-end 0.3 --law pyramid --whole-steps
     python benchmarks/simulate_peer.py --scenes pile --boxes 16 --t-end 0.3 --law pyramid --spread
 
 Siconos missing (``/usr/bin/python3 -c "import siconos.kernel"`` fails): its columns say so and
@@ -94,6 +96,8 @@ G = 9.81
 SIDE = 0.2
 RADIUS = 0.1
 SETTLE = 0.02  # s: velocities are compared after Siconos' first landing (see compare)
+#: our runs solve each island of bodies apart (``--whole-steps``: each step as one problem)
+ISLANDS = True
 #: NSGS' stopping tolerance in the peer runs, Siconos' own default for FrictionContact(3): its
 #: error is ||r - proj_K(r - (u + mu ||u_t|| e_n))||_2 / ||q||_2 over all contacts (u the local
 #: velocities, q their free part), checked on the last sweep's change and then in full. Ours stops
@@ -418,6 +422,7 @@ def ours(scene: dict, h: float, law: str, beta: float = 0.2, step_tol: float | N
             planes=planes,
             keep_steps=False,
             beta=beta,
+            islands=ISLANDS,
             **({} if step_tol is None else {"step_tol": step_tol}),
         )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -695,6 +700,11 @@ def main() -> None:
         help="NSGS tolerances of the Siconos runs (default: Siconos' own, 1e-4); the first is the "
         "trajectory compared, each is timed (e.g. 1e-4 1e-8)",
     )
+    parser.add_argument(
+        "--whole-steps",
+        action="store_true",
+        help="our runs solve each step as one problem (simulate's islands=False) instead of island by island",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per row instead of the table")
     parser.add_argument(
         "--spread",
@@ -714,6 +724,8 @@ def main() -> None:
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global ISLANDS
+    ISLANDS = not args.whole_steps
     if args.contact_models:
         if args.scenes == parser.get_default("scenes"):
             args.scenes = ["box_slide", "pile"]

@@ -42,15 +42,17 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.spatial.transform import Rotation
 
 from contactmodel import solvers
 from contactmodel.assembly import Assembly, assemble
-from contactmodel.constants import TOL_INACCURATE, Choice
+from contactmodel.constants import TOL, TOL_INACCURATE, Choice
 from contactmodel.errors import ContactModelError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
-from contactmodel.friction.base import ContactContext, FrictionLaw
+from contactmodel.friction.base import FrictionLaw
+from contactmodel.mcp.types import MCP
 from contactmodel.simulation import compliant
 from contactmodel.simulation.collision import (
     Plane,
@@ -63,8 +65,9 @@ from contactmodel.simulation.kinematics import BodyKinematics, cross, step_syste
 from contactmodel.simulation.settings import SimulationSettingError, check_settings, friction_setting
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
+from contactmodel.solvers.base import Outcome, Status
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
-from contactmodel.validate import integer, real
+from contactmodel.validate import dense_csr, integer, real
 
 #: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
 DENSE_A = 20_000
@@ -127,12 +130,19 @@ class StepAssembly(Assembly):
         return self.Minv
 
     @cached_property
+    def G_dense(self) -> np.ndarray | sp.csr_matrix:
+        """G as a dense array when it has at most :data:`DENSE_A` entries (the same numbers),
+        else G itself; made once for the step's A and its overlap projection."""
+        G = self.G
+        return G.toarray() if G.shape[0] * G.shape[1] <= DENSE_A else G
+
+    @cached_property
     def A_sparse(self) -> sp.csr_matrix:
         G = self.G
         if G.shape[0] * G.shape[1] <= DENSE_A:  # scipy's sparse products cost ~1 ms when small
-            Gd = G.toarray()
+            Gd = self.G_dense
             A = Gd @ (self.Minv @ Gd.T)
-            return sp.csr_matrix((A + A.T) * 0.5)
+            return dense_csr((A + A.T) * 0.5)  # sp.csr_matrix of it, in half the time
         A = (G @ self.Minv @ G.T).tocsr()
         return ((A + A.T) * 0.5).tocsr()
 
@@ -160,6 +170,46 @@ class StepAssembly(Assembly):
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) post-step relative velocities G nu+ + d for impulses p."""
         return self.G @ self.accelerations(c) + self.gdot_nu
+
+
+def projection_lcp(A: np.ndarray, q: np.ndarray) -> np.ndarray | None:
+    """lam (k,) of the overlap projection's LCP  A lam + q >= 0 _|_ lam >= 0 (A dense, symmetric)
+    by Lemke's method, or None when no accepted answer: what ``cm.solve(cm.LCP(A, q),
+    solver="lemke", fallback=False)`` returns and accepts (the same solver on the same numbers,
+    its answer held to the dispatcher's limit on the relative natural residual
+    ||lam - max(0, lam - (A lam + q))||_inf / max(1, ||q||_inf)), without the dispatcher's
+    per-call work (options, reductions, a Solution), which was a fifth of a small step."""
+    module, options = _projection_solver()
+    n = len(q)
+    mcp = MCP(
+        F=lambda x: A @ x + q,
+        J=lambda x: A,
+        lb=np.zeros(n),
+        ub=np.full(n, np.inf),
+        x0=np.zeros(n),
+        M=A,
+        q=q,
+    )
+    result = module.solve(mcp, copy.copy(options))
+    if result.outcome is Outcome.INFEASIBLE or result.x is None:
+        return None
+    x = np.asarray(result.x, dtype=float)
+    scale = max(1.0, float(np.max(np.abs(q), initial=0.0)))
+    residual = np.max(np.abs(x - np.maximum(x - (A @ x + q), 0.0)), initial=0.0) / scale
+    if not residual <= max(TOL, TOL_INACCURATE):  # NaN included
+        return None
+    return x
+
+
+_PROJECTION: list = []
+
+
+def _projection_solver() -> tuple:
+    """(lemke's module, its options as ``cm.solve`` makes them), made once."""
+    if not _PROJECTION:
+        module, _ = solvers.load("lemke")
+        _PROJECTION.extend([module, solvers.make_options("lemke", {})])
+    return _PROJECTION[0], _PROJECTION[1]
 
 
 class SimulationError(ContactModelError):
@@ -289,6 +339,7 @@ class Simulator:
         reuse: bool = True,
         step_tol: float = STEP_TOL,
         contact=None,
+        islands: bool = True,
     ) -> None:
         if not isinstance(system, System):
             raise SimulationError(f"simulate needs a contactmodel.System (got {type(system).__name__})")
@@ -318,6 +369,13 @@ class Simulator:
         self.step_tol = real(step_tol, "step_tol", low=0.0, high=TOL_INACCURATE, error=SimulationError)
         self.warm_start = warm_start
         self.reuse = bool(reuse)
+        #: solve each island of bodies (see :meth:`islands`) as a problem of its own
+        self.split = bool(islands)
+        #: the islands' models of the last step: contact-set key -> (Problem, its last answer x)
+        self._island_models: dict[tuple, tuple[Problem, np.ndarray]] = {}
+        #: the laws of the last step's contacts when its islands were solved apart (else None:
+        #: the laws of ``problem``)
+        self._island_laws: dict[str, FrictionLaw] | None = None
         names = {b.name for b in self.system.bodies}
         arms = {a.name: a for a in self.system.manipulators}
         self.wrenches = dict(wrenches or {})
@@ -408,6 +466,14 @@ class Simulator:
     def forget_model(self) -> None:
         """Build the next step's model afresh (as a resumed run does; see :func:`simulate`)."""
         self.problem, self._key = None, None
+        self._island_models = {}
+
+    @property
+    def step_laws(self) -> dict[str, FrictionLaw]:
+        """Contact name -> law of the last solved step (of its islands' problems together)."""
+        if self._island_laws is not None:
+            return self._island_laws
+        return self.problem.laws if self.problem is not None else {}
 
     def state(self) -> State:
         s = State(self.t)
@@ -597,9 +663,14 @@ class Simulator:
         key = tuple((c.name, id(laws[c.name]), c.torsion) for c in contacts)
         old = self.problem
         if self.reuse and old is not None and key == self._key:
-            rolling_tol = step.system.rolling_tol
-            contexts = {c.name: ContactContext(c, np.zeros(c.dimension), rolling_tol) for c in contacts}
-            if old.reassemble(step, contexts):
+            # the step's contexts are every contact rolling at zero velocity, and the laws read
+            # of a context's contact only its name: the model's own contexts stand for this step's.
+            # The same rows and sliding contacts, handed over as the model's own objects, keep the
+            # problem's layout (and the laws' residual plans) current instead of made anew
+            held = old.assembly
+            if step.contact_rows == held.contact_rows and list(step.sliding) == list(held.sliding):
+                step.contact_rows, step.rows, step.sliding = held.contact_rows, held.rows, held.sliding
+            if old.reassemble(step, None):
                 return old, True
         return self.rebuild(step, laws), False
 
@@ -650,6 +721,112 @@ class Simulator:
     def solved(self, problem: Problem, x: np.ndarray) -> None:
         """Keep the step's answer ``x`` (``problem``'s MCP order) for the next warm start."""
         self._x, self._names = x, problem.compile().mcp.names
+        self._island_models, self._island_laws = {}, None
+
+    def islands(self, contacts: list[Contact]) -> list[np.ndarray]:
+        """The step's contacts grouped by island, each group the (sorted) indices into
+        ``contacts``: two bodies are in one island when a contact joins them (the ground joins
+        nothing). The islands' step problems share no body, so A is block diagonal over them and
+        each island is a problem of its own with the answer of the whole step. One group (all
+        contacts) when ``islands=False``, with manipulators, or with fewer than two contacts."""
+        kin = self.kinematics
+        whole = [np.arange(len(contacts))]
+        if not self.split or kin is None or len(contacts) < 2 or not kin.supported(contacts):
+            return whole
+        a = np.array([kin.index.get(id(c.body_a), -1) for c in contacts])
+        b = np.array([kin.index.get(id(c.body_b), -1) for c in contacts])
+        if np.any((a < 0) & (b < 0)):
+            return whole
+        nb = len(kin.bodies)
+        both = (a >= 0) & (b >= 0)
+        graph = sp.csr_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(nb, nb))
+        _, label = connected_components(graph, directed=False)
+        owner = label[np.where(a >= 0, a, b)]
+        if np.all(owner == owner[0]):
+            return whole
+        order = np.argsort(owner, kind="stable")
+        cuts = np.flatnonzero(np.diff(owner[order])) + 1
+        return np.split(order, cuts)
+
+    def island_step(self, step: StepAssembly, contacts: list[Contact], idx: np.ndarray) -> StepAssembly:
+        """The part of ``step`` on the contacts ``idx`` (an island): their rows of G and d, the
+        same M^-1 and generalized force."""
+        sub = [contacts[i] for i in idx]
+        rows: list[int] = []
+        contact_rows: dict[str, dict[str, int]] = {}
+        for c in sub:
+            own = step.contact_rows[c.name]
+            contact_rows[c.name] = {comp: len(rows) + k for k, comp in enumerate(own)}
+            rows += own.values()
+        return dataclasses.replace(
+            step,
+            system=step_system(self.system, sub),
+            G=step.G[rows],
+            gdot_nu=step.gdot_nu[rows],
+            rows=[step.rows[r] for r in rows],
+            contact_rows=contact_rows,
+            frames={c.name: step.frames[c.name] for c in sub},
+            rolling=[c.name for c in sub],
+            sliding=[],
+        )
+
+    def solve_islands(self, step: StepAssembly, contacts: list[Contact], groups: list[np.ndarray]):
+        """Solve the step island by island (:meth:`islands`): each island's problem is kept,
+        reused and warm started as the whole step's is. Returns (p (m,) in ``step``'s rows, the
+        step's Solution (the islands' contacts, the worst status, the largest residual, the
+        summed iterations and seconds), whether every island's model was reused, the
+        (problem, solution) of a failed island or None, and the seconds spent building models)."""
+        p = np.zeros(len(step.rows))
+        held, kept = self._island_models, {}
+        parts, x_all, names_all, laws = [], [], [], {}
+        all_reused, built = True, 0.0
+        for idx in groups:
+            sub = [contacts[i] for i in idx]
+            island = self.island_step(step, contacts, idx)
+            key = tuple((c.name, id(self.law_of(c)), c.torsion) for c in sub)
+            t0 = time.perf_counter()
+            self.problem, self._key = held.get(key, (None, None))[0], key if key in held else None
+            problem, reused = self.problem_for(island, sub)
+            if not reused:
+                built += time.perf_counter() - t0
+            x0 = None
+            if self.warm_start and reused:
+                x0 = held[key][1]
+            elif self.warm_start and self._x is not None:
+                x0 = self.start(problem, False)
+            solution = self.solve(problem, x0)
+            if not solution.ok and (reused or x0 is not None):
+                problem, reused = self.rebuild(island), False
+                solution = self.solve(problem)
+            if not solution.ok:
+                self.problem, self._key, self._island_models = None, None, {}
+                return p, solution, False, (problem, solution), built
+            all_reused &= reused
+            kept[key] = (problem, solution.x)
+            x_all.append(solution.x)
+            names_all += problem.compile().mcp.names
+            laws.update(problem.laws)
+            mine = [r for c in sub for r in step.contact_rows[c.name].values()]
+            p[mine] = problem.force_vector()
+            parts.append(solution)
+        self.problem, self._key, self._island_models = None, None, kept
+        self._x, self._names, self._island_laws = np.concatenate(x_all), names_all, laws
+        statuses = {s.status for s in parts}
+        first = parts[0]
+        solution = Solution(
+            status=Status.SOLVED if statuses == {Status.SOLVED} else Status.SOLVED_INACCURATE,
+            solver=first.solver,
+            residual=max(s.residual for s in parts),
+            iterations=sum(s.iterations for s in parts),
+            seconds=sum(s.seconds for s in parts),
+            message=f"{len(parts)} islands solved apart",
+            contacts=[c for s in parts for c in s.contacts],
+            extras={"islands": len(parts)},
+        )
+        retried = [s.extras["fallback"] for s in parts if "fallback" in s.extras]
+        if retried:
+            solution.extras["fallback"] = retried[0]
+        return p, solution, all_reused, None, built
 
     def law_of(self, contact: Contact) -> FrictionLaw:
         """The law of ``contact`` in this run: ``friction`` given as one law replaces every
@@ -689,10 +866,8 @@ class Simulator:
             contacts, gaps = [contacts[i] for i in keep], np.asarray(gaps)[keep]
         if not contacts or self.beta == 0.0 or not np.any(gaps < 0.0):
             return None
-        from contactmodel.solve import LCP, solve
-
         normal = np.array([step.contact_rows[c.name]["n"] for c in contacts])
-        Gn = step.G[normal]
+        Gn = step.G_dense[normal] if isinstance(step, StepAssembly) else step.G[normal]
         Gn = Gn.toarray() if sp.issparse(Gn) else np.asarray(Gn)
         MGt = step.Minv @ Gn.T
         A = Gn @ MGt
@@ -701,10 +876,10 @@ class Simulator:
         q = vn + np.where(gaps < 0.0, self.beta * gaps, gaps) / h
         if np.all(q >= 0.0):
             return None
-        answer = solve(LCP(0.5 * (A + A.T), q), solver="lemke", fallback=False)
-        if not answer.ok:
+        x = projection_lcp(0.5 * (A + A.T), q)
+        if x is None:
             return None
-        return MGt @ np.maximum(answer.x, 0.0)
+        return MGt @ np.maximum(x, 0.0)
 
     def advance(self, nu_new: np.ndarray, push: np.ndarray | None = None) -> None:
         """Semi-implicit pose update with the post-step velocities ``nu_new`` (and the
@@ -802,6 +977,7 @@ def simulate(
     out=None,
     save_every: int | None = None,
     resume=None,
+    islands: bool = True,
     **solver_options,
 ) -> Trajectory:
     """Simulate ``system`` from t = 0 to ``t_end`` (s) with steps of ``dt`` (s).
@@ -822,6 +998,9 @@ def simulate(
     previous step's model while the contact set and laws stay (False: a new model every step).
     ``step_tol``: the simulation tolerance, see :data:`STEP_TOL` (0: every solved-inaccurate
     step is retried in the step's other statements, as ``cm.solve`` does).
+    ``islands``: solve each island of bodies (bodies joined through contacts; the ground joins
+    none) as a problem of its own, so one hard island does not slow the others; False solves
+    every step's contacts as one problem (the answers agree to the solver's tolerance).
     ``contact``: None (rigid contact, the complementarity step), a
     :class:`~contactmodel.simulation.compliant.Compliant` model for every contact, or a mapping of
     contact, body or plane names to Compliant models (None: rigid), so rigid and compliant
@@ -863,6 +1042,7 @@ def simulate(
         reuse,
         step_tol,
         contact,
+        islands,
     )
     n_steps = check_settings(sim, t_end)
     if save_every is not None:
@@ -910,6 +1090,22 @@ def simulate(
                     raise SolverError(message)
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
                 break
+        elif len(groups := sim.islands(contacts)) > 1:
+            t3 = time.perf_counter()
+            p, solution, reused, failed, built = sim.solve_islands(step, contacts, groups)
+            if failed is not None:
+                traj.fail(k, *failed)
+                message = (
+                    f"step {k} (t = {sim.t:.6g} s): solver '{solver}' returned {failed[1].status.value} on "
+                    f"an island of {len(failed[0].contact_names)} contacts (residual "
+                    f"{failed[1].residual:.3g}); {failed[1].message}. The run stops here: "
+                    "trajectory.failed_problem holds that island's model"
+                )
+                if on_failure is OnFailure.RAISE:
+                    raise SolverError(message)
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                break
+            problem, t3 = None, t3 + built  # the islands' model builds count as build time
         elif contacts:
             problem, reused = sim.problem_for(step, contacts)
             t3 = time.perf_counter()
@@ -950,7 +1146,7 @@ def simulate(
             {
                 "contacts": t1 - t0,
                 "update": t2 - t1 + (t3 - t2 if reused else 0.0),
-                "build": 0.0 if reused or problem is None else t3 - t2,
+                "build": 0.0 if reused or (problem is None and len(contacts) < 2) else t3 - t2,
                 "solve": t4 - t3,
             },
         )

@@ -130,7 +130,7 @@ class Trajectory:
         modes = {}
         if solution is not None:
             modes = {c.name: c.mode for c in solution.contacts}
-            for name, law in (sim.problem.laws if sim.problem is not None else {}).items():
+            for name, law in sim.step_laws.items():
                 self.laws.setdefault(name, law)
         per = {
             c.name: (
@@ -154,7 +154,7 @@ class Trajectory:
         )
         self._steps.append((per, report))
         if keep:
-            laws = dict(sim.problem.laws) if sim.problem is not None and contacts else {}
+            laws = dict(sim.step_laws) if contacts else {}
             self._assemblies.append((step, laws))
 
     def fail(self, k: int, problem: Problem, solution: Solution) -> None:

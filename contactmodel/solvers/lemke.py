@@ -367,7 +367,7 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
     if n == 0:
         return SolverResult(np.zeros(0), Outcome.CONVERGED, 0, "empty LCP", extras)
 
-    rng = np.random.default_rng(opts.seed)
+    rng = None  # made at the first restart (~30 us, more than a small LCP's pivots)
     psd: bool | None = None
     run: _Run | None = None
     warm: _Tableau | None = None
@@ -381,6 +381,7 @@ def solve(mcp: MCP, options: LemkeOptions | None = None) -> SolverResult:
             tab, dbar = warm, np.ones(n)
         else:
             if start > (warm is not None):
+                rng = np.random.default_rng(opts.seed) if rng is None else rng
                 d = rng.uniform(0.5, 1.5, n)
             tab, dbar = _Tableau(M, q, d, np.arange(n), opts.refine_tol), d.copy()
         run = _lemke_run(tab, dbar, opts, max_pivots)
