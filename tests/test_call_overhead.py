@@ -212,3 +212,58 @@ def test_edits_of_unindexed_cone_blocks_are_noticed_without_their_entry_counts()
     cone.p = pe.Var(domain=pe.NonNegativeReals)
     cone.p_pair = Complementarity(expr=complements(cone.p >= 0, cone.p - 1.0 >= 0))
     assert problem.compile().mcp.n == n + 1
+
+
+@pytest.mark.parametrize("law", [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc"), cm.CoulombCone(0.5)])
+def test_options_without_a_start_run_as_given_and_answer_as_a_copy_would(law) -> None:
+    """The dispatcher hands the solver its options as made when none holds a start (nothing to
+    scale): the raw answer is bit for bit the long way's (a checked copy of the options)."""
+    import dataclasses
+    import importlib
+
+    from contactmodel import solvers
+    from contactmodel.mcp.scale import normalized, normalizer
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    problem = cm.formulate(_boxes(), friction=law)
+    solution = cm.solve(problem, fallback=False)
+    mcp = dispatcher._compile(dispatcher.statement("newton").apply(problem))[1]
+    opts = solvers.make_options("newton", {})
+    scale = dispatcher.residual_scale(mcp)
+    p = normalizer(mcp, scale)
+    assert p != 1.0  # the case the shortcut skips a copy in
+    module, _ = solvers.load("newton")
+    long_way = module.solve(normalized(mcp, p), dataclasses.replace(opts))
+    short, _ = dispatcher._run("newton", module, mcp, opts, 1, scale)
+    assert short.outcome is long_way.outcome and short.iterations == long_way.iterations
+    assert np.array_equal(short.x, np.asarray(long_way.x) * p)
+    assert np.array_equal(solution.x, short.x)
+
+
+def test_a_start_among_the_options_is_still_scaled_with_the_problem() -> None:
+    """fip's start ``z0`` is divided by the scale the MCP is divided by (the copy is still made)."""
+    import importlib
+
+    from contactmodel import solvers
+    from contactmodel.mcp.scale import normalizer
+    from contactmodel.solvers.base import Outcome, SolverResult
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    M = np.array([[2.0, 1.0], [1.0, 2.0]]) * 1e3
+    q = np.array([-1.0, -1.0]) * 1e3
+    mcp = cm.LCP(M, q)
+    scale = dispatcher.residual_scale(mcp)
+    p = normalizer(mcp, scale)
+    assert p != 1.0
+    opts = solvers.make_options("fip", {"z0": [1.0, 1.0]})
+    seen = {}
+
+    class Spy:  # a solver module that records the start it is given
+        @staticmethod
+        def solve(_mcp, options):
+            seen["z0"] = options.z0
+            return SolverResult(None, Outcome.FAILED)
+
+    dispatcher._run("fip", Spy, mcp, opts, None, scale)
+    assert np.array_equal(seen["z0"], np.array([1.0, 1.0]) / p)
+    assert np.array_equal(opts.z0, [1.0, 1.0])  # the options made are left as they were
