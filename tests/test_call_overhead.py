@@ -267,3 +267,23 @@ def test_a_start_among_the_options_is_still_scaled_with_the_problem() -> None:
     dispatcher._run("fip", Spy, mcp, opts, None, scale)
     assert np.array_equal(seen["z0"], np.array([1.0, 1.0]) / p)
     assert np.array_equal(opts.z0, [1.0, 1.0])  # the options made are left as they were
+
+
+def test_preset_files_are_found_with_one_stat_as_isfile_finds_them(tmp_path, monkeypatch) -> None:
+    """The preset files the options are made from are those ``os.path.isfile`` finds (a folder of
+    the name is not one), in order, and a new user file is noticed on the next call."""
+    import os
+
+    from contactmodel import solvers
+
+    monkeypatch.setenv(solvers.USER_CONFIG_ENV, str(tmp_path))
+    (tmp_path / "newton.toml").mkdir()  # a directory, not a preset file
+    shipped = [str(solvers.CONFIG_DIR / "newton.toml")]
+    assert [str(f) for f in solvers.preset_files("newton")] == [f for f in shipped if os.path.isfile(f)]
+    tol = solvers.make_options("newton", {}).tol
+    (tmp_path / "newton.toml").rmdir()
+    (tmp_path / "newton.toml").write_text(f"tol = {tol / 10!r}\n")
+    assert [str(f) for f in solvers.preset_files("newton")][-1] == str(tmp_path / "newton.toml")
+    assert solvers.make_options("newton", {}).tol == tol / 10
+    monkeypatch.delenv(solvers.USER_CONFIG_ENV)
+    assert solvers.make_options("newton", {}).tol == tol
