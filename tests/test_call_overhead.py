@@ -287,3 +287,39 @@ def test_preset_files_are_found_with_one_stat_as_isfile_finds_them(tmp_path, mon
     assert solvers.make_options("newton", {}).tol == tol / 10
     monkeypatch.delenv(solvers.USER_CONFIG_ENV)
     assert solvers.make_options("newton", {}).tol == tol
+
+
+def test_csr_times_is_the_sparse_product_bit_for_bit() -> None:
+    """SciPy's kernel called directly gives ``A @ x`` exactly; other inputs go through ``@``."""
+    import scipy.sparse as sp
+
+    from contactmodel.sparse_product import csr_times
+
+    rng = np.random.default_rng(7)
+    for m, n, density in [(12, 6, 0.5), (40, 40, 0.1), (0, 3, 0.5), (5, 0, 0.5), (7, 9, 0.0)]:
+        A = sp.random(m, n, density=density, format="csr", random_state=rng) * 1e3
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+        assert np.array_equal(csr_times(A, x), A @ x)
+        assert np.array_equal(csr_times(A, x[::-1].copy()[::-1]), A @ x)  # a strided vector
+        assert np.array_equal(csr_times(A.tocsc(), x), A.tocsc() @ x)
+        assert np.array_equal(csr_times(A, list(x)), A @ x)
+        X = rng.standard_normal((n, 2))
+        assert np.array_equal(csr_times(A, X), A @ X)
+    with pytest.raises(ValueError):
+        csr_times(sp.csr_matrix(np.eye(3)), np.ones(2))
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_interpretation_equals_the_sparse_products_bit_for_bit(law) -> None:
+    """The forces, accelerations and motion of an answer are those of the plain ``@`` products."""
+    problem = cm.formulate(_boxes(), friction=law)
+    solution = cm.solve(problem)
+    compiled = problem.compile()
+    point = problem.interpret(solution.x, compiled)
+    asm = problem.assembly
+    c = problem.T @ solution.x[compiled.derived["force_columns"]]
+    nu_dot = asm.M_free_inverse @ (asm.f + asm.G.T @ c)
+    assert np.array_equal(point.forces, c)
+    assert np.array_equal(point.motion.nu_dot, nu_dot)
+    assert np.array_equal(point.accelerations, asm.G @ nu_dot + asm.gdot_nu)
+    assert np.array_equal(asm.contact_accelerations(c), asm.G @ nu_dot + asm.gdot_nu)
