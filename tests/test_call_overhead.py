@@ -323,3 +323,23 @@ def test_interpretation_equals_the_sparse_products_bit_for_bit(law) -> None:
     assert np.array_equal(point.motion.nu_dot, nu_dot)
     assert np.array_equal(point.accelerations, asm.G @ nu_dot + asm.gdot_nu)
     assert np.array_equal(asm.contact_accelerations(c), asm.G @ nu_dot + asm.gdot_nu)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_groups_numbered_in_a_dict_give_each_contact_the_verdict_np_unique_gives(law, monkeypatch) -> None:
+    """A few contacts are grouped by first appearance, many with ``np.unique``: each contact's
+    physical mode and verdict are the same either way."""
+    from contactmodel import modes
+
+    problem = cm.formulate(_boxes(2), friction=law)
+    solution = cm.solve(problem)
+    compiled = problem.compile()
+    point = problem.interpret(solution.x, compiled)
+    args = (problem, solution.x, 1e-7, compiled, point.forces, point.accelerations)
+    few = decide_modes(*args)
+    monkeypatch.setattr(modes, "_FEW_CONTACTS", 0)
+    many = decide_modes(*args)
+    assert few.physical == many.physical
+    assert few.verdicts == many.verdicts
+    assert np.array_equal(few.codes, many.codes)
+    assert len(set(map(id, few.verdicts))) > 1  # the boxes make more than one group
