@@ -343,3 +343,56 @@ def test_groups_numbered_in_a_dict_give_each_contact_the_verdict_np_unique_gives
     assert few.verdicts == many.verdicts
     assert np.array_equal(few.codes, many.codes)
     assert len(set(map(id, few.verdicts))) > 1  # the boxes make more than one group
+
+
+def _fields(sol: cm.Solution) -> tuple:
+    """Every field of a Solution the shortcuts could change (timings aside)."""
+    checks = sorted(sol.checks.items())
+    return (sol.status, sol.residual, sol.iterations, sol.x.tobytes(), checks, sol.contacts, sol.bodies, sol.joints)
+
+
+def _long_way(monkeypatch) -> None:
+    """Every shortcut of the dispatcher's path off: the sparse products through ``@``, the modes'
+    groups numbered by ``np.unique``, the options copied with their start scaled."""
+    import dataclasses
+    import importlib
+
+    from contactmodel import modes, sparse_product
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    monkeypatch.setattr(sparse_product, "_csr_matvec", None)
+    monkeypatch.setattr(modes, "_FEW_CONTACTS", 0)
+    run = dispatcher._run
+
+    def copied(solver, module, mcp, opts, *args):
+        return run(solver, module, mcp, dataclasses.replace(opts), *args)
+
+    monkeypatch.setattr(dispatcher, "_run", copied)
+
+
+def _catalogue_and_random_problems() -> list:
+    from contactmodel import catalogue
+
+    problems = []
+    for name in catalogue.CASES:
+        case = catalogue.get(name)
+        for law in case.laws()[:4]:
+            problems.append(cm.formulate(case.build(), friction=law))
+    rng = np.random.default_rng(3)
+    for law in LAWS:
+        s = _boxes()
+        for body in s.bodies:
+            body.wrench = tuple(rng.normal(0.0, 5.0, 6))
+        problems.append(cm.formulate(s, friction=law))
+    return problems
+
+
+def test_solutions_equal_the_long_ways_bit_for_bit(monkeypatch) -> None:
+    """Status, residuals, checks, contact modes, labels, forces and body results of the catalogue
+    problems and random pushes of the boxes, with every shortcut and without."""
+    short = [_fields(cm.solve(p)) for p in _catalogue_and_random_problems()]
+    _long_way(monkeypatch)
+    long = [_fields(cm.solve(p)) for p in _catalogue_and_random_problems()]
+    assert short == long
+    assert all(s[0] is cm.Status.SOLVED for s in short)
+    assert {c.mode for s in short for c in s[5]} >= {"roll", "slide", "separate"}  # every kind of mode
