@@ -27,6 +27,7 @@ from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
 from contactmodel.manipulator import Manipulator
 from contactmodel.solution import BodyResult, JointResult
+from contactmodel.sparse_product import csr_times
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 
 COMPONENTS = ("n", "t", "o", "r")
@@ -167,7 +168,7 @@ class Assembly(ContactAssembly):
         """(nq,) nu_dot produced by contact forces c (m,)."""
         GFt, MFP, _ = self._free_parts
         if not self.prescribed.any():  # every coordinate free: no M_FP product, no masks
-            return self.M_free_inverse @ (self.f + GFt @ c)
+            return csr_times(self.M_free_inverse, self.f + csr_times(GFt, c))
         F = self.free
         nu_dot = self.nu_dot_prescribed.copy()
         rhs = self.f[F] + GFt @ c - MFP @ nu_dot[self.prescribed]
@@ -176,12 +177,12 @@ class Assembly(ContactAssembly):
 
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) relative contact accelerations a = G nu_dot + G_dot nu produced by forces c."""
-        return self.G @ self.accelerations(c) + self.gdot_nu
+        return csr_times(self.G, self.accelerations(c)) + self.gdot_nu
 
     def response(self, c: np.ndarray) -> tuple[np.ndarray, Motion]:
         """(a, motion) of forces c (m,), solving for nu_dot once."""
         motion = self.motion(c)
-        return self.G @ motion.nu_dot + self.gdot_nu, motion
+        return csr_times(self.G, motion.nu_dot) + self.gdot_nu, motion
 
     def efforts(self, c: np.ndarray, nu_dot: np.ndarray) -> np.ndarray:
         """(nq,) generalized forces the prescribed coordinates need (0 elsewhere)."""

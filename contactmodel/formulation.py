@@ -53,6 +53,7 @@ from contactmodel.mcp.direct import (
     force_matrix,
 )
 from contactmodel.memory import building
+from contactmodel.sparse_product import csr_times
 from contactmodel.system import System
 from contactmodel.update import adopt_param_edits
 from contactmodel.update import reassemble as reassemble_problem
@@ -281,7 +282,7 @@ class Problem:
         x = np.asarray(x, dtype=float)
         compiled.load(x)
         layout = self.layout
-        c = self.T @ _force_values(self, compiled, x)
+        c = csr_times(self.T, _force_values(self, compiled, x))
         if self.assembly.quasistatic:  # velocities are the point's own unknowns, not a function of c
             a, motion = self.assembly.response_at(c, _FORM_MODELS[self.form].generalized(self, x, compiled))
         else:

@@ -356,13 +356,33 @@ def _groups(
         key = (shape << 3 * pa.widest) | states
         if (key == key[0]).all():
             return [0] * len(key), [0]
-        _, first, groups = np.unique(key, return_index=True, return_inverse=True)
-        return groups.tolist(), first.tolist()
+        if len(key) > _FEW_CONTACTS:
+            _, first, groups = np.unique(key, return_index=True, return_inverse=True)
+            return groups.tolist(), first.tolist()
+        return _first_seen(key.tolist())
     seen: dict[tuple, int] = {}  # too many pairs to pack: grouped by (shape, pair codes)
     groups, first = [], []
     every, bounds = codes.tolist(), pa.bounds
     for j, s in enumerate(shape.tolist()):
         g = seen.setdefault((s, tuple(every[bounds[j] : bounds[j + 1]])), len(seen))
+        if g == len(first):
+            first.append(j)
+        groups.append(g)
+    return groups, first
+
+
+#: up to this many contacts, :func:`_groups` numbers the groups in a dict (a few us) rather than
+#: with ``np.unique`` (~10 us whatever the size); a contact's group is the same either way
+_FEW_CONTACTS = 64
+
+
+def _first_seen(keys: list) -> tuple[list[int], list[int]]:
+    """(group of each entry, first entry of each group) of ``keys``, groups numbered by first
+    appearance."""
+    seen: dict = {}
+    groups, first = [], []
+    for j, k in enumerate(keys):
+        g = seen.setdefault(k, len(seen))
         if g == len(first):
             first.append(j)
         groups.append(g)

@@ -268,7 +268,8 @@ def _run(
     p = normalizer(mcp, scale)
     if p != 1.0:
         points = {k: getattr(opts, k) for k in opts.point_fields if getattr(opts, k) is not None}
-        opts = dataclasses.replace(opts, **{k: np.asarray(v, dtype=float) / p for k, v in points.items()})
+        if points:  # no start among the options (the usual case): nothing to scale, no copy (~17 us)
+            opts = dataclasses.replace(opts, **{k: np.asarray(v, dtype=float) / p for k, v in points.items()})
     with _blas_limit(solver, blas_threads):
         t1 = time.perf_counter()
         try:

@@ -212,3 +212,188 @@ def test_edits_of_unindexed_cone_blocks_are_noticed_without_their_entry_counts()
     cone.p = pe.Var(domain=pe.NonNegativeReals)
     cone.p_pair = Complementarity(expr=complements(cone.p >= 0, cone.p - 1.0 >= 0))
     assert problem.compile().mcp.n == n + 1
+
+
+@pytest.mark.parametrize("law", [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc"), cm.CoulombCone(0.5)])
+def test_options_without_a_start_run_as_given_and_answer_as_a_copy_would(law) -> None:
+    """The dispatcher hands the solver its options as made when none holds a start (nothing to
+    scale): the raw answer is bit for bit the long way's (a checked copy of the options)."""
+    import dataclasses
+    import importlib
+
+    from contactmodel import solvers
+    from contactmodel.mcp.scale import normalized, normalizer
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    problem = cm.formulate(_boxes(), friction=law)
+    solution = cm.solve(problem, fallback=False)
+    mcp = dispatcher._compile(dispatcher.statement("newton").apply(problem))[1]
+    opts = solvers.make_options("newton", {})
+    scale = dispatcher.residual_scale(mcp)
+    p = normalizer(mcp, scale)
+    assert p != 1.0  # the case the shortcut skips a copy in
+    module, _ = solvers.load("newton")
+    long_way = module.solve(normalized(mcp, p), dataclasses.replace(opts))
+    short, _ = dispatcher._run("newton", module, mcp, opts, 1, scale)
+    assert short.outcome is long_way.outcome and short.iterations == long_way.iterations
+    assert np.array_equal(short.x, np.asarray(long_way.x) * p)
+    assert np.array_equal(solution.x, short.x)
+
+
+def test_a_start_among_the_options_is_still_scaled_with_the_problem() -> None:
+    """fip's start ``z0`` is divided by the scale the MCP is divided by (the copy is still made)."""
+    import importlib
+
+    from contactmodel import solvers
+    from contactmodel.mcp.scale import normalizer
+    from contactmodel.solvers.base import Outcome, SolverResult
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    M = np.array([[2.0, 1.0], [1.0, 2.0]]) * 1e3
+    q = np.array([-1.0, -1.0]) * 1e3
+    mcp = cm.LCP(M, q)
+    scale = dispatcher.residual_scale(mcp)
+    p = normalizer(mcp, scale)
+    assert p != 1.0
+    opts = solvers.make_options("fip", {"z0": [1.0, 1.0]})
+    seen = {}
+
+    class Spy:  # a solver module that records the start it is given
+        @staticmethod
+        def solve(_mcp, options):
+            seen["z0"] = options.z0
+            return SolverResult(None, Outcome.FAILED)
+
+    dispatcher._run("fip", Spy, mcp, opts, None, scale)
+    assert np.array_equal(seen["z0"], np.array([1.0, 1.0]) / p)
+    assert np.array_equal(opts.z0, [1.0, 1.0])  # the options made are left as they were
+
+
+def test_preset_files_are_found_with_one_stat_as_isfile_finds_them(tmp_path, monkeypatch) -> None:
+    """The preset files the options are made from are those ``os.path.isfile`` finds (a folder of
+    the name is not one), in order, and a new user file is noticed on the next call."""
+    import os
+
+    from contactmodel import solvers
+
+    monkeypatch.setenv(solvers.USER_CONFIG_ENV, str(tmp_path))
+    (tmp_path / "newton.toml").mkdir()  # a directory, not a preset file
+    shipped = [str(solvers.CONFIG_DIR / "newton.toml")]
+    assert [str(f) for f in solvers.preset_files("newton")] == [f for f in shipped if os.path.isfile(f)]
+    tol = solvers.make_options("newton", {}).tol
+    (tmp_path / "newton.toml").rmdir()
+    (tmp_path / "newton.toml").write_text(f"tol = {tol / 10!r}\n")
+    assert [str(f) for f in solvers.preset_files("newton")][-1] == str(tmp_path / "newton.toml")
+    assert solvers.make_options("newton", {}).tol == tol / 10
+    monkeypatch.delenv(solvers.USER_CONFIG_ENV)
+    assert solvers.make_options("newton", {}).tol == tol
+
+
+def test_csr_times_is_the_sparse_product_bit_for_bit() -> None:
+    """SciPy's kernel called directly gives ``A @ x`` exactly; other inputs go through ``@``."""
+    import scipy.sparse as sp
+
+    from contactmodel.sparse_product import csr_times
+
+    rng = np.random.default_rng(7)
+    for m, n, density in [(12, 6, 0.5), (40, 40, 0.1), (0, 3, 0.5), (5, 0, 0.5), (7, 9, 0.0)]:
+        A = sp.random(m, n, density=density, format="csr", random_state=rng) * 1e3
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)
+        assert np.array_equal(csr_times(A, x), A @ x)
+        assert np.array_equal(csr_times(A, x[::-1].copy()[::-1]), A @ x)  # a strided vector
+        assert np.array_equal(csr_times(A.tocsc(), x), A.tocsc() @ x)
+        assert np.array_equal(csr_times(A, list(x)), A @ x)
+        X = rng.standard_normal((n, 2))
+        assert np.array_equal(csr_times(A, X), A @ X)
+    with pytest.raises(ValueError):
+        csr_times(sp.csr_matrix(np.eye(3)), np.ones(2))
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_interpretation_equals_the_sparse_products_bit_for_bit(law) -> None:
+    """The forces, accelerations and motion of an answer are those of the plain ``@`` products."""
+    problem = cm.formulate(_boxes(), friction=law)
+    solution = cm.solve(problem)
+    compiled = problem.compile()
+    point = problem.interpret(solution.x, compiled)
+    asm = problem.assembly
+    c = problem.T @ solution.x[compiled.derived["force_columns"]]
+    nu_dot = asm.M_free_inverse @ (asm.f + asm.G.T @ c)
+    assert np.array_equal(point.forces, c)
+    assert np.array_equal(point.motion.nu_dot, nu_dot)
+    assert np.array_equal(point.accelerations, asm.G @ nu_dot + asm.gdot_nu)
+    assert np.array_equal(asm.contact_accelerations(c), asm.G @ nu_dot + asm.gdot_nu)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_groups_numbered_in_a_dict_give_each_contact_the_verdict_np_unique_gives(law, monkeypatch) -> None:
+    """A few contacts are grouped by first appearance, many with ``np.unique``: each contact's
+    physical mode and verdict are the same either way."""
+    from contactmodel import modes
+
+    problem = cm.formulate(_boxes(2), friction=law)
+    solution = cm.solve(problem)
+    compiled = problem.compile()
+    point = problem.interpret(solution.x, compiled)
+    args = (problem, solution.x, 1e-7, compiled, point.forces, point.accelerations)
+    few = decide_modes(*args)
+    monkeypatch.setattr(modes, "_FEW_CONTACTS", 0)
+    many = decide_modes(*args)
+    assert few.physical == many.physical
+    assert few.verdicts == many.verdicts
+    assert np.array_equal(few.codes, many.codes)
+    assert len(set(map(id, few.verdicts))) > 1  # the boxes make more than one group
+
+
+def _fields(sol: cm.Solution) -> tuple:
+    """Every field of a Solution the shortcuts could change (timings aside)."""
+    checks = sorted(sol.checks.items())
+    results = (sol.contacts, sol.bodies, sol.joints)
+    return (sol.status, sol.residual, sol.iterations, sol.x.tobytes(), checks, *results)
+
+
+def _long_way(monkeypatch) -> None:
+    """Every shortcut of the dispatcher's path off: the sparse products through ``@``, the modes'
+    groups numbered by ``np.unique``, the options copied with their start scaled."""
+    import dataclasses
+    import importlib
+
+    from contactmodel import modes, sparse_product
+
+    dispatcher = importlib.import_module("contactmodel.solve")
+    monkeypatch.setattr(sparse_product, "_csr_matvec", None)
+    monkeypatch.setattr(modes, "_FEW_CONTACTS", 0)
+    run = dispatcher._run
+
+    def copied(solver, module, mcp, opts, *args):
+        return run(solver, module, mcp, dataclasses.replace(opts), *args)
+
+    monkeypatch.setattr(dispatcher, "_run", copied)
+
+
+def _catalogue_and_random_problems() -> list:
+    from contactmodel import catalogue
+
+    problems = []
+    for name in catalogue.CASES:
+        case = catalogue.get(name)
+        for law in case.laws()[:4]:
+            problems.append(cm.formulate(case.build(), friction=law))
+    rng = np.random.default_rng(3)
+    for law in LAWS:
+        s = _boxes()
+        for body in s.bodies:
+            body.wrench = tuple(rng.normal(0.0, 5.0, 6))
+        problems.append(cm.formulate(s, friction=law))
+    return problems
+
+
+def test_solutions_equal_the_long_ways_bit_for_bit(monkeypatch) -> None:
+    """Status, residuals, checks, contact modes, labels, forces and body results of the catalogue
+    problems and random pushes of the boxes, with every shortcut and without."""
+    short = [_fields(cm.solve(p)) for p in _catalogue_and_random_problems()]
+    _long_way(monkeypatch)
+    long = [_fields(cm.solve(p)) for p in _catalogue_and_random_problems()]
+    assert short == long
+    assert all(s[0] is cm.Status.SOLVED for s in short)
+    assert {c.mode for s in short for c in s[5]} >= {"roll", "slide", "separate"}  # every kind of mode

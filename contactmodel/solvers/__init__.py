@@ -17,6 +17,7 @@ import copy
 import importlib
 import importlib.util
 import os
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,12 +196,38 @@ def preset_files(name: str) -> list[Path]:
 def _preset_paths(name: str) -> list[str]:
     """:func:`preset_files` as strings (pathlib costs ~30 us a file, most of a small problem's
     option parsing)."""
-    dirs = [str(CONFIG_DIR)]
+    return [path for path, _ in _preset_stamps(name)]
+
+
+def _candidate_paths(name: str) -> tuple[str, ...]:
+    """Where the preset files of ``name`` may be, lowest precedence first (made once per value of
+    ``$CONTACTMODEL_PRESETS`` and of :data:`CONFIG_DIR`)."""
     user = os.environ.get(USER_CONFIG_ENV)
-    if user:
-        dirs.append(os.path.expanduser(user))
-    files = [os.path.join(d, f"{name}.toml") for d in dirs]
-    return [f for f in files if os.path.isfile(f)]
+    key = (name, CONFIG_DIR, user)
+    found = _CANDIDATES.get(key)
+    if found is None:
+        dirs = [str(CONFIG_DIR)]
+        if user:
+            dirs.append(os.path.expanduser(user))
+        found = _CANDIDATES[key] = tuple(os.path.join(d, f"{name}.toml") for d in dirs)
+    return found
+
+
+_CANDIDATES: dict[tuple, tuple[str, ...]] = {}
+
+
+def _preset_stamps(name: str) -> tuple[tuple[str, int], ...]:
+    """(path, modification time in ns) of each preset file of ``name`` that exists (a regular
+    file, as ``os.path.isfile`` says), lowest precedence first: one ``stat`` a candidate."""
+    out = []
+    for path in _candidate_paths(name):
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append((path, st.st_mtime_ns))
+    return tuple(out)
 
 
 def _read_preset(path: str) -> tuple[int, dict]:
@@ -282,13 +309,12 @@ _PRESET_OPTIONS: dict[tuple, object] = {}
 def _preset_options(name: str, options_cls: type):
     """``options_cls`` with the values of the preset files of ``name``, checked; made again when
     the files or their modification times change (never handed out)."""
-    presets = [(path, *_read_preset(path)) for path in _preset_paths(name)]
-    key = (options_cls, tuple((path, mtime) for path, mtime, _ in presets))
+    key = (options_cls, _preset_stamps(name))  # the files are read only when a stamp is new
     found = _PRESET_OPTIONS.get(key)
     if found is None:
         values: dict = {}
-        for _, _, file_values in presets:
-            values.update(copy.deepcopy(file_values))
+        for path, _ in key[1]:
+            values.update(copy.deepcopy(_read_preset(path)[1]))
         _refuse_unknown(name, values, _default_options(options_cls))
         found = _PRESET_OPTIONS[key] = options_cls(**values)
     return found
