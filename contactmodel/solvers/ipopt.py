@@ -63,8 +63,8 @@ class IpoptOptions(Options):
     time_limit: wall-clock limit in seconds (Ipopt "max_wall_time"), None for none.
     print_level: Ipopt print level (0 = silent).
     polish: when Ipopt's final objective is <= ``polish_objective``, refine its point with
-        active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`); a step
-        is kept only if it lowers the natural residual. Ipopt's barrier leaves u_i, z_i of
+        active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`); the
+        point with the lowest natural residual is kept. Ipopt's barrier leaves u_i, z_i of
         order sqrt(mu) at degenerate solutions, about 1e-7 in the natural residual.
     polish_objective: objective level below which polishing is tried.
     restarts: when the first attempt (from ``mcp.x0`` with these options) does not converge,

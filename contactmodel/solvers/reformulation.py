@@ -362,19 +362,23 @@ class PolishResult:
 def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> PolishResult:
     """Active-set Newton refinement of an MCP point x (n,) near a solution.
 
-    Each step takes the active set from the natural map (u_i with x_i <= F_i(x) are set to
-    0), then one Newton step on F_I(x) = 0 over the other variables I. A step is kept only
-    if it lowers the inf-norm natural residual; stops at ``tol * 1e-3`` or ``max_steps``.
-    Interior-point and quasi-Newton runs end with u_i, z_i ~ sqrt(barrier), which this
-    removes.
+    Each step takes the active set from the natural map at the current point (u_i with
+    x_i <= F_i(x) are set to 0), then one Newton step on F_I(x) = 0 over the other variables
+    I. The steps go on from each new point whether or not it lowers the inf-norm natural
+    residual (a wrong active set, taken where u_i and F_i are both small, shows itself at the
+    next point by a negative u_i or F_i, and the next step corrects it: semismooth Newton on
+    the natural map), and the point with the lowest residual is returned; stops at
+    ``tol * 1e-3``, at a point that is not finite, or after ``max_steps``. Interior-point and
+    quasi-Newton runs end with u_i, z_i ~ sqrt(barrier), which this removes.
     """
     mcp = form.mcp
     x = np.asarray(x, dtype=float).copy()
-    best = _nat_inf(mcp, x)
-    steps = 0
+    best_x, best = x, _nat_inf(mcp, x)
+    current = best
+    steps = kept = 0
     u = form.u_idx
     for _ in range(max_steps):
-        if not np.isfinite(best) or best <= tol * 1e-3:
+        if not np.isfinite(current) or best <= tol * 1e-3:
             break
         F = np.asarray(mcp.F(x), dtype=float).ravel()
         active = np.zeros(form.n, dtype=bool)
@@ -400,12 +404,14 @@ def polish(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int = 10) -> Pol
                     continue
                 xa[idx] = start + dx
                 cand = _nat_inf(mcp, xa)
-                if cand < best:
+                if cand < current:
                     break
-        if not cand < best:
+        if not np.isfinite(cand) or np.array_equal(xa, x):
             break
-        x, best, steps = xa, cand, steps + 1
-    return PolishResult(x=x, natural_residual=best, steps=steps)
+        x, current, steps = xa, cand, steps + 1
+        if cand < best:
+            best_x, best, kept = xa, cand, steps
+    return PolishResult(x=best_x, natural_residual=best, steps=kept)
 
 
 def _newton_step(J: sp.csc_matrix, rhs: np.ndarray, method: str) -> np.ndarray | None:

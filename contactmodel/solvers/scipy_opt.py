@@ -56,8 +56,8 @@ class ScipyOptions(Options):
     complementarity_term: "product" (Andreani et al.'s (2002) (u^T z)^2) or "componentwise"
         (sum_i (u_i z_i)^2).
     polish: when the final objective is <= ``polish_objective``, refine the point with
-        active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`), kept
-        only if they lower the natural residual.
+        active-set Newton steps (:func:`~contactmodel.solvers.reformulation.polish`); the
+        point with the lowest natural residual is kept.
     polish_objective: objective level below which polishing is tried.
     native: further entries of ``minimize``'s ``options`` dict (override the defaults:
         L-BFGS-B ftol 1e-30, gtol 1e-14, maxcor 20, maxfun 5 * max_iter; trust-constr

@@ -60,3 +60,15 @@ def test_fip_crossover_solves_degenerate_resting_scenes_exactly(i: int) -> None:
     sol = cm.solve(problem, solver="fip", **loose)
     assert_solved(sc, sol)
     assert sol.extras["crossover"]
+
+
+@pytest.mark.parametrize("i", [139, 209, 329])
+def test_ipopt_polish_corrects_the_active_set_at_degenerate_resting_scenes(i: int) -> None:
+    """Ipopt's barrier leaves u_i, F_i(x) ~ 1e-5 where the solution has u_i = 0 and a small F_i > 0:
+    its point (natural residual above tol) is not accepted, and the first active-set Newton step,
+    taking u_i > F_i as inactive, is worse; the steps after it correct the active set."""
+    pytest.importorskip("cyipopt")
+    sc = scene(i)
+    sol = cm.solve(sc.problem(), solver="ipopt", restarts=(), random_starts=0, fallback=False)
+    assert_solved(sc, sol)
+    assert sol.extras["natural_residual_nlp"] > 1e-8 and sol.extras["polish_steps"] >= 2
