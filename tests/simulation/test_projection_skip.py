@@ -11,7 +11,7 @@ import pytest
 import contactmodel as cm
 from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation import Plane, simulate, stepper
-from contactmodel.simulation.stepper import projection_is_zero, projection_lcp
+from contactmodel.simulation.stepper import island_labels, projection_is_zero, projection_lcp
 
 from .scenes import box_on_incline, sliding_box
 
@@ -97,3 +97,18 @@ def test_projection_is_zero_exactly_when_lemke_stops_at_zero():
             assert x is not None and np.array_equal(x, np.zeros(k))
     assert projection_is_zero(np.array([1e-14, -5e-15]))
     assert not projection_is_zero(np.array([1e-14, -1e-9]))
+
+
+def test_island_labels_without_body_contacts_are_connected_components_labels():
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(5)
+    for nb in (1, 2, 5, 30):
+        a = rng.integers(-1, nb, size=3 * nb)
+        b = np.where(a >= 0, -1, rng.integers(0, nb, size=3 * nb))  # each contact touches the ground
+        graph = sp.csr_matrix((nb, nb))
+        assert np.array_equal(island_labels(a, b, nb), connected_components(graph, directed=False)[1])
+    a, b = np.array([0, 1, 2]), np.array([-1, 2, -1])  # bodies 1 and 2 touch: the graph decides
+    labels = island_labels(a, b, 3)
+    assert labels[1] == labels[2] != labels[0]
