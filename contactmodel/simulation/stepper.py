@@ -48,7 +48,7 @@ from scipy.spatial.transform import Rotation
 from contactmodel import solvers
 from contactmodel.assembly import Assembly, assemble
 from contactmodel.constants import TOL, TOL_INACCURATE, Choice
-from contactmodel.errors import ContactModelError
+from contactmodel.errors import ContactModelError, SolverError
 from contactmodel.fallback import retry_other_statements, worth_retrying
 from contactmodel.formulation import Problem, formulate
 from contactmodel.friction.base import FrictionLaw
@@ -975,6 +975,13 @@ def _call(fn: Callable, t: float, state: State, size: int, field_name: str) -> n
     return arr
 
 
+def _stop_run(message: str, on_failure: OnFailure) -> None:
+    """End a run at a step that failed: raise :class:`SolverError` or warn, as ``on_failure`` says."""
+    if on_failure is OnFailure.RAISE:
+        raise SolverError(message)
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
 def simulate(
     system: System,
     t_end: float,
@@ -1042,7 +1049,6 @@ def simulate(
     and is written on to ``resume`` unless ``out`` names another file. Every setting is checked
     before the first step (:mod:`contactmodel.simulation.settings`).
     """
-    from contactmodel.errors import SolverError
 
     t_end = real(t_end, "t_end (s)", low=0.0, error=SimulationError)
     on_failure = OnFailure.parse(on_failure, "simulate: on_failure", SimulationError)
@@ -1108,9 +1114,7 @@ def simulate(
             if failure:
                 traj.fail(k, problem, solution)
                 message = f"step {k} (t = {sim.t:.6g} s): {failure}. The run stops here"
-                if on_failure is OnFailure.RAISE:
-                    raise SolverError(message)
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                _stop_run(message, on_failure)
                 break
         elif len(groups := sim.islands(contacts)) > 1:
             t3 = time.perf_counter()
@@ -1123,9 +1127,7 @@ def simulate(
                     f"{failed[1].residual:.3g}); {failed[1].message}. The run stops here: "
                     "trajectory.failed_problem holds that island's model"
                 )
-                if on_failure is OnFailure.RAISE:
-                    raise SolverError(message)
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                _stop_run(message, on_failure)
                 break
             problem, t3 = None, t3 + built  # the islands' model builds count as build time
         elif contacts:
@@ -1145,9 +1147,7 @@ def simulate(
                     f"(residual {solution.residual:.3g}); {solution.message}. The run stops here: "
                     "trajectory.failed_problem holds the step's model"
                 )
-                if on_failure is OnFailure.RAISE:
-                    raise SolverError(message)
-                warnings.warn(message, RuntimeWarning, stacklevel=2)
+                _stop_run(message, on_failure)
                 break
             sim.solved(problem, solution.x)
             p = problem.force_vector()
