@@ -39,29 +39,29 @@ def _deterministic(summary: list[dict]) -> list[dict]:
 
 
 def test_two_concurrent_experiment_processes_split_the_runs(tmp_path: Path) -> None:
-    shared, alone = tmp_path / "shared", tmp_path / "alone"
-    first, second = _experiment(shared), _experiment(shared)
+    both_runs, alone = tmp_path / "both", tmp_path / "alone"
+    first, second = _experiment(both_runs), _experiment(both_runs)
     outputs = [p.communicate(timeout=600) for p in (first, second)]
     assert first.returncode == second.returncode == 0, outputs
     reference = _experiment(alone)
     reference.communicate(timeout=600)
     assert reference.returncode == 0
 
-    with sqlite3.connect(shared / "runs.sqlite") as conn:
+    with sqlite3.connect(both_runs / "runs.sqlite") as conn:
         rows, keys = conn.execute("SELECT COUNT(*), COUNT(DISTINCT key) FROM runs").fetchone()
         claims = conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0]
     assert rows == keys == 15  # 3 instances x 5 solver variants, each run once
     assert claims == 0
     ran = [int(re.search(r"(\d+) runs ran here", err).group(1)) for _, err in outputs]
     assert sum(ran) == 15, ran  # every run was done by exactly one of the two processes
-    got = json.loads((shared / "summary.json").read_text())
+    got = json.loads((both_runs / "summary.json").read_text())
     want = json.loads((alone / "summary.json").read_text())
     assert _deterministic(got) == _deterministic(want)
     # a third run on the finished store runs nothing and reports the same summary
-    third = _experiment(shared)
+    third = _experiment(both_runs)
     _, err = third.communicate(timeout=600)
     assert third.returncode == 0 and "0 runs ran here, 15 were stored before" in err
-    assert _deterministic(json.loads((shared / "summary.json").read_text())) == _deterministic(want)
+    assert _deterministic(json.loads((both_runs / "summary.json").read_text())) == _deterministic(want)
 
 
 def _task(size: int = 2, mu: float = 0.5) -> Task:
