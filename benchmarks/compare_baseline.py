@@ -17,7 +17,7 @@ counted, as it depends on the load too. Exit status 1 when anything else differs
 
 ``--run`` executes ``sys.executable benchmarks/<script> <args>`` with this file's source tree
 first on PYTHONPATH and OPENBLAS_NUM_THREADS=1; fclib_bench needs ``--bench DIR`` (default: the
-environment variable CONTACTMODEL_FCLIB, else ../shared/bench/fclib next to the repository).
+environment variable CONTACTMODEL_FCLIB).
 ``--keep FILE`` stores the new run's rows.
 """
 
@@ -154,9 +154,8 @@ def main() -> int:
         unknown = [n for n in names if n not in manifest]
         if unknown:
             ap.error(f"unknown baselines {unknown}; manifest.json has {list(manifest)}")
-        bench = args.bench or Path(
-            os.environ.get("CONTACTMODEL_FCLIB") or HERE.parents[1] / "shared" / "bench" / "fclib"
-        )
+        fclib = os.environ.get("CONTACTMODEL_FCLIB")
+        bench = args.bench or (Path(fclib) if fclib else None)
         pairs = []
         for name in names:
             new = run(name, manifest[name], bench)
