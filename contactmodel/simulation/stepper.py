@@ -984,9 +984,7 @@ def _submatrix(matrix: sp.csr_matrix, rows, new_col: np.ndarray) -> sp.csr_matri
     np.cumsum(lengths, out=indptr[1:])
     at = np.repeat(starts - indptr[:-1], lengths) + np.arange(int(indptr[-1]))
     width = int(np.count_nonzero(new_col >= 0))
-    return sp.csr_matrix(
-        (matrix.data[at], new_col[matrix.indices[at]], indptr), shape=(rows.size, width)
-    )
+    return sp.csr_matrix((matrix.data[at], new_col[matrix.indices[at]], indptr), shape=(rows.size, width))
 
 
 def _frames(found: list, normals: np.ndarray) -> np.ndarray:
