@@ -39,9 +39,7 @@ if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.interfaces import ContactProblem as Problem
 
 
-def contact_rows(
-    laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]
-) -> dict[str, ContactRows]:
+def contact_rows(laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]) -> dict[str, ContactRows]:
     """Each contact's :class:`~contactmodel.friction.rows.ContactRows`, as its law states them."""
     return {name: law.rows(contexts[name]) for name, law in laws.items()}
 
@@ -237,11 +235,13 @@ def _row_sums(C: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _identity(T: sp.csr_matrix) -> bool:
-    """Whether T (n, n) is the identity matrix, stored as such (one 1.0 a row, on the diagonal)."""
+def is_identity(T: sp.csr_matrix) -> bool:
+    """Whether the CSR matrix T is the identity matrix, stored as such (square, one 1.0 a row, on
+    the diagonal)."""
     n = T.shape[0]
     return (
-        T.nnz == n
+        T.shape == (n, n)
+        and T.nnz == n
         and np.array_equal(T.indptr, np.arange(n + 1))
         and np.array_equal(T.indices, np.arange(n))
         and bool((T.data == 1.0).all())
@@ -399,7 +399,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
             if np.array_equal(kcols, order) and np.array_equal(theirs, order):
                 # every row of K = A T in its own order (e.g. contacts that all roll, SOC form),
                 # canonical as the compiler's L is; K = A itself when T is the identity
-                L = asm.A_sparse.copy() if _identity(T) else reduced_matrix(asm, T)
+                L = asm.A_sparse.copy() if is_identity(T) else reduced_matrix(asm, T)
                 L.sum_duplicates()
                 return L, Cb
         K = reduced_matrix(asm, T) if K is None else K
