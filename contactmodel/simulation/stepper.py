@@ -66,7 +66,7 @@ from contactmodel.simulation.settings import SimulationSettingError, check_setti
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Outcome, Status
-from contactmodel.sparse_product import csr_times
+from contactmodel.sparse_product import csr_times, csr_transpose_times
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import dense_csr, integer, real
 
@@ -110,7 +110,7 @@ class StepAssembly(Assembly):
         ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known."""
         fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
         fields.update(
-            f=asm.M @ asm.nu + h * asm.f,
+            f=csr_times(asm.M, asm.nu) + h * asm.f,
             nu=np.zeros_like(asm.nu),
             gdot_nu=d,
             rolling=[c.name for c in asm.system.contacts],
@@ -149,7 +149,7 @@ class StepAssembly(Assembly):
 
     @cached_property
     def b(self) -> np.ndarray:
-        return self.G @ (self.Minv @ self.f) + self.gdot_nu
+        return csr_times(self.G, csr_times(self.Minv, self.f)) + self.gdot_nu
 
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """(nq,) post-step velocities nu+ = M^-1 (M nu + h f + G^T p) for impulses p (m,); the
@@ -158,7 +158,7 @@ class StepAssembly(Assembly):
         last = self.__dict__.get("_last")
         if last is not None and np.array_equal(last[0], c):
             return last[1].copy()
-        nu = self.Minv @ (self.f + self.G.T @ c)
+        nu = csr_times(self.Minv, self.f + csr_transpose_times(self.G, np.asarray(c, dtype=float)))
         self.__dict__["_last"] = (np.array(c, dtype=float), nu)
         return nu.copy()
 
@@ -170,7 +170,7 @@ class StepAssembly(Assembly):
 
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) post-step relative velocities G nu+ + d for impulses p."""
-        return self.G @ self.accelerations(c) + self.gdot_nu
+        return csr_times(self.G, self.accelerations(c)) + self.gdot_nu
 
 
 def projection_lcp(A: np.ndarray, q: np.ndarray) -> np.ndarray | None:
