@@ -72,9 +72,11 @@ def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[in
     built without SciPy's COO matrix: entries sorted by row (stably, as SciPy's conversion keeps
     them), then each row's columns sorted and duplicates summed as SciPy does."""
     order = np.argsort(rows, kind="stable")
-    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    # in the index type SciPy chooses (int32 when it fits): int64 arrays it would scan (~8 us)
+    index = np.int32 if max(rows.size, *shape) < np.iinfo(np.int32).max else np.int64
+    indptr = np.zeros(shape[0] + 1, dtype=index)
     np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
-    out = sp.csr_matrix((values[order], cols[order], indptr), shape=shape)
+    out = sp.csr_matrix((values[order], cols[order].astype(index), indptr), shape=shape)
     out.sum_duplicates()
     return out
 
@@ -418,7 +420,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
         np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
     )
     CK = (C @ (reduced_matrix(asm, T) if K is None else K)).tocsr()
-    accel = sp.csr_matrix((CK.data, kcols[CK.indices], CK.indptr), shape=(n, n))
+    accel = sp.csr_matrix((CK.data, kcols[CK.indices].astype(CK.indices.dtype), CK.indptr), shape=(n, n))
     V = _csr(np.array(vi, dtype=np.int64), np.array(vj, dtype=np.int64), np.array(vv, dtype=float), (n, n))
     L = (accel + V).tocsr()
     L.sum_duplicates()
