@@ -1,4 +1,4 @@
-"""``A @ x`` of a small CSR matrix and a vector at the cost of SciPy's kernel alone.
+"""``A @ x`` and ``A.T @ x`` of a small CSR matrix and a vector at the cost of SciPy's kernel alone.
 
 SciPy's operator ``@`` spends ~4 us a call checking and dispatching before its ``csr_matvec``
 kernel runs (~1 us on the matrices of a few contacts); every answer's interpretation makes five
@@ -12,25 +12,42 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-try:  # SciPy's own compiled kernel, the one its ``@`` calls
+try:  # SciPy's own compiled kernels, the ones its ``@`` calls
+    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
     from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
-except ImportError:  # pragma: no cover - a SciPy that moved it: the operator instead
-    _csr_matvec = None
+except ImportError:  # pragma: no cover - a SciPy that moved them: the operator instead
+    _csr_matvec = _csc_matvec = None
+
+
+def _direct(A, x, length: int) -> bool:
+    """Whether ``A`` is a float64 CSR matrix and ``x`` a float64 vector of ``length``."""
+    return (
+        _csr_matvec is not None
+        and type(A) is sp.csr_matrix
+        and type(x) is np.ndarray
+        and x.dtype == np.float64
+        and A.dtype == np.float64
+        and x.ndim == 1
+        and x.shape[0] == length
+    )
 
 
 def csr_times(A, x) -> np.ndarray:
     """``A @ x``: ``A`` a sparse matrix (m, n), ``x`` (n,); float64 CSR and a float64 vector run
     SciPy's ``csr_matvec`` directly (the same sums in the same order), all else ``A @ x``."""
-    if (
-        _csr_matvec is None
-        or type(A) is not sp.csr_matrix
-        or type(x) is not np.ndarray
-        or x.dtype != np.float64
-        or A.dtype != np.float64
-        or x.ndim != 1
-        or x.shape[0] != A.shape[1]
-    ):
+    if not _direct(A, x, A.shape[1]):
         return A @ x
     y = np.zeros(A.shape[0])
     _csr_matvec(A.shape[0], A.shape[1], A.indptr, A.indices, A.data, np.ascontiguousarray(x), y)
+    return y
+
+
+def csr_transpose_times(A, x) -> np.ndarray:
+    """``A.T @ x``: ``A`` a sparse matrix (m, n), ``x`` (m,); for float64 CSR and a float64 vector,
+    SciPy's ``csc_matvec`` on A's arrays (A^T in CSC, as ``A.T`` makes it; the same sums in the
+    same order) without making the transpose, all else ``A.T @ x``."""
+    if not _direct(A, x, A.shape[0]):
+        return A.T @ x
+    y = np.zeros(A.shape[1])
+    _csc_matvec(A.shape[1], A.shape[0], A.indptr, A.indices, A.data, np.ascontiguousarray(x), y)
     return y

@@ -28,7 +28,7 @@ from contactmodel.assembly import COMPONENTS
 from contactmodel.errors import FormulationError
 from contactmodel.friction.base import check_coefficient
 from contactmodel.mcp.compiled import read_param_vector, write_param, write_param_vector
-from contactmodel.mcp.direct import DirectMCP
+from contactmodel.mcp.direct import DirectMCP, is_identity
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
@@ -220,10 +220,19 @@ class AccelerationMap:
         rest.data[np.abs(rest.data) <= 1e-13 * scale] = 0.0
         rest.eliminate_zeros()
         self.rest = rest
+        #: the matrix is A itself (P and T Q the identity, nothing else in the rows: every
+        #: contact rolling with the SOC cone, or frictionless): no products to form
+        self.is_A = rest.nnz == 0 and is_identity(self.P) and is_identity(self.TQ)
         self.ok = True
 
     def apply(self, A: sp.csr_matrix) -> None:
         """Make the compiled MCP's matrix the one of the same problem with A (m, m)."""
+        if self.is_A:  # A's entries, canonical and without stored zeros, as the products give
+            M = A.copy()
+            M.sum_duplicates()
+            M.eliminate_zeros()
+            self.compiled.set_matrix(M)
+            return
         self.compiled.set_matrix((self.rest + self.P @ (A @ self.TQ)).tocsr())
 
 

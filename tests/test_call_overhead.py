@@ -309,6 +309,24 @@ def test_csr_times_is_the_sparse_product_bit_for_bit() -> None:
         csr_times(sp.csr_matrix(np.eye(3)), np.ones(2))
 
 
+def test_csr_transpose_times_is_the_transposed_product_bit_for_bit() -> None:
+    """``A.T @ x`` from A's own arrays (no transpose made) gives the operator's numbers exactly."""
+    import scipy.sparse as sp
+
+    from contactmodel.sparse_product import csr_transpose_times
+
+    rng = np.random.default_rng(8)
+    for m, n, density in [(12, 6, 0.5), (40, 40, 0.1), (0, 3, 0.5), (5, 0, 0.5), (7, 9, 0.0)]:
+        A = sp.random(m, n, density=density, format="csr", random_state=rng) * 1e3
+        x = rng.standard_normal(m) * 10.0 ** rng.integers(-8, 8, m)
+        assert np.array_equal(csr_transpose_times(A, x), A.T @ x)
+        assert np.array_equal(csr_transpose_times(A, x[::-1].copy()[::-1]), A.T @ x)
+        assert np.array_equal(csr_transpose_times(A.tocsc(), x), A.tocsc().T @ x)
+        assert np.array_equal(csr_transpose_times(A, list(x)), A.T @ x)
+    with pytest.raises(ValueError):
+        csr_transpose_times(sp.csr_matrix(np.ones((3, 2))), np.ones(2))
+
+
 @pytest.mark.parametrize("law", LAWS)
 def test_interpretation_equals_the_sparse_products_bit_for_bit(law) -> None:
     """The forces, accelerations and motion of an answer are those of the plain ``@`` products."""

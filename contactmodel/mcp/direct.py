@@ -39,9 +39,7 @@ if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.interfaces import ContactProblem as Problem
 
 
-def contact_rows(
-    laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]
-) -> dict[str, ContactRows]:
+def contact_rows(laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext]) -> dict[str, ContactRows]:
     """Each contact's :class:`~contactmodel.friction.rows.ContactRows`, as its law states them."""
     return {name: law.rows(contexts[name]) for name, law in laws.items()}
 
@@ -74,9 +72,11 @@ def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[in
     built without SciPy's COO matrix: entries sorted by row (stably, as SciPy's conversion keeps
     them), then each row's columns sorted and duplicates summed as SciPy does."""
     order = np.argsort(rows, kind="stable")
-    indptr = np.zeros(shape[0] + 1, dtype=np.int64)
+    # in the index type SciPy chooses (int32 when it fits): int64 arrays it would scan (~8 us)
+    index = np.int32 if max(rows.size, *shape) < np.iinfo(np.int32).max else np.int64
+    indptr = np.zeros(shape[0] + 1, dtype=index)
     np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
-    out = sp.csr_matrix((values[order], cols[order], indptr), shape=shape)
+    out = sp.csr_matrix((values[order], cols[order].astype(index), indptr), shape=shape)
     out.sum_duplicates()
     return out
 
@@ -237,11 +237,13 @@ def _row_sums(C: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _identity(T: sp.csr_matrix) -> bool:
-    """Whether T (n, n) is the identity matrix, stored as such (one 1.0 a row, on the diagonal)."""
+def is_identity(T: sp.csr_matrix) -> bool:
+    """Whether the CSR matrix T is the identity matrix, stored as such (square, one 1.0 a row, on
+    the diagonal)."""
     n = T.shape[0]
     return (
-        T.nnz == n
+        T.shape == (n, n)
+        and T.nnz == n
         and np.array_equal(T.indptr, np.arange(n + 1))
         and np.array_equal(T.indices, np.arange(n))
         and bool((T.data == 1.0).all())
@@ -399,7 +401,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
             if np.array_equal(kcols, order) and np.array_equal(theirs, order):
                 # every row of K = A T in its own order (e.g. contacts that all roll, SOC form),
                 # canonical as the compiler's L is; K = A itself when T is the identity
-                L = asm.A_sparse.copy() if _identity(T) else reduced_matrix(asm, T)
+                L = asm.A_sparse.copy() if is_identity(T) else reduced_matrix(asm, T)
                 L.sum_duplicates()
                 return L, Cb
         K = reduced_matrix(asm, T) if K is None else K
@@ -418,7 +420,7 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
         np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
     )
     CK = (C @ (reduced_matrix(asm, T) if K is None else K)).tocsr()
-    accel = sp.csr_matrix((CK.data, kcols[CK.indices], CK.indptr), shape=(n, n))
+    accel = sp.csr_matrix((CK.data, kcols[CK.indices].astype(CK.indices.dtype), CK.indptr), shape=(n, n))
     V = _csr(np.array(vi, dtype=np.int64), np.array(vj, dtype=np.int64), np.array(vv, dtype=float), (n, n))
     L = (accel + V).tocsr()
     L.sum_duplicates()

@@ -140,13 +140,14 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
-def step_system(system: System, contacts: list[Contact]) -> System:
-    """The step's System: the simulated bodies with this step's contacts (no normal-speed check)."""
+def step_system(system: System, contacts: list[Contact], bodies: list[Body] | None = None) -> System:
+    """The step's System: the simulated bodies (``bodies``, default all) with this step's
+    contacts (no normal-speed check)."""
     return System(
         gravity=system.gravity,
         rolling_tol=system.rolling_tol,
         normal_velocity_tol=np.inf,
-        bodies=system.bodies,
+        bodies=system.bodies if bodies is None else bodies,
         manipulators=system.manipulators,
         contacts=contacts,
         ground=system.ground,

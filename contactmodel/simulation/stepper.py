@@ -66,6 +66,7 @@ from contactmodel.simulation.settings import SimulationSettingError, check_setti
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Outcome, Status
+from contactmodel.sparse_product import csr_times, csr_transpose_times
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import dense_csr, integer, real
 
@@ -109,7 +110,7 @@ class StepAssembly(Assembly):
         ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known."""
         fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
         fields.update(
-            f=asm.M @ asm.nu + h * asm.f,
+            f=csr_times(asm.M, asm.nu) + h * asm.f,
             nu=np.zeros_like(asm.nu),
             gdot_nu=d,
             rolling=[c.name for c in asm.system.contacts],
@@ -148,7 +149,7 @@ class StepAssembly(Assembly):
 
     @cached_property
     def b(self) -> np.ndarray:
-        return self.G @ (self.Minv @ self.f) + self.gdot_nu
+        return csr_times(self.G, csr_times(self.Minv, self.f)) + self.gdot_nu
 
     def accelerations(self, c: np.ndarray) -> np.ndarray:
         """(nq,) post-step velocities nu+ = M^-1 (M nu + h f + G^T p) for impulses p (m,); the
@@ -157,7 +158,7 @@ class StepAssembly(Assembly):
         last = self.__dict__.get("_last")
         if last is not None and np.array_equal(last[0], c):
             return last[1].copy()
-        nu = self.Minv @ (self.f + self.G.T @ c)
+        nu = csr_times(self.Minv, self.f + csr_transpose_times(self.G, np.asarray(c, dtype=float)))
         self.__dict__["_last"] = (np.array(c, dtype=float), nu)
         return nu.copy()
 
@@ -169,7 +170,7 @@ class StepAssembly(Assembly):
 
     def contact_accelerations(self, c: np.ndarray) -> np.ndarray:
         """(m,) post-step relative velocities G nu+ + d for impulses p."""
-        return self.G @ self.accelerations(c) + self.gdot_nu
+        return csr_times(self.G, self.accelerations(c)) + self.gdot_nu
 
 
 def projection_lcp(A: np.ndarray, q: np.ndarray) -> np.ndarray | None:
@@ -771,8 +772,10 @@ class Simulator:
         return np.split(order, cuts)
 
     def island_step(self, step: StepAssembly, contacts: list[Contact], idx: np.ndarray) -> StepAssembly:
-        """The part of ``step`` on the contacts ``idx`` (an island): their rows of G and d, the
-        same M^-1 and generalized force."""
+        """The part of ``step`` on the contacts ``idx`` (an island): their rows of G and d on
+        the columns of the island's bodies, and those bodies' blocks of M, M^-1 and the
+        generalized force (the other bodies take no part in the island's problem; each row's
+        entries keep their order, so its A and b are the whole step's numbers)."""
         sub = [contacts[i] for i in idx]
         rows: list[int] = []
         contact_rows: dict[str, dict[str, int]] = {}
@@ -780,17 +783,37 @@ class Simulator:
             own = step.contact_rows[c.name]
             contact_rows[c.name] = {comp: len(rows) + k for k, comp in enumerate(own)}
             rows += own.values()
+        cols, new_col = self._columns_of(sub, step.G.shape[1])
+        every = self.system.bodies
+        bodies = cols[::6] // 6
         return dataclasses.replace(
             step,
-            system=step_system(self.system, sub),
-            G=step.G[rows],
+            system=step_system(self.system, sub, [every[i] for i in bodies]),
+            coordinates=[step.coordinates[i] for i in cols],
+            M=_submatrix(step.M, cols, new_col),
+            Minv=_submatrix(step.Minv, cols, new_col),
+            f=step.f[cols],
+            nu=step.nu[cols],
+            G=_submatrix(step.G, rows, new_col),
             gdot_nu=step.gdot_nu[rows],
             rows=[step.rows[r] for r in rows],
             contact_rows=contact_rows,
             frames={c.name: step.frames[c.name] for c in sub},
             rolling=[c.name for c in sub],
             sliding=[],
+            prescribed=step.prescribed[cols],
+            nu_dot_prescribed=step.nu_dot_prescribed[cols],
         )
+
+    def _columns_of(self, contacts: list[Contact], width: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the columns of the bodies ``contacts`` touch, sorted; each of the ``width`` columns'
+        position among them, -1 for the others)."""
+        index = self.kinematics.index
+        bodies = sorted({index[id(b)] for c in contacts for b in (c.body_a, c.body_b) if id(b) in index})
+        cols = (6 * np.array(bodies, dtype=np.int64)[:, None] + np.arange(6)).reshape(-1)
+        new_col = np.full(width, -1, dtype=np.int32 if width < np.iinfo(np.int32).max else np.int64)
+        new_col[cols] = np.arange(cols.size, dtype=new_col.dtype)
+        return cols, new_col
 
     def solve_islands(self, step: StepAssembly, contacts: list[Contact], groups: list[np.ndarray]):
         """Solve the step island by island (:meth:`islands`): each island's problem is kept,
@@ -882,26 +905,34 @@ class Simulator:
         The normal rows' gaps after the pose update are g + h (v_n+ + G_n u), with u = M^-1 G_n^T
         lam; lam >= 0 solves A_nn lam + q >= 0 _|_ lam, q = v_n+ + beta g / h on penetrating rows
         and v_n+ + g / h on the others (pushing one overlap out never pushes another contact
-        in). u moves the poses only: velocities stay nu+, so no kinetic energy is added."""
+        in). u moves the poses only: velocities stay nu+, so no kinetic energy is added. The
+        LCP is solved island by island (:meth:`islands`: A is block diagonal over them); an
+        island whose LCP is not solved gets no push."""
         if rigid is not None:
             keep = np.flatnonzero(np.asarray(rigid, dtype=bool))
             contacts, gaps = [contacts[i] for i in keep], np.asarray(gaps)[keep]
         if not contacts or self.beta == 0.0 or not np.any(gaps < 0.0):
             return None
         normal = np.array([step.contact_rows[c.name]["n"] for c in contacts])
-        Gn = step.G_dense[normal] if isinstance(step, StepAssembly) else step.G[normal]
-        Gn = Gn.toarray() if sp.issparse(Gn) else np.asarray(Gn)
-        vn = Gn @ nu_new
-        h = self.h
-        q = vn + np.where(gaps < 0.0, self.beta * gaps, gaps) / h
-        if projection_is_zero(q):
-            return None
-        MGt = step.Minv @ Gn.T
-        A = Gn @ MGt
-        x = projection_lcp(0.5 * (A + A.T), q)
-        if x is None:
-            return None
-        return MGt @ np.maximum(x, 0.0)
+        groups = self.islands(contacts)
+        if len(groups) == 1:
+            Gn = step.G_dense[normal] if isinstance(step, StepAssembly) else step.G[normal]
+            Gn = Gn.toarray() if sp.issparse(Gn) else np.asarray(Gn)
+            q = Gn @ nu_new + np.where(gaps < 0.0, self.beta * gaps, gaps) / self.h
+            return None if projection_is_zero(q) else _projection_push(Gn, step.Minv, q)
+        # A is block diagonal over the islands (no body in two): one LCP per island
+        q = csr_times(step.G, nu_new)[normal] + np.where(gaps < 0.0, self.beta * gaps, gaps) / self.h
+        push, pushed = np.zeros(len(nu_new)), False
+        for idx in groups:
+            if projection_is_zero(q[idx]):
+                continue
+            cols, new_col = self._columns_of([contacts[i] for i in idx], step.G.shape[1])
+            Gn = _submatrix(step.G, normal[idx], new_col).toarray()
+            u = _projection_push(Gn, _submatrix(step.Minv, cols, new_col), q[idx])
+            if u is not None:
+                push[cols] += u
+                pushed = True
+        return push if pushed else None
 
     def advance(self, nu_new: np.ndarray, push: np.ndarray | None = None) -> None:
         """Semi-implicit pose update with the post-step velocities ``nu_new`` (and the
@@ -931,6 +962,29 @@ class Simulator:
             offset += arm.n
         self.t += h
         _finite_state(self.system)
+
+
+def _projection_push(Gn: np.ndarray, Minv, q: np.ndarray) -> np.ndarray | None:
+    """The pseudo-velocity M^-1 Gn^T lam of the overlap projection's LCP on the normal rows Gn
+    (k, nq) dense, lam of :func:`projection_lcp` with A = Gn M^-1 Gn^T; None when not solved."""
+    MGt = Minv @ Gn.T
+    A = Gn @ MGt
+    x = projection_lcp(0.5 * (A + A.T), q)
+    return None if x is None else MGt @ np.maximum(x, 0.0)
+
+
+def _submatrix(matrix: sp.csr_matrix, rows, new_col: np.ndarray) -> sp.csr_matrix:
+    """Rows ``rows`` of ``matrix`` (CSR) with column j renumbered ``new_col[j]``, for columns
+    that every such row's entries lie in (e.g. the rows of G or M^-1 of an island's bodies);
+    each row's entries keep their order. SciPy's fancy indexing does the same in two passes."""
+    rows = np.asarray(rows, dtype=np.int64)
+    starts, stops = matrix.indptr[rows], matrix.indptr[rows + 1]
+    lengths = stops - starts
+    indptr = np.zeros(rows.size + 1, dtype=matrix.indptr.dtype)
+    np.cumsum(lengths, out=indptr[1:])
+    at = np.repeat(starts - indptr[:-1], lengths) + np.arange(int(indptr[-1]))
+    width = int(np.count_nonzero(new_col >= 0))
+    return sp.csr_matrix((matrix.data[at], new_col[matrix.indices[at]], indptr), shape=(rows.size, width))
 
 
 def _frames(found: list, normals: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from contactmodel.shapes import Box, Sphere
 from contactmodel.simulation import Plane, simulate
 from contactmodel.simulation.collision import frames, pair_candidates
 from contactmodel.simulation.stepper import Simulator
+from contactmodel.update import AccelerationMap
 
 I3 = np.eye(3)
 
@@ -159,6 +160,8 @@ def test_compiled_model_follows_a_new_A(law, built):
     assert np.array_equal(problem.compile().mcp.q, fresh.mcp.q), "the new b, read in place"
     x = np.linspace(0.0, 1.0, fresh.mcp.n)
     assert np.allclose(compiled.mcp.F(x), fresh.mcp.F(x), rtol=0, atol=1e-12), "F reads the new matrix"
+    # every contact rolling with the SOC cone: the MCP's matrix is A itself, taken without products
+    assert AccelerationMap(problem, compiled, step2.A_sparse).is_A == isinstance(law, cm.CoulombCone)
 
 
 def test_pile_dissipates_and_reuses_models():

@@ -21,6 +21,7 @@ it, :func:`MixedLCP.expand` maps a solution back.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +35,7 @@ from scipy.sparse.csgraph import connected_components
 
 from contactmodel.mcp.types import MCP, CoulombBlocks, natural_residual
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton.core import NewtonOptions, setup_cache
+from contactmodel.solvers.newton.core import SETUP_CACHE_N, NewtonOptions, kept_table
 
 __all__ = ["MixedLCP", "components", "reduce_mlcp", "solve_blocks", "sub_mcp"]
 
@@ -59,17 +60,37 @@ def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
     n = mcp.n
     if n <= 1:
         return [np.arange(n)]
-    # an affine MCP's blocks follow from M and the cone blocks alone: kept between solves
-    kept = setup_cache(mcp.M) if mcp.is_linear else None
-    idx = mcp.cones.index if mcp.cones is not None and mcp.cones.k else np.zeros((0, 3), dtype=np.int64)
-    if kept is not None:
-        found = kept.get("components")
-        if found is not None and np.array_equal(found[0], idx):
-            return [part.copy() for part in found[1]]
+    key = _pattern_key(mcp)
+    found = _BLOCKS.get(key) if key is not None else None
+    if found is not None:
+        return [part.copy() for part in found]
     parts = _components(mcp, x0)
-    if kept is not None:
-        kept["components"] = (idx.copy(), [part.copy() for part in parts])
+    if key is not None:
+        if len(_BLOCKS) >= _BLOCKS_SIZE:
+            _BLOCKS.pop(next(iter(_BLOCKS), None), None)  # the oldest (solves may run in threads)
+        _BLOCKS[key] = [part.copy() for part in parts]
     return parts
+
+
+#: the blocks of small affine MCPs by their structure (see :func:`_pattern_key`): a time step's
+#: problem has new numbers each step, and a step of many islands solves that many problems
+_BLOCKS: dict[tuple, list[np.ndarray]] = kept_table()
+_BLOCKS_SIZE = 256
+
+
+def _pattern_key(mcp: MCP) -> tuple | None:
+    """What an affine MCP's blocks depend on (M's pattern and nonzero entries, the cone blocks),
+    as a dict key (their BLAKE2 digest); None for other MCPs and those of more than
+    ``SETUP_CACHE_N`` rows."""
+    M = mcp.M
+    if not mcp.is_linear or not sp.isspmatrix_csr(M) or mcp.n > SETUP_CACHE_N:
+        return None
+    idx = mcp.cones.index if mcp.cones is not None and mcp.cones.k else np.zeros((0, 3), dtype=np.int64)
+    digest = hashlib.blake2b(digest_size=32)
+    for part in (M.indptr, M.indices, np.packbits(M.data != 0), np.ascontiguousarray(idx)):
+        digest.update(part.dtype.str.encode())
+        digest.update(part.tobytes())
+    return M.shape, idx.shape, digest.digest()
 
 
 def _components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:

@@ -141,7 +141,7 @@ class _Pattern:
 
 #: the block structures of small problems (see :func:`_structure`), by (n, the blocks' rows)
 _STRUCTURES: dict[tuple, tuple] = core.kept_table()
-_STRUCTURES_SIZE = 8
+_STRUCTURES_SIZE = 256  # a step of many islands solves that many structures
 
 
 def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
