@@ -27,11 +27,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.errors import OptionError, SolverError
-from contactmodel.mcp.types import MCP
+from contactmodel.mcp.types import MCP, natural_residual
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     ComplementarityTerm,
     MNCPOpt,
+    assess,
     assess_and_polish,
     nonglobal_message,
     with_slacks,
@@ -101,6 +102,7 @@ class IpoptOptions(Options):
         "componentwise-interior",
         "adaptive",
         "row-scaled",
+        "linearized",
     )
     random_starts: int = 4
     attempt_max_iter: int = 1000
@@ -199,6 +201,10 @@ def _set_option(nlp: Any, key: str, value: Any) -> None:
 #: et al. (2002) from every data set, benchmarks/scara_theorem1.py)
 _INTERIOR: dict[str, Any] = {"bound_push": 1.0, "acceptable_iter": 0}
 
+#: Ipopt options of a start near a solution: the barrier begins small and bounds are barely pushed,
+#: so that Ipopt does not leave the start's neighbourhood first
+_WARM: dict[str, Any] = {"bound_push": 1e-10, "bound_frac": 1e-10, "mu_init": 1e-10}
+
 #: the restarts :attr:`IpoptOptions.restarts` may name, each a change to the first attempt
 #: (MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails,
 #: as it does for friction LCPs, and which one Ipopt reaches depends on the start and the term):
@@ -215,6 +221,7 @@ RESTARTS: dict[str, dict[str, Any]] = {
     "componentwise-interior": {"term": ComplementarityTerm.COMPONENTWISE, "native": _INTERIOR},
     "adaptive": {"native": {"mu_strategy": "adaptive"}},
     "row-scaled": {"row_scaled": True, "native": _INTERIOR},
+    "linearized": {"linearized": True, "native": _WARM},
 }
 
 
@@ -256,6 +263,85 @@ def feasible_start(mcp: MCP) -> np.ndarray | None:
     if res.status != 0 or res.x[-1] < 0.0:
         return None
     return res.x[:n]
+
+
+@dataclass
+class LinearizedStart:
+    """The start of the ``linearized`` rung: the point x (n,), its inf-norm natural residual, the
+    Josephy-Newton iterations taken and Lemke's pivots over all of them."""
+
+    x: np.ndarray
+    natural_residual: float
+    iterations: int
+    pivots: int
+
+
+def linearized_start(
+    mcp: MCP, x: np.ndarray, max_iterations: int = 5, warm: bool = False
+) -> LinearizedStart | None:
+    """Josephy-Newton iterates from x (n,): each solves the linearization of the MCP at the current
+    point, 0 <= u _|_ F_U(x) + J_U (x+ - x) >= 0 with F_V(x) + J_V (x+ - x) = 0, as an LCP in u by
+    Lemke's method (:mod:`contactmodel.solvers.lemke`), the free variables eliminated through J_VV.
+    For an LCP the linearization is the LCP itself, and one iteration gives Lemke's solution. Goes
+    on while the natural residual falls (``max_iterations`` at most) and returns the best iterate;
+    None when no iterate lowers the residual of x, J_VV is singular or Lemke finds no solution.
+    ``warm``: Lemke starts from the complementary basis of the current point (u_i basic where
+    u_i > w_i, w = M u + q the linearized F_U), a crossover from a point near a solution to the
+    exact solution of that basis's neighbourhood."""
+    from scipy.sparse.linalg import splu
+
+    from contactmodel.solvers import lemke
+
+    u = np.flatnonzero(np.isfinite(mcp.lb))
+    v = np.flatnonzero(~np.isfinite(mcp.lb))
+    x = np.asarray(x, dtype=float).copy()
+    x[u] = np.maximum(x[u], 0.0)
+    best: LinearizedStart | None = None
+    current = _natural_inf(mcp, x)
+    pivots = 0
+    for k in range(1, max_iterations + 1):
+        F = np.asarray(mcp.F(x), dtype=float).ravel()
+        J = sp.csc_matrix(mcp.J(x))
+        J_uu, J_uv = J[u][:, u].toarray(), J[u][:, v]
+        r = F[u] - J_uu @ x[u] - J_uv @ x[v]  # F_U + J_U (x+ - x) = J_uu u+ + J_uv v+ + r
+        if v.size:
+            try:
+                lu = splu(sp.csc_matrix(J[v][:, v]))
+            except RuntimeError:  # J_VV singular: the free variables cannot be eliminated
+                return best
+            g = F[v] - J[v] @ x  # F_V + J_V (x+ - x) = J_vu u+ + J_vv v+ + g = 0
+            J_vu = J[v][:, u].toarray()
+            W = lu.solve(np.column_stack([J_vu, g]))  # v+ = -(W_u u+ + W_g)
+            M = J_uu - J_uv @ W[:, :-1]
+            q = r - J_uv @ W[:, -1]
+        else:
+            M, q = J_uu, r
+        if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
+            return best
+        basis = x[u] > M @ x[u] + q if warm else None
+        res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2, warm_start_basis=basis))
+        pivots += int(res.iterations)
+        if res.x is None:
+            return best
+        x = np.empty(mcp.n)
+        x[u] = res.x
+        if v.size:
+            x[v] = -(W[:, :-1] @ res.x + W[:, -1])
+        nat = _natural_inf(mcp, x)
+        if not nat < current:
+            break
+        current = nat
+        best = LinearizedStart(x.copy(), nat, k, pivots)
+        if mcp.is_linear:
+            break
+    if best is not None:
+        best.pivots = pivots
+    return best
+
+
+def _natural_inf(mcp: MCP, x: np.ndarray) -> float:
+    r = natural_residual(mcp, x)
+    return float(np.max(np.abs(r), initial=0.0)) if np.all(np.isfinite(r)) else np.inf
 
 
 def row_scaled(mcp: MCP, x: np.ndarray) -> tuple[MCP, np.ndarray]:
@@ -340,6 +426,19 @@ def _run(
     if nlp_form is not form:
         y = with_slacks(form, nlp_form.split(y))  # the same x, judged on the program of mcp itself
     y, a, common = assess_and_polish(form, y, opts)
+    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
+        cross = linearized_start(mcp, a.x, warm=True)
+        if cross is not None and cross.natural_residual < a.natural_residual:
+            y = with_slacks(form, cross.x)
+            a = assess(form, y, opts.tol, opts.objective_tol)
+            common = {
+                **common,
+                "objective": a.objective,
+                "natural_residual": a.natural_residual,
+                "projected_gradient": a.projected_gradient,
+                "z": form.slack(y),
+                "crossover_pivots": cross.pivots,
+            }
     return _Attempt(
         name, y, a, common, status, status_msg, cb.iterations, cb.inf_du, nlp_form.dropped_hessian_entries
     )
@@ -391,6 +490,13 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
             x0 = feasible_start(mcp)
             if x0 is None:
                 continue
+        pivots = None
+        if spec.get("linearized"):
+            here = best.assessment.x if best is not None else form.split(form.starting_point())
+            lin = linearized_start(mcp, here)
+            if lin is None:
+                continue
+            x0, pivots = lin.x, lin.pivots
         last = _run(cyipopt, mcp, form, name, spec, x0, opts, budget, wall)
         used += last.iterations
         a = last.assessment
@@ -401,6 +507,7 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
                 "iterations": last.iterations,
                 "objective": a.objective,
                 "natural_residual": a.natural_residual,
+                **({} if pivots is None else {"start_pivots": pivots}),
             }
         )
         if best is None or a.converged or a.natural_residual < best.assessment.natural_residual:
