@@ -2,7 +2,8 @@
 
 MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails (friction
 LCPs are not row sufficient), and which one Ipopt reaches depends on the start: a run that ends at one
-is followed by the restart ladder of :attr:`IpoptOptions.restarts` and ``random_starts``.
+is followed by the restart ladder of :attr:`IpoptOptions.restarts` and ``random_starts``, whose
+last restart starts from the solution of the MCP's linearization (Lemke's method).
 
 The MCP (nonnegative or free variables only) becomes the bound-constrained NLP of
 :mod:`contactmodel.solvers.reformulation` with no general constraints (m = 0). A run is
@@ -32,7 +33,6 @@ from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     ComplementarityTerm,
     MNCPOpt,
-    assess,
     assess_and_polish,
     nonglobal_message,
     with_slacks,
@@ -70,7 +70,12 @@ class IpoptOptions(Options):
     polish_objective: objective level below which polishing is tried.
     restarts: when the first attempt (from ``mcp.x0`` with these options) does not converge,
         the attempts of :data:`RESTARTS` named here are made in turn until one converges; ()
-        for a single attempt.
+        for a single attempt. The last default, ``linearized``, starts Ipopt from a point another
+        method computes: the Josephy-Newton iterate of the best point so far, whose linear
+        subproblem Lemke's method solves (:func:`linearized_start`; for an LCP that is Lemke's
+        solution of the LCP itself). Ipopt then solves MNCPOpt from there and its point is
+        assessed and polished as every attempt's; leave ``linearized`` out for a ladder of
+        Ipopt's own starts only.
     random_starts: then up to this many seeded random starts (:func:`random_start`, the
         interior options).
     attempt_max_iter: Ipopt iteration limit of each attempt, the first included, when restarts
@@ -213,7 +218,9 @@ _WARM: dict[str, Any] = {"bound_push": 1e-10, "bound_frac": 1e-10, "mu_init": 1e
 #: ``componentwise`` (the other complementarity term), alone and with the interior start;
 #: ``adaptive`` (Ipopt's adaptive barrier update); ``row-scaled`` (each row of F divided by the
 #: inf-norm of its Jacobian row at the start, an equivalent MCP whose objective weighs a friction
-#: row and a Newton-Euler row alike, interior start)
+#: row and a Newton-Euler row alike, interior start); ``linearized`` (the start of
+#: :func:`linearized_start` from the best point so far, a stationary point of MNCPOpt that is not
+#: one of the linearized MCP, with :data:`_WARM` options; skipped when it has none)
 RESTARTS: dict[str, dict[str, Any]] = {
     "interior": {"native": _INTERIOR},
     "feasible": {"feasible": True, "native": {"bound_push": 1e-8, "mu_init": 1e-4}},
@@ -276,18 +283,13 @@ class LinearizedStart:
     pivots: int
 
 
-def linearized_start(
-    mcp: MCP, x: np.ndarray, max_iterations: int = 5, warm: bool = False
-) -> LinearizedStart | None:
+def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> LinearizedStart | None:
     """Josephy-Newton iterates from x (n,): each solves the linearization of the MCP at the current
     point, 0 <= u _|_ F_U(x) + J_U (x+ - x) >= 0 with F_V(x) + J_V (x+ - x) = 0, as an LCP in u by
     Lemke's method (:mod:`contactmodel.solvers.lemke`), the free variables eliminated through J_VV.
     For an LCP the linearization is the LCP itself, and one iteration gives Lemke's solution. Goes
     on while the natural residual falls (``max_iterations`` at most) and returns the best iterate;
-    None when no iterate lowers the residual of x, J_VV is singular or Lemke finds no solution.
-    ``warm``: Lemke starts from the complementary basis of the current point (u_i basic where
-    u_i > w_i, w = M u + q the linearized F_U), a crossover from a point near a solution to the
-    exact solution of that basis's neighbourhood."""
+    None when no iterate lowers the residual of x, J_VV is singular or Lemke finds no solution."""
     from scipy.sparse.linalg import splu
 
     from contactmodel.solvers import lemke
@@ -318,8 +320,7 @@ def linearized_start(
             M, q = J_uu, r
         if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
             return best
-        basis = x[u] > M @ x[u] + q if warm else None
-        res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2, warm_start_basis=basis))
+        res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2))
         pivots += int(res.iterations)
         if res.x is None:
             return best
@@ -426,19 +427,6 @@ def _run(
     if nlp_form is not form:
         y = with_slacks(form, nlp_form.split(y))  # the same x, judged on the program of mcp itself
     y, a, common = assess_and_polish(form, y, opts)
-    if opts.polish and not a.converged and a.objective <= opts.polish_objective:
-        cross = linearized_start(mcp, a.x, warm=True)
-        if cross is not None and cross.natural_residual < a.natural_residual:
-            y = with_slacks(form, cross.x)
-            a = assess(form, y, opts.tol, opts.objective_tol)
-            common = {
-                **common,
-                "objective": a.objective,
-                "natural_residual": a.natural_residual,
-                "projected_gradient": a.projected_gradient,
-                "z": form.slack(y),
-                "crossover_pivots": cross.pivots,
-            }
     return _Attempt(
         name, y, a, common, status, status_msg, cb.iterations, cb.inf_du, nlp_form.dropped_hessian_entries
     )
@@ -458,7 +446,8 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     Ipopt's own point), ``polish_steps``, ``dual_infeasibility`` (Ipopt's last inf_du),
     ``ipopt_status``, ``ipopt_message``, ``z`` (final slacks, one per u-row),
     ``complementarity_term``, ``attempts`` (name, Ipopt status, iterations, objective and
-    natural residual of each attempt) and ``solved_by`` (the attempt kept).
+    natural residual of each attempt; ``start_pivots``, Lemke's pivots, for the ``linearized``
+    start) and ``solved_by`` (the attempt kept). ``iterations`` counts Ipopt's iterations only.
     """
     try:
         import cyipopt
