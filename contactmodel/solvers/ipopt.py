@@ -206,9 +206,12 @@ def _set_option(nlp: Any, key: str, value: Any) -> None:
 #: et al. (2002) from every data set, benchmarks/scara_theorem1.py)
 _INTERIOR: dict[str, Any] = {"bound_push": 1.0, "acceptable_iter": 0}
 
-#: Ipopt options of a start near a solution: the barrier begins small and bounds are barely pushed,
-#: so that Ipopt does not leave the start's neighbourhood first
-_WARM: dict[str, Any] = {"bound_push": 1e-10, "bound_frac": 1e-10, "mu_init": 1e-10}
+#: Ipopt options of a start at or near a solution: bounds barely pushed and a barrier parameter
+#: that starts and may end far below Ipopt's defaults (mu_min 1e-11), so that Ipopt stays near the
+#: start; at a degenerate solution the barrier still leaves u_i, z_i of order sqrt(mu), and MNCPOpt's
+#: objective is of order their fourth power there (the fuzz scenes of
+#: benchmarks/fuzz_run.py --seed 1 ended at natural residuals up to 6e-5 with mu_init 1e-10, 6e-6 so)
+_WARM: dict[str, Any] = {"bound_push": 1e-12, "bound_frac": 1e-12, "mu_init": 1e-18, "mu_min": 1e-22}
 
 #: the restarts :attr:`IpoptOptions.restarts` may name, each a change to the first attempt
 #: (MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails,
@@ -272,6 +275,11 @@ def feasible_start(mcp: MCP) -> np.ndarray | None:
     return res.x[:n]
 
 
+#: the most u-variables :func:`linearized_start` takes on: Lemke's tableau is dense (n_u^2 floats,
+#: O(n_u^2) work a pivot)
+LINEARIZED_MAX_U = 2000
+
+
 @dataclass
 class LinearizedStart:
     """The start of the ``linearized`` rung: the point x (n,), its inf-norm natural residual, the
@@ -289,29 +297,35 @@ def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> Linear
     Lemke's method (:mod:`contactmodel.solvers.lemke`), the free variables eliminated through J_VV.
     For an LCP the linearization is the LCP itself, and one iteration gives Lemke's solution. Goes
     on while the natural residual falls (``max_iterations`` at most) and returns the best iterate;
-    None when no iterate lowers the residual of x, J_VV is singular or Lemke finds no solution."""
+    None when no iterate lowers the residual of x, J_VV is singular, Lemke finds no solution or
+    there are more than :data:`LINEARIZED_MAX_U` u-variables."""
     from scipy.sparse.linalg import splu
 
     from contactmodel.solvers import lemke
 
     u = np.flatnonzero(np.isfinite(mcp.lb))
     v = np.flatnonzero(~np.isfinite(mcp.lb))
+    if u.size > LINEARIZED_MAX_U:
+        return None
     x = np.asarray(x, dtype=float).copy()
     x[u] = np.maximum(x[u], 0.0)
     best: LinearizedStart | None = None
     current = _natural_inf(mcp, x)
     pivots = 0
     for k in range(1, max_iterations + 1):
-        F = np.asarray(mcp.F(x), dtype=float).ravel()
-        J = sp.csc_matrix(mcp.J(x))
+        if mcp.M is not None:  # affine: the linearization is F itself, M x+ + q (no rounding of J x)
+            J, c = sp.csc_matrix(mcp.M), np.asarray(mcp.q, dtype=float).ravel()
+        else:  # F(x) + J (x+ - x) = J x+ + c
+            J = sp.csc_matrix(mcp.J(x))
+            c = np.asarray(mcp.F(x), dtype=float).ravel() - J @ x
         J_uu, J_uv = J[u][:, u].toarray(), J[u][:, v]
-        r = F[u] - J_uu @ x[u] - J_uv @ x[v]  # F_U + J_U (x+ - x) = J_uu u+ + J_uv v+ + r
+        r = c[u]  # the u-rows: J_uu u+ + J_uv v+ + r
         if v.size:
             try:
                 lu = splu(sp.csc_matrix(J[v][:, v]))
             except RuntimeError:  # J_VV singular: the free variables cannot be eliminated
                 return best
-            g = F[v] - J[v] @ x  # F_V + J_V (x+ - x) = J_vu u+ + J_vv v+ + g = 0
+            g = c[v]  # the v-rows: J_vu u+ + J_vv v+ + g = 0
             J_vu = J[v][:, u].toarray()
             W = lu.solve(np.column_stack([J_vu, g]))  # v+ = -(W_u u+ + W_g)
             M = J_uu - J_uv @ W[:, :-1]
