@@ -148,29 +148,34 @@ def test_cone_mncp_is_solved(term: str) -> None:
         assert res.extras["natural_residual"] <= 1e-8
 
 
-def test_mixed_lcp_with_free_variables_is_solved() -> None:
-    rng = np.random.default_rng(12)
-    n, n_free = 6, 2
+def mixed_lcp(seed: int, n: int, n_free: int, skew: float = 0.0) -> tuple[MCP, np.ndarray, np.ndarray]:
+    """(the MCP, M, q) of a random mixed LCP whose last ``n_free`` variables are free; M positive
+    definite (G G^T + 0.5 I plus ``skew`` (G - G^T))."""
+    rng = np.random.default_rng(seed)
     G = rng.standard_normal((n, n))
-    M = G @ G.T + 0.5 * np.eye(n)
+    M = G @ G.T + 0.5 * np.eye(n) + skew * (G - G.T)
     q = rng.uniform(-3, 3, n)
     Msp = sp.csr_matrix(M)
+    lb = np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)]
     mcp = MCP(
-        F=lambda x: M @ x + q,
-        J=lambda x: Msp,
-        lb=np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)],
-        ub=np.full(n, np.inf),
-        x0=np.zeros(n),
-        M=Msp,
-        q=q,
+        F=lambda x: M @ x + q, J=lambda x: Msp, lb=lb, ub=np.full(n, np.inf), x0=np.zeros(n), M=Msp, q=q
     )
+    return mcp, M, q
+
+
+def check_mixed_lcp_solution(x: np.ndarray, M: np.ndarray, q: np.ndarray, n_free: int, tol: float) -> None:
+    """0 <= u _|_ (M x + q)_U >= 0 and (M x + q)_V = 0, from the data directly."""
+    w = M @ x + q
+    u, wu = x[: x.size - n_free], w[: x.size - n_free]
+    assert np.all(u >= 0) and np.all(wu >= -tol) and np.max(np.abs(np.minimum(u, wu))) <= tol
+    np.testing.assert_allclose(w[x.size - n_free :], 0.0, atol=tol)
+
+
+def test_mixed_lcp_with_free_variables_is_solved() -> None:
+    mcp, M, q = mixed_lcp(12, 6, 2)
     res = solve(mcp)
     assert res.outcome is Outcome.CONVERGED, res.message
-    x = res.x
-    w = M @ x + q
-    u, wu = x[: n - n_free], w[: n - n_free]
-    assert np.all(u >= 0) and np.all(wu >= -1e-8) and np.max(np.abs(np.minimum(u, wu))) <= 1e-8
-    np.testing.assert_allclose(w[n - n_free :], 0.0, atol=1e-8)
+    check_mixed_lcp_solution(res.x, M, q, 2, tol=1e-8)
 
 
 def test_lcp_without_solution_is_not_converged() -> None:
@@ -256,21 +261,10 @@ def test_linearized_restart_leaves_a_nonglobal_stationary_point(scene: str) -> N
 
 @pytest.mark.parametrize("seed", range(4))
 def test_linearized_start_solves_an_affine_mcp_with_free_variables(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    n, n_free = 7, 3
-    G = rng.standard_normal((n, n))
-    M = G @ G.T + 0.5 * np.eye(n) + 0.3 * (G - G.T)  # positive definite, not symmetric
-    q = rng.uniform(-3, 3, n)
-    Msp = sp.csr_matrix(M)
-    lb = np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)]
-    mcp = MCP(F=lambda x: M @ x + q, J=lambda x: Msp, lb=lb, ub=np.full(n, np.inf), M=Msp, q=q)
-    start = linearized_start(mcp, np.zeros(n))
+    mcp, M, q = mixed_lcp(seed, 7, 3, skew=0.3)  # not symmetric
+    start = linearized_start(mcp, np.ones(7))
     assert start is not None and start.iterations == 1 and start.pivots >= 1
-    x = start.x
-    w = M @ x + q
-    u, wu = x[: n - n_free], w[: n - n_free]
-    assert np.all(u >= 0.0) and np.all(wu >= -1e-10) and np.max(np.abs(np.minimum(u, wu))) <= 1e-10
-    np.testing.assert_allclose(w[n - n_free :], 0.0, atol=1e-10)
+    check_mixed_lcp_solution(start.x, M, q, 3, tol=1e-10)
 
 
 def test_linearized_start_approaches_the_cone_mncp_solution() -> None:
