@@ -28,12 +28,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.errors import OptionError, SolverError
-from contactmodel.mcp.types import MCP, natural_residual
+from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Options, Outcome, SolverResult
 from contactmodel.solvers.reformulation import (
     ComplementarityTerm,
     MNCPOpt,
     assess_and_polish,
+    natural_residual_inf,
     nonglobal_message,
     with_slacks,
 )
@@ -310,7 +311,7 @@ def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> Linear
     x = np.asarray(x, dtype=float).copy()
     x[u] = np.maximum(x[u], 0.0)
     best: LinearizedStart | None = None
-    current = _natural_inf(mcp, x)
+    current = natural_residual_inf(mcp, x)
     pivots = 0
     for k in range(1, max_iterations + 1):
         if mcp.M is not None:  # affine: the linearization is F itself, M x+ + q (no rounding of J x)
@@ -342,7 +343,7 @@ def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> Linear
         x[u] = res.x
         if v.size:
             x[v] = -(W[:, :-1] @ res.x + W[:, -1])
-        nat = _natural_inf(mcp, x)
+        nat = natural_residual_inf(mcp, x)
         if not nat < current:
             break
         current = nat
@@ -352,11 +353,6 @@ def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> Linear
     if best is not None:
         best.pivots = pivots
     return best
-
-
-def _natural_inf(mcp: MCP, x: np.ndarray) -> float:
-    r = natural_residual(mcp, x)
-    return float(np.max(np.abs(r), initial=0.0)) if np.all(np.isfinite(r)) else np.inf
 
 
 def row_scaled(mcp: MCP, x: np.ndarray) -> tuple[MCP, np.ndarray]:

@@ -345,7 +345,8 @@ def nonglobal_message(a: PointAssessment, objective_tol: float) -> str:
     )
 
 
-def _nat_inf(mcp: MCP, x: np.ndarray) -> float:
+def natural_residual_inf(mcp: MCP, x: np.ndarray) -> float:
+    """The inf-norm of the natural residual of ``mcp`` at x (n,); inf where it is not finite."""
     r = natural_residual(mcp, x)
     return float(np.max(np.abs(r), initial=0.0)) if np.all(np.isfinite(r)) else np.inf
 
@@ -387,7 +388,7 @@ def _polish_run(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int, identi
     """One run of :func:`polish`; ``identify``: u_i <= sqrt(residual) counts as active too."""
     mcp = form.mcp
     x = np.asarray(x, dtype=float).copy()
-    best_x, best = x, _nat_inf(mcp, x)
+    best_x, best = x, natural_residual_inf(mcp, x)
     current = best
     steps = kept = 0
     u = form.u_idx
@@ -403,7 +404,7 @@ def _polish_run(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int, identi
         xa[active] = 0.0
         idx = np.flatnonzero(~active)
         if not idx.size:
-            cand = _nat_inf(mcp, xa)
+            cand = natural_residual_inf(mcp, xa)
         else:
             Fa = np.asarray(mcp.F(xa), dtype=float).ravel()
             Jii = sp.csc_matrix(sp.csr_matrix(mcp.J(xa))[idx][:, idx])
@@ -419,7 +420,7 @@ def _polish_run(form: MNCPOpt, x: np.ndarray, tol: float, max_steps: int, identi
                 if dx is None:
                     continue
                 xa[idx] = start + dx
-                cand = _nat_inf(mcp, xa)
+                cand = natural_residual_inf(mcp, xa)
                 if cand < current:
                     break
         if not np.isfinite(cand) or np.array_equal(xa, x):
