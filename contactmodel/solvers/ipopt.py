@@ -16,6 +16,8 @@ References:
 - R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
   via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
   2002.
+- N. H. Josephy, "Newton's method for generalized equations", Technical Summary Report 1965,
+  Mathematics Research Center, University of Wisconsin, 1979 (:func:`linearized_start`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ References:
 - R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
   via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
   2002.
+- F. Facchinei, A. Fischer and C. Kanzow, "On the accurate identification of active constraints",
+  SIAM Journal on Optimization 9(1), 1998 (the identification used by :func:`polish`).
 """
 
 from __future__ import annotations
