@@ -339,7 +339,10 @@ def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> Linear
             M, q = J_uu, r
         if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
             return best
-        res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2))
+        try:
+            res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2))
+        except (np.linalg.LinAlgError, RuntimeError, SolverError):  # no start, not a failed solve
+            return best
         pivots += int(res.iterations)
         if res.x is None:
             return best
