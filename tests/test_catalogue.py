@@ -40,10 +40,7 @@ def test_wrong_solutions_have_nonzero_residual(case, law, form):
 
 # Solver weaknesses measured on these cases (the models are right: the known solution has zero
 # residual in them and other solvers solve them); each must keep failing until the solver is fixed.
-KNOWN_SOLVER_FAILURES = {
-    ("two_finger_grip", "Ellipsoid", "reduced", "ipopt"): "MNCPOpt stalls at a stationary point",
-    ("two_finger_grip", "Ellipsoid", "sparse", "ipopt"): "MNCPOpt stalls at a stationary point",
-}
+KNOWN_SOLVER_FAILURES: dict[tuple[str, str, str, str], str] = {}
 
 
 @pytest.mark.parametrize("solver", ["newton", "ipopt"])

@@ -2,7 +2,8 @@
 
 MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails (friction
 LCPs are not row sufficient), and which one Ipopt reaches depends on the start: a run that ends at one
-is followed by the restart ladder of :attr:`IpoptOptions.restarts` and ``random_starts``.
+is followed by the restart ladder of :attr:`IpoptOptions.restarts` and ``random_starts``, whose
+first restart starts from the solution of the MCP's linearization (Lemke's method).
 
 The MCP (nonnegative or free variables only) becomes the bound-constrained NLP of
 :mod:`contactmodel.solvers.reformulation` with no general constraints (m = 0). A run is
@@ -15,6 +16,8 @@ References:
 - R. Andreani, A. Friedlander, M. P. Mello and S. A. Santos, "Complementarity and equivalent formulations
   via nonlinear programming: numerical results on multi-rigid-body contact problems with Coulomb friction",
   2002.
+- N. H. Josephy, "Newton's method for generalized equations", Technical Summary Report 1965,
+  Mathematics Research Center, University of Wisconsin, 1979 (:func:`linearized_start`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from contactmodel.solvers.reformulation import (
     ComplementarityTerm,
     MNCPOpt,
     assess_and_polish,
+    natural_residual_inf,
     nonglobal_message,
     with_slacks,
 )
@@ -69,7 +73,14 @@ class IpoptOptions(Options):
     polish_objective: objective level below which polishing is tried.
     restarts: when the first attempt (from ``mcp.x0`` with these options) does not converge,
         the attempts of :data:`RESTARTS` named here are made in turn until one converges; ()
-        for a single attempt.
+        for a single attempt. The first default, ``linearized``, starts Ipopt from a point
+        another method computes: the Josephy-Newton iterate of the best point so far (the first
+        attempt's), whose linear subproblem Lemke's method solves (:func:`linearized_start`;
+        for an LCP that is Lemke's solution of the LCP itself). Ipopt then solves MNCPOpt from
+        there and its point is assessed and polished as every attempt's. Leave ``linearized``
+        out for a ladder of Ipopt's own starts only (of the 18 scenes of
+        ``benchmarks/fuzz_run.py --seed 1`` the ladder without it left unsolved, it solves 15;
+        placed last instead of first, those 15 took about 10x the Ipopt iterations).
     random_starts: then up to this many seeded random starts (:func:`random_start`, the
         interior options).
     attempt_max_iter: Ipopt iteration limit of each attempt, the first included, when restarts
@@ -95,6 +106,7 @@ class IpoptOptions(Options):
     polish: bool = True
     polish_objective: float = 1e-6
     restarts: tuple[str, ...] = (
+        "linearized",
         "interior",
         "feasible",
         "componentwise",
@@ -199,6 +211,13 @@ def _set_option(nlp: Any, key: str, value: Any) -> None:
 #: et al. (2002) from every data set, benchmarks/scara_theorem1.py)
 _INTERIOR: dict[str, Any] = {"bound_push": 1.0, "acceptable_iter": 0}
 
+#: Ipopt options of a start at or near a solution: bounds barely pushed and a barrier parameter
+#: that starts and may end far below Ipopt's defaults (mu_min 1e-11), so that Ipopt stays near the
+#: start; at a degenerate solution the barrier still leaves u_i, z_i of order sqrt(mu), and MNCPOpt's
+#: objective is of order their fourth power there (the fuzz scenes of
+#: benchmarks/fuzz_run.py --seed 1 ended at natural residuals up to 6e-5 with mu_init 1e-10, 6e-6 so)
+_WARM: dict[str, Any] = {"bound_push": 1e-12, "bound_frac": 1e-12, "mu_init": 1e-18, "mu_min": 1e-22}
+
 #: the restarts :attr:`IpoptOptions.restarts` may name, each a change to the first attempt
 #: (MNCPOpt has stationary points with a positive objective wherever Theorem 1's condition fails,
 #: as it does for friction LCPs, and which one Ipopt reaches depends on the start and the term):
@@ -207,7 +226,9 @@ _INTERIOR: dict[str, Any] = {"bound_push": 1.0, "acceptable_iter": 0}
 #: ``componentwise`` (the other complementarity term), alone and with the interior start;
 #: ``adaptive`` (Ipopt's adaptive barrier update); ``row-scaled`` (each row of F divided by the
 #: inf-norm of its Jacobian row at the start, an equivalent MCP whose objective weighs a friction
-#: row and a Newton-Euler row alike, interior start)
+#: row and a Newton-Euler row alike, interior start); ``linearized`` (the start of
+#: :func:`linearized_start` from the best point so far, a stationary point of MNCPOpt that is not
+#: one of the linearized MCP, with :data:`_WARM` options; skipped when it has none)
 RESTARTS: dict[str, dict[str, Any]] = {
     "interior": {"native": _INTERIOR},
     "feasible": {"feasible": True, "native": {"bound_push": 1e-8, "mu_init": 1e-4}},
@@ -215,6 +236,7 @@ RESTARTS: dict[str, dict[str, Any]] = {
     "componentwise-interior": {"term": ComplementarityTerm.COMPONENTWISE, "native": _INTERIOR},
     "adaptive": {"native": {"mu_strategy": "adaptive"}},
     "row-scaled": {"row_scaled": True, "native": _INTERIOR},
+    "linearized": {"linearized": True, "native": _WARM},
 }
 
 
@@ -256,6 +278,88 @@ def feasible_start(mcp: MCP) -> np.ndarray | None:
     if res.status != 0 or res.x[-1] < 0.0:
         return None
     return res.x[:n]
+
+
+#: the most u-variables :func:`linearized_start` takes on: Lemke's tableau is dense (n_u^2 floats,
+#: O(n_u^2) work a pivot)
+LINEARIZED_MAX_U = 2000
+
+
+@dataclass
+class LinearizedStart:
+    """The start of the ``linearized`` rung: the point x (n,), its inf-norm natural residual, the
+    Josephy-Newton iterations taken and Lemke's pivots over all of them."""
+
+    x: np.ndarray
+    natural_residual: float
+    iterations: int
+    pivots: int
+
+
+def linearized_start(mcp: MCP, x: np.ndarray, max_iterations: int = 5) -> LinearizedStart | None:
+    """Josephy-Newton iterates from x (n,): each solves the linearization of the MCP at the current
+    point, 0 <= u _|_ F_U(x) + J_U (x+ - x) >= 0 with F_V(x) + J_V (x+ - x) = 0, as an LCP in u by
+    Lemke's method (:mod:`contactmodel.solvers.lemke`), the free variables eliminated through J_VV.
+    For an LCP the linearization is the LCP itself, and one iteration gives Lemke's solution. Goes
+    on while the natural residual falls (``max_iterations`` at most) and returns the best iterate;
+    None when no iterate lowers the residual of x, J_VV is singular, Lemke finds no solution or
+    there are more than :data:`LINEARIZED_MAX_U` u-variables."""
+    from scipy.sparse.linalg import splu
+
+    from contactmodel.solvers import lemke
+
+    u = np.flatnonzero(np.isfinite(mcp.lb))
+    v = np.flatnonzero(~np.isfinite(mcp.lb))
+    if u.size > LINEARIZED_MAX_U:
+        return None
+    x = np.asarray(x, dtype=float).copy()
+    x[u] = np.maximum(x[u], 0.0)
+    best: LinearizedStart | None = None
+    current = natural_residual_inf(mcp, x)
+    pivots = 0
+    for k in range(1, max_iterations + 1):
+        if mcp.M is not None:  # affine: the linearization is F itself, M x+ + q (no rounding of J x)
+            J, c = sp.csc_matrix(mcp.M), np.asarray(mcp.q, dtype=float).ravel()
+        else:  # F(x) + J (x+ - x) = J x+ + c
+            J = sp.csc_matrix(mcp.J(x))
+            c = np.asarray(mcp.F(x), dtype=float).ravel() - J @ x
+        J_uu, J_uv = J[u][:, u].toarray(), J[u][:, v]
+        r = c[u]  # the u-rows: J_uu u+ + J_uv v+ + r
+        if v.size:
+            try:
+                lu = splu(sp.csc_matrix(J[v][:, v]))
+            except RuntimeError:  # J_VV singular: the free variables cannot be eliminated
+                return best
+            g = c[v]  # the v-rows: J_vu u+ + J_vv v+ + g = 0
+            J_vu = J[v][:, u].toarray()
+            W = lu.solve(np.column_stack([J_vu, g]))  # v+ = -(W_u u+ + W_g)
+            M = J_uu - J_uv @ W[:, :-1]
+            q = r - J_uv @ W[:, -1]
+        else:
+            M, q = J_uu, r
+        if not (np.all(np.isfinite(M)) and np.all(np.isfinite(q))):
+            return best
+        try:
+            res = lemke.solve(MCP.from_lcp(M, q), lemke.LemkeOptions(max_restarts=2))
+        except (np.linalg.LinAlgError, RuntimeError, SolverError):  # no start, not a failed solve
+            return best
+        pivots += int(res.iterations)
+        if res.x is None:
+            return best
+        x = np.empty(mcp.n)
+        x[u] = res.x
+        if v.size:
+            x[v] = -(W[:, :-1] @ res.x + W[:, -1])
+        nat = natural_residual_inf(mcp, x)
+        if not nat < current:
+            break
+        current = nat
+        best = LinearizedStart(x.copy(), nat, k, pivots)
+        if mcp.is_linear:
+            break
+    if best is not None:
+        best.pivots = pivots
+    return best
 
 
 def row_scaled(mcp: MCP, x: np.ndarray) -> tuple[MCP, np.ndarray]:
@@ -359,7 +463,8 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
     Ipopt's own point), ``polish_steps``, ``dual_infeasibility`` (Ipopt's last inf_du),
     ``ipopt_status``, ``ipopt_message``, ``z`` (final slacks, one per u-row),
     ``complementarity_term``, ``attempts`` (name, Ipopt status, iterations, objective and
-    natural residual of each attempt) and ``solved_by`` (the attempt kept).
+    natural residual of each attempt; ``start_pivots``, Lemke's pivots, for the ``linearized``
+    start) and ``solved_by`` (the attempt kept). ``iterations`` counts Ipopt's iterations only.
     """
     try:
         import cyipopt
@@ -391,6 +496,13 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
             x0 = feasible_start(mcp)
             if x0 is None:
                 continue
+        pivots = None
+        if spec.get("linearized"):
+            here = best.assessment.x if best is not None else form.split(form.starting_point())
+            lin = linearized_start(mcp, here)
+            if lin is None:
+                continue
+            x0, pivots = lin.x, lin.pivots
         last = _run(cyipopt, mcp, form, name, spec, x0, opts, budget, wall)
         used += last.iterations
         a = last.assessment
@@ -401,6 +513,7 @@ def solve(mcp: MCP, options: IpoptOptions | None = None) -> SolverResult:
                 "iterations": last.iterations,
                 "objective": a.objective,
                 "natural_residual": a.natural_residual,
+                **({} if pivots is None else {"start_pivots": pivots}),
             }
         )
         if best is None or a.converged or a.natural_residual < best.assessment.natural_residual:

@@ -1,6 +1,7 @@
 """Scenes of the fuzz benchmark (``benchmarks/fuzz_run.py --seed 1``) that ipopt and fip did not
 solve with a single attempt, newton did: ipopt's restart ladder and fip's perturbed start and
-crossover solve them. Each answer is judged by the dispatcher's own residual and by the
+crossover solve them (ipopt's ladder as it is, whose first restart is the linearized start, and
+with Ipopt's own starts only). Each answer is judged by the dispatcher's own residual and by the
 independent Newton-Euler and friction-law check of ``scenes.check_answer``."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import pytest
 from scenes import LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
+from contactmodel.solvers.ipopt import IpoptOptions
 
 
 def scene(i: int):
@@ -31,10 +33,14 @@ def test_ipopt_ladder_solves_where_one_attempt_stops_at_a_stationary_point(i: in
     single = cm.solve(problem, solver="ipopt", restarts=(), random_starts=0, fallback=False)
     assert single.status is cm.Status.FAILED
     assert "non-global stationary point of MNCPOpt" in single.message
-    sol = cm.solve(problem, solver="ipopt", fallback=False)
+    own = tuple(r for r in IpoptOptions().restarts if r != "linearized")  # Ipopt's own starts only
+    sol = cm.solve(problem, solver="ipopt", restarts=own, fallback=False)
     assert_solved(sc, sol)
     assert sol.extras["solved_by"] == rung
     assert [a["name"] for a in sol.extras["attempts"]][0] == "first"
+    sol = cm.solve(problem, solver="ipopt", fallback=False)  # the default ladder
+    assert_solved(sc, sol)
+    assert [a["name"] for a in sol.extras["attempts"]] == ["first", "linearized"]
 
 
 @pytest.mark.parametrize("i", [13, 17, 22])

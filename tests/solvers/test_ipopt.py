@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ import scipy.sparse as sp
 from contactmodel.errors import SolverError
 from contactmodel.mcp import MCP
 from contactmodel.solvers.base import Outcome
-from contactmodel.solvers.ipopt import IpoptOptions, solve
+from contactmodel.solvers.ipopt import IpoptOptions, linearized_start, solve
 
 pytest.importorskip("cyipopt")
 
@@ -146,29 +148,34 @@ def test_cone_mncp_is_solved(term: str) -> None:
         assert res.extras["natural_residual"] <= 1e-8
 
 
-def test_mixed_lcp_with_free_variables_is_solved() -> None:
-    rng = np.random.default_rng(12)
-    n, n_free = 6, 2
+def mixed_lcp(seed: int, n: int, n_free: int, skew: float = 0.0) -> tuple[MCP, np.ndarray, np.ndarray]:
+    """(the MCP, M, q) of a random mixed LCP whose last ``n_free`` variables are free; M positive
+    definite (G G^T + 0.5 I plus ``skew`` (G - G^T))."""
+    rng = np.random.default_rng(seed)
     G = rng.standard_normal((n, n))
-    M = G @ G.T + 0.5 * np.eye(n)
+    M = G @ G.T + 0.5 * np.eye(n) + skew * (G - G.T)
     q = rng.uniform(-3, 3, n)
     Msp = sp.csr_matrix(M)
+    lb = np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)]
     mcp = MCP(
-        F=lambda x: M @ x + q,
-        J=lambda x: Msp,
-        lb=np.r_[np.zeros(n - n_free), np.full(n_free, -np.inf)],
-        ub=np.full(n, np.inf),
-        x0=np.zeros(n),
-        M=Msp,
-        q=q,
+        F=lambda x: M @ x + q, J=lambda x: Msp, lb=lb, ub=np.full(n, np.inf), x0=np.zeros(n), M=Msp, q=q
     )
+    return mcp, M, q
+
+
+def check_mixed_lcp_solution(x: np.ndarray, M: np.ndarray, q: np.ndarray, n_free: int, tol: float) -> None:
+    """0 <= u _|_ (M x + q)_U >= 0 and (M x + q)_V = 0, from the data directly."""
+    w = M @ x + q
+    u, wu = x[: x.size - n_free], w[: x.size - n_free]
+    assert np.all(u >= 0) and np.all(wu >= -tol) and np.max(np.abs(np.minimum(u, wu))) <= tol
+    np.testing.assert_allclose(w[x.size - n_free :], 0.0, atol=tol)
+
+
+def test_mixed_lcp_with_free_variables_is_solved() -> None:
+    mcp, M, q = mixed_lcp(12, 6, 2)
     res = solve(mcp)
     assert res.outcome is Outcome.CONVERGED, res.message
-    x = res.x
-    w = M @ x + q
-    u, wu = x[: n - n_free], w[: n - n_free]
-    assert np.all(u >= 0) and np.all(wu >= -1e-8) and np.max(np.abs(np.minimum(u, wu))) <= 1e-8
-    np.testing.assert_allclose(w[n - n_free :], 0.0, atol=1e-8)
+    check_mixed_lcp_solution(res.x, M, q, 2, tol=1e-8)
 
 
 def test_lcp_without_solution_is_not_converged() -> None:
@@ -209,7 +216,8 @@ def test_time_limit_is_mapped() -> None:
 
 def test_native_options_pass_through_and_bad_ones_raise() -> None:
     mcp = MCP.from_lcp(np.eye(2), -np.ones(2))
-    res = solve(mcp, IpoptOptions(native={"mu_strategy": "adaptive", "max_iter": 1}))
+    single = {"restarts": (), "random_starts": 0}  # one attempt: the linearized restart would solve it
+    res = solve(mcp, IpoptOptions(native={"mu_strategy": "adaptive", "max_iter": 1}, **single))
     assert res.outcome is Outcome.ITERATION_LIMIT
     with pytest.raises(SolverError, match="no_such_option"):
         solve(mcp, IpoptOptions(native={"no_such_option": 1}))
@@ -224,3 +232,50 @@ def test_bad_bounds_raise() -> None:
     mcp.ub = np.array([np.inf, 3.0])
     with pytest.raises(SolverError, match="'b'"):
         solve(mcp)
+
+
+# Two friction LCPs of the fuzz benchmark (benchmarks/fuzz_run.py, seed 1, scenes 734 and 1071, as
+# cm.solve gives them to the solver): every start of Ipopt's own restarts ends at the same
+# stationary point of LCPOpt with a positive objective, while the LCPs have solutions.
+FUZZ_LCPS = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "ipopt" / "stationary_lcps.json").read_text()
+)["lcps"]
+
+
+@pytest.mark.parametrize("scene", sorted(FUZZ_LCPS))
+def test_linearized_restart_leaves_a_nonglobal_stationary_point(scene: str) -> None:
+    M, q = (np.array(FUZZ_LCPS[scene][k], dtype=float) for k in ("M", "q"))
+    mcp = MCP.from_lcp(M, q)
+    own = IpoptOptions(restarts=("interior", "feasible", "componentwise"), random_starts=2)
+    stuck = solve(mcp, own)
+    assert stuck.outcome is Outcome.FAILED
+    assert "non-global stationary point" in stuck.message and stuck.extras["objective"] > 1e-6
+    res = solve(mcp)  # the default ladder: the linearized restart right after the first attempt
+    assert res.outcome is Outcome.CONVERGED, res.message
+    assert res.extras["solved_by"] == "linearized"
+    assert [a["name"] for a in res.extras["attempts"]] == ["first", "linearized"]
+    assert res.extras["attempts"][-1]["start_pivots"] >= 1
+    x = res.x
+    w = M @ x + q
+    assert np.all(x >= 0.0) and np.all(w >= -1e-9) and np.max(np.abs(np.minimum(x, w))) <= 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_linearized_start_solves_an_affine_mcp_with_free_variables(seed: int) -> None:
+    mcp, M, q = mixed_lcp(seed, 7, 3, skew=0.3)  # not symmetric
+    start = linearized_start(mcp, np.ones(7))
+    assert start is not None and start.iterations == 1 and start.pivots >= 1
+    check_mixed_lcp_solution(start.x, M, q, 3, tol=1e-10)
+
+
+def test_linearized_start_approaches_the_cone_mncp_solution() -> None:
+    # the solution is degenerate (contact 1 breaks), so Josephy-Newton converges linearly here:
+    # about 1e-2 -> 4e-6 -> 5e-7 -> ... -> 7e-9 in its five iterations
+    mcp, (A, b, mu) = cone_problem(0)
+    x = solve(mcp).x
+    x0 = x + 1e-3 * np.random.default_rng(3).standard_normal(x.size)
+    start = linearized_start(mcp, x0)
+    assert start is not None and start.iterations == 5
+    assert np.max(np.abs(x0 - np.clip(x0 - mcp.F(x0), mcp.lb, mcp.ub))) > 1e-2
+    assert start.natural_residual <= 1e-7
+    check_cone_solution(start.x, A, b, mu, tol=1e-6)

@@ -274,3 +274,16 @@ def test_polish_recovers_exact_solution_near_it() -> None:
     keep = np.arange(xs.size) != 3
     np.testing.assert_allclose(p.x[keep], xs[keep], atol=1e-5)
     assert MNCPOpt(mcp).objective(with_slacks(form, p.x)) < 1e-20
+
+
+def test_polish_identifies_a_degenerate_pair_the_natural_map_misreads() -> None:
+    # 0 <= x _|_ M x + q >= 0 with M = [[1, 1], [1, 1]] (singular, PSD), q = (-1, -1 + e): the
+    # solution x = (1, 0), w = (0, e) by hand. Near it x_2 = 4e-4 > w_2 = e + 1e-8, both small (as
+    # an interior-point run leaves them), so the natural map calls x_2 basic; then F_1 = F_2 = 0
+    # has no solution and its least-squares step stalls at residual ~e / 2.
+    e = 2e-5
+    mcp = MCP.from_lcp(np.ones((2, 2)), np.array([-1.0, -1.0 + e]))
+    x = np.array([1.0 - 4e-4 + 1e-8, 4e-4])
+    p = polish(MNCPOpt(mcp), x, tol=1e-10)
+    assert p.natural_residual <= 1e-13
+    np.testing.assert_allclose(p.x, [1.0, 0.0], atol=1e-13)
