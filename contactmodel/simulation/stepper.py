@@ -344,6 +344,24 @@ def _finite_state(system: System) -> None:
                 raise SimulationError(f"body '{body.name}'.{name} is not finite: give finite numbers")
 
 
+def _finite_bodies(bodies: list[Body], positions, twist, rotations) -> None:
+    """Raise :class:`SimulationError` naming the first body whose new state (positions (nb, 3),
+    twists (nb, 6), rotations (nb, 3, 3)) is not finite, as :func:`_finite_state` would after it
+    is written, before it is written (the state stays the last finite one)."""
+    fields = {
+        "position": positions,
+        "velocity": twist[:, :3],
+        "angular_velocity": twist[:, 3:],
+        "rotation": rotations.reshape(len(bodies), 9),
+    }
+    if all(np.isfinite(v).all() for v in fields.values()):
+        return
+    for i, body in enumerate(bodies):
+        for name, values in fields.items():
+            if not np.isfinite(values[i]).all():
+                raise SimulationError(f"body '{body.name}'.{name} is not finite: give finite numbers")
+
+
 class Simulator:
     """The stepper behind :func:`simulate`; see the module docstring for the scheme."""
 
@@ -520,10 +538,16 @@ class Simulator:
         g = np.asarray(self.system.gravity)
         kinetic = 0.0
         potential = 0.0
-        for body in self.system.bodies:
-            w = body.angular_velocity
-            kinetic += 0.5 * body.mass * body.velocity @ body.velocity + 0.5 * w @ body.inertia_world @ w
-            potential -= body.mass * g @ body.position
+        bodies = self.system.bodies
+        if bodies:  # all bodies at once: 1/2 m v.v + 1/2 w.(R I R^T) w, and -m g.x
+            mass = np.array([b.mass for b in bodies])
+            v = np.array([b.velocity for b in bodies])
+            R = np.array([b.rotation for b in bodies])
+            inertia = np.array([b.inertia for b in bodies])
+            spin = np.einsum("kji,kj->ki", R, np.array([b.angular_velocity for b in bodies]))  # R^T w
+            kinetic = 0.5 * float(mass @ np.einsum("ki,ki->k", v, v))
+            kinetic += 0.5 * float(np.einsum("ki,kij,kj->", spin, inertia, spin))
+            potential = -float(mass @ (np.array([b.position for b in bodies]) @ g))
         for arm in self.system.manipulators:
             kinetic += 0.5 * arm.qdot @ arm.mass_matrix() @ arm.qdot
             potential += arm.potential_energy(g)
@@ -948,12 +972,15 @@ class Simulator:
         if bodies:
             twist = nu_new[: 6 * len(bodies)].reshape(-1, 6)
             shift = move[: 6 * len(bodies)].reshape(-1, 6)
-            self.quaternions = list(quat_steps(np.array(self.quaternions), shift[:, 3:], h))
-            rotations = quat_matrices(np.array(self.quaternions))
+            quaternions = quat_steps(np.array(self.quaternions), shift[:, 3:], h)
+            rotations = quat_matrices(quaternions)
+            positions = np.array([b.position for b in bodies]) + h * shift[:, :3]
+            _finite_bodies(bodies, positions, twist, rotations)
+            self.quaternions = list(quaternions)
             for i, body in enumerate(bodies):
                 body.velocity = twist[i, :3].copy()
                 body.angular_velocity = twist[i, 3:].copy()
-                body.position = body.position + h * shift[i, :3]
+                body.position = positions[i]
                 body.rotation = rotations[i]
         offset = 6 * len(self.system.bodies)
         for arm in self.system.manipulators:
@@ -961,7 +988,6 @@ class Simulator:
             arm.q = arm.q + h * move[offset : offset + arm.n]
             offset += arm.n
         self.t += h
-        _finite_state(self.system)
 
 
 def _projection_push(Gn: np.ndarray, Minv, q: np.ndarray) -> np.ndarray | None:

@@ -36,6 +36,24 @@ def test_nan_state_is_a_named_error():
         simulate(system, t_end=0.1, dt=1e-2, friction=cm.Pyramid(0.5), planes=planes)
 
 
+def test_a_step_to_a_non_finite_state_is_a_named_error_and_keeps_the_last_state():
+    """The pose update checks the new state of every body before writing it: the first
+    non-finite field is named, and the bodies keep their last (finite) state."""
+    from contactmodel.simulation.stepper import Simulator
+
+    system, planes = sliding_box()
+    system.add_body("other", 1.0, cm.inertia.box(1.0, (0.1,) * 3), position=(2.0, 0.0, 1.0))
+    sim = Simulator(system, 1e-2, friction=cm.Pyramid(0.5), planes=planes)
+    before = [(b.position.copy(), b.velocity.copy()) for b in system.bodies]
+    nu = np.zeros(12)
+    nu[9] = np.inf  # the second body's angular velocity about y
+    with pytest.raises(SimulationError, match="body 'other'.angular_velocity is not finite"):
+        sim.advance(nu)
+    for body, (x, v) in zip(system.bodies, before):
+        assert np.array_equal(body.position, x) and np.array_equal(body.velocity, v)
+    assert sim.t == 0.0
+
+
 def test_controller_wrong_shape_or_raising_is_a_named_error():
     system, planes = sliding_box()
     with pytest.raises(SimulationError, match=r"wrenches\['box'\] returned 3 values"):

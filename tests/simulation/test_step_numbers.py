@@ -4,6 +4,7 @@ cross product, the sparse product for A)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from scipy.spatial.transform import Rotation
 
@@ -61,3 +62,28 @@ def test_dense_and_sparse_delassus_agree(monkeypatch):
     assert abs(dense - sparse).max() < 1e-13
     assert abs(dense - dense.T).max() == 0.0
     assert isinstance(dense, sp.csr_matrix)
+
+
+def test_energy_of_all_bodies_at_once_equals_the_sum_body_by_body():
+    """The kinetic energy sum of 1/2 m v.v + 1/2 w.(R I R^T) w and the potential -m g.x, over
+    bodies at random poses and velocities, as summed body by body."""
+    rng = np.random.default_rng(3)
+    system = cm.System()
+    for k in range(5):
+        system.add_body(
+            f"b{k}",
+            rng.uniform(0.5, 2.0),
+            cm.inertia.box(1.0, tuple(rng.uniform(0.1, 0.5, 3))),
+            position=tuple(rng.standard_normal(3)),
+            orientation=Rotation.random(random_state=k).as_matrix(),
+            velocity=tuple(rng.standard_normal(3)),
+            angular_velocity=tuple(rng.standard_normal(3)),
+        )
+    kinetic, potential = Simulator(system, 1e-3, friction=cm.Pyramid(0.5)).energy()
+    g = np.asarray(system.gravity)
+    k_sum = sum(
+        0.5 * b.mass * b.velocity @ b.velocity + 0.5 * (w := b.angular_velocity) @ b.inertia_world @ w
+        for b in system.bodies
+    )
+    p_sum = sum(-b.mass * g @ b.position for b in system.bodies)
+    assert kinetic == pytest.approx(k_sum, rel=1e-13) and potential == pytest.approx(p_sum, rel=1e-13)
