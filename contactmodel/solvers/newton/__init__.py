@@ -372,6 +372,8 @@ class _Newton(NewtonMethod):
         if not (self.box.all_lo and self.n <= small_box.MAX_N):
             return None
         opt = self.opt
+        if pt.res <= opt.tol and (opt.refine_iter == 0 or not core.linear_rate(history)):
+            return None  # solved at the start (a warm start): the loop stops at once, without the call
         M = self._M
         fopt = (
             float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),

@@ -467,7 +467,7 @@ def arc_search(
     return None
 
 
-def _linear_rate(history: list[float]) -> bool:
+def linear_rate(history: list[float]) -> bool:
     """True when the last step cut the natural residual by a factor in [1.1, 100]: linear, not
     quadratic, convergence, the mark of a degenerate (singular) solution."""
     if len(history) < 2 or not history[-2] > 0.0:
@@ -537,7 +537,7 @@ def iterate(
     it = refine = 0
     while True:
         if best.res <= opt.tol:
-            if refine >= opt.refine_iter or not _linear_rate(history):
+            if refine >= opt.refine_iter or not linear_rate(history):
                 return best, Outcome.CONVERGED, "natural residual below tolerance", it
             refine += 1
             method.n_refine += 1
