@@ -48,17 +48,20 @@ def assert_same(ref, fast):
     assert np.array_equal(fast.x, ref.x)
 
 
-def random_lcp(seed: int, n: int, rank: int, skew: float, zeros: int = 0, shift: float = 0.0) -> MCP:
+def random_lcp(
+    seed: int, n: int, rank: int, skew: float, zeros: int = 0, shift: float = 0.0, free: int = 0
+) -> MCP:
     """The LCP of ``M = G G^T + skew (A - A^T) + shift I`` (``G`` of ``rank`` columns: singular
     below n; not monotone for ``shift < 0``) and ``q`` with ``zeros`` entries 0 (degenerate:
-    x_i = F_i = 0 at the start)."""
+    x_i = F_i = 0 at the start); a mixed LCP when ``free`` rows (the first) have no bounds."""
     rng = np.random.default_rng(seed)
     G = rng.standard_normal((n, rank))
     A = rng.standard_normal((n, n))
     M = G @ G.T + skew * (A - A.T) + shift * np.eye(n)
     q = rng.standard_normal(n)
     q[rng.permutation(n)[:zeros]] = 0.0
-    return MCP.from_lcp(sp.csr_matrix(M), q)
+    lcp = MCP.from_lcp(sp.csr_matrix(M), q)
+    return replace(lcp, lb=np.where(np.arange(n) < free, -np.inf, 0.0)) if free else lcp
 
 
 @settings(max_examples=60, deadline=None)
@@ -69,6 +72,7 @@ def random_lcp(seed: int, n: int, rank: int, skew: float, zeros: int = 0, shift:
     skew=st.sampled_from([0.0, 1e-3, 0.5]),
     zeros=st.integers(0, 4),
     shift=st.sampled_from([0.0, -0.3]),
+    free=st.integers(0, 3),
     tol=st.sampled_from([1e-10, 1e-3]),
     regularize=st.sampled_from(["auto", "always", "never"]),
     polish=st.sampled_from(["auto", "always", "never"]),
@@ -79,10 +83,10 @@ def random_lcp(seed: int, n: int, rank: int, skew: float, zeros: int = 0, shift:
     restarts=st.booleans(),
 )
 def test_random_lcps_take_the_same_iterates(
-    seed, n, deficit, skew, zeros, shift, tol, regularize, polish, memory, merit, feasible, chord_steps,
+    seed, n, deficit, skew, zeros, shift, free, tol, regularize, polish, memory, merit, feasible, chord_steps,
     restarts,
 ):  # fmt: skip
-    mcp = random_lcp(seed, n, max(1, n - deficit), skew, zeros, shift)
+    mcp = random_lcp(seed, n, max(1, n - deficit), skew, zeros, shift, free)
     opts = dict(
         tol=tol, regularize=regularize, polish=polish, nonmonotone_memory=memory, merit=merit,
         feasible=feasible, chord_steps=chord_steps, restarts=restarts, max_iter=60,
@@ -90,10 +94,15 @@ def test_random_lcps_take_the_same_iterates(
     assert_same(*both(mcp, **opts))
 
 
-@pytest.mark.parametrize("size", [12, 40, 100])
-def test_pyramid_contact_problems_take_the_same_iterates(size):
+@pytest.mark.parametrize(
+    ("size", "form"), [(12, "reduced"), (40, "reduced"), (100, "reduced"), (40, "sparse")]
+)
+def test_pyramid_contact_problems_take_the_same_iterates(size, form):
+    """The LCP of the pyramid law (reduced form) and its mixed LCP (sparse form: free rows)."""
     for seed in range(4):
-        mcp = cm.formulate(random_boxes(seed, size), friction=cm.Pyramid(0.5)).compile().mcp
+        problem = cm.formulate(random_boxes(seed, size), friction=cm.Pyramid(0.5), form=form)
+        mcp = problem.compile().mcp
+        assert np.isneginf(mcp.lb).any() == (form == "sparse")
         assert mcp.n <= small_box.MAX_N
         ref, fast = both(mcp, tol=1e-10)
         assert ref.outcome is Outcome.CONVERGED

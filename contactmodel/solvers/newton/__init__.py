@@ -364,12 +364,12 @@ class _Newton(NewtonMethod):
         self, pt: _Point, deadline: float, max_iter: int, history: list[float]
     ) -> tuple[_Point, Outcome, str, int] | None:
         """The attempt by :func:`contactmodel.solvers.newton.small_box.attempt` (numba) when it
-        applies: compiled kernels on, affine ``F``, lower bounds only, at most
+        applies: compiled kernels on, affine ``F``, no upper bounds, at most
         ``small_box.MAX_N`` rows."""
         J = self._J
         if not (self.numba and small_box.AVAILABLE and J is not None and self._M is not None):
             return None
-        if not (self.box.all_lo and self.n <= small_box.MAX_N):
+        if not (self.box.up.size == 0 and self.box.box.size == 0 and self.n <= small_box.MAX_N):
             return None
         opt = self.opt
         if pt.res <= opt.tol and (opt.refine_iter == 0 or not core.linear_rate(history)):
@@ -390,7 +390,7 @@ class _Newton(NewtonMethod):
         start = (pt.x, pt.F, pt.phi, pt.da, pt.db, float(pt.psi), pt.nat, pt.at_bound, float(pt.res))
         best, code, its, hist, counts, regularized = small_box.attempt(
             start, M.data, M.indices, M.indptr, self._q, J.data, J.indices, J.indptr, self._dense_jt(),
-            self.lb, self.inv_scale, float(self.box.lam), fopt, iopt, self.regularized, prior,
+            self.lb, self.inv_scale, float(self.box.lam), self.box.free, fopt, iopt, self.regularized, prior,
             float(deadline),
         )  # fmt: skip
         self.regularized = bool(regularized)

@@ -150,8 +150,8 @@ class NewtonOptions(Options):
         bound is a lower bound; the dense Newton matrix of an affine problem; the cone blocks'
         natural map, row scales and the sparse pattern and entries of their Newton matrix; on
         small affine cone problems factored dense, the whole attempt,
-        :mod:`contactmodel.solvers.newton.small`; on small affine box problems with lower bounds
-        only, the whole attempt too, :mod:`contactmodel.solvers.newton.small_box`): ``"auto"``
+        :mod:`contactmodel.solvers.newton.small`; on small affine box problems without upper
+        bounds, the whole attempt too, :mod:`contactmodel.solvers.newton.small_box`): ``"auto"``
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton.kernels`.

@@ -17,9 +17,9 @@ those of the numpy path bit for bit on the tests' problems (a different BLAS bui
 differently; the tests compare iterations, counters and answers).
 
 Used by the box method when numba is installed (the ``fast`` extra), ``NewtonOptions.kernels`` is
-not ``"numpy"``, ``F`` is affine (``F(x) = M x + q``), every row has only a lower bound (an LCP,
-shifted) and the problem has at most :data:`MAX_N` rows (its Newton matrix is then always
-factored dense); else the numpy loop runs.
+not ``"numpy"``, ``F`` is affine (``F(x) = M x + q``), every row has a lower bound only or no bound
+(an LCP, shifted, or a mixed LCP: the sparse form of a polyhedral law) and the problem has at most
+:data:`MAX_N` rows (its Newton matrix is then always factored dense); else the numpy loop runs.
 """
 
 from __future__ import annotations
@@ -54,19 +54,25 @@ if AVAILABLE:
     _descent = small.descent
 
     @numba.njit(cache=True)
-    def point(x, Md, Mi, Mp, q, lb, scale, lam):
+    def point(x, Md, Mi, Mp, q, lb, scale, lam, free):
         """``((x, F, phi, da, db, psi, nat, at_bound, res), finite)``: the box method's point
-        with ``F(x) = M x + q`` (``M`` in CSR: Md, Mi, Mp); ``finite``: psi is finite."""
+        with ``F(x) = M x + q`` (``M`` in CSR: Md, Mi, Mp); ``finite``: psi is finite. The rows
+        ``free`` have ``lb = -inf`` (``Phi_i = F_i``), the others a finite lower bound."""
         F = _csr_matvec(Md, Mi, Mp, x)
         for i in range(F.shape[0]):
             F[i] = F[i] + q[i]
+        # the natural residual of a free row is fb_lower's too (max(y, -inf) = y), its FB part not
         phi, da, db, nat, at_bound, res = _fb_lower(x, lb, F, scale, lam)
+        for i in free:
+            phi[i] = F[i] * scale[i]
+            da[i] = 0.0
+            db[i] = scale[i]
         psi = 0.5 * np.dot(phi, phi)
         return (x, F, phi, da, db, psi, nat, at_bound, res), math.isfinite(psi)
 
     @numba.njit(cache=True)
     def _project(x, lb, feasible):
-        """``max(x, lb)`` (NaN kept) in feasible mode, else ``x``."""
+        """``max(x, lb)`` (NaN kept; ``np.clip`` with no upper bounds) in feasible mode, else ``x``."""
         if not feasible:
             return x
         out = np.empty_like(x)
@@ -185,7 +191,7 @@ if AVAILABLE:
         return ref
 
     @numba.njit(cache=True)
-    def _arc(P, d, grad, ref, lo, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam, feasible):
+    def _arc(P, d, grad, ref, lo, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam, free, feasible):
         """``core.arc_search`` along ``max(x + t d, lb)``: ``(found, t, point, F evaluations)``."""
         x = P[0]
         t = 1.0
@@ -195,7 +201,7 @@ if AVAILABLE:
             dec = np.dot(grad, xt - x)
             if dec < 0.0:
                 evals += 1
-                cand, finite = point(xt, Md, Mi, Mp, q, lb, scale, lam)
+                cand, finite = point(xt, Md, Mi, Mp, q, lb, scale, lam, free)
                 if finite and cand[5] <= ref + sigma * dec:
                     return True, t, cand, evals
             t *= backtrack
@@ -203,13 +209,15 @@ if AVAILABLE:
 
     @numba.njit(cache=True)
     def attempt(
-        P0, Md, Mi, Mp, q, Jdat, Jind, Jptr, Jd, lb, scale, lam, fopt, iopt, regularized, prior, deadline,
+        P0, Md, Mi, Mp, q, Jdat, Jind, Jptr, Jd, lb, scale, lam, free, fopt, iopt, regularized, prior,
+        deadline,
     ):  # fmt: skip
         """One attempt from the point ``P0`` (see :func:`point`): ``core.iterate`` with the box
         method's steps.
 
         ``M`` (Md, Mi, Mp) and ``J`` (Jdat, Jind, Jptr; canonical) in CSR, ``Jd`` = J^T dense (C
-        order); the lower bounds ``lb``, row scales ``scale``, FB weight ``lam``; ``fopt`` = (tol,
+        order); the lower bounds ``lb`` (-inf on the rows ``free``), row scales ``scale``, FB
+        weight ``lam``; ``fopt`` = (tol,
         armijo_sigma, backtrack, min_step, newton_min_step, descent_rho, descent_p, lm_mu,
         newton_reg, newton_reg_max, chord_decrease), ``iopt`` = (max_iter, stall_iter,
         nonmonotone_memory, can_escalate, refine_iter, chord_steps, polish code, feasible);
@@ -286,7 +294,7 @@ if AVAILABLE:
                 d, info = _solve(c_H, c_fixed, c_keep, c_da, c_db, c_reduced, Jdat, Jind, Jptr, mphi)
                 if info == 0 and _usable(d, phi):
                     n_feval += 1
-                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam)
+                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam, free)
                     if finite and cand[5] <= chord_decrease * psi and not cand[8] > res:
                         n_chord += 1
                         found = True
@@ -313,7 +321,7 @@ if AVAILABLE:
                     singular_bound = at_bound
                 if ok:
                     n_feval += 1
-                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam)
+                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam, free)
                     if finite and (cand[8] <= tol or cand[5] <= ref - 2.0 * sigma * psi):
                         n_kept += 1
                         found = True
@@ -361,7 +369,7 @@ if AVAILABLE:
                 if have:
                     found, t, new, evals = _arc(
                         P, d, grad, ref, newton_min_step, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam,
-                        feasible,
+                        free, feasible,
                     )  # fmt: skip
                     n_feval += evals
                     if not found or t < 1.0:
@@ -373,7 +381,7 @@ if AVAILABLE:
                 if not found:
                     n_gradient += 1
                     found, t, new, evals = _arc(
-                        P, -grad, grad, ref, min_step, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam,
+                        P, -grad, grad, ref, min_step, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam, free,
                         feasible,
                     )  # fmt: skip
                     n_feval += evals
