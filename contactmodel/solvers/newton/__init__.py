@@ -54,13 +54,12 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from scipy.sparse.csgraph import structural_rank
 
 from contactmodel.errors import SolverError
 from contactmodel.mcp.types import MCP
 from contactmodel.solvers.base import Outcome, SolverResult
-from contactmodel.solvers.newton import blocks, core, kernels
+from contactmodel.solvers.newton import blocks, box_matrix, core, kernels, small, small_box
+from contactmodel.solvers.newton.box_matrix import Assembler as _Assembler
 from contactmodel.solvers.newton.core import Kernels, Merit, NewtonMethod, NewtonOptions, When
 
 __all__ = ["Kernels", "Merit", "NewtonOptions", "When", "solve"]
@@ -71,10 +70,10 @@ _RESTARTS = (
     {"regularize": "never", "scale_rows": False},
 )
 _SQRT_HALF = math.sqrt(0.5)
-_DENSE_FRACTION = 0.15
+_DENSE_FRACTION = box_matrix.DENSE_FRACTION
 _MAX_STEP = 1e8
 _REDUCE_FRACTION = 0.1
-_DENSE_N = 150
+_DENSE_N = box_matrix.DENSE_N
 _DENSE_CACHE_N = 2000
 
 
@@ -154,96 +153,6 @@ class _Box:
         return x - np.clip(y, self.lb, self.ub), at_bound
 
 
-class _Assembler:
-    """Builds ``H = diag(da) + diag(db) J`` as the CSC matrix of ``H^T`` (for SuperLU, trans='T').
-
-    The sparsity pattern of ``J`` plus its diagonal is cached while ``J`` keeps the same index
-    arrays (e.g. the constant ``M`` of an affine MCP).
-    """
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self._key: tuple[Any, ...] | None = None
-
-    def _pattern(self, J: sp.csr_matrix) -> None:
-        n = self.n
-        counts = np.diff(J.indptr)
-        rows = np.repeat(np.arange(n), counts)
-        cols = J.indices
-        has_diag = np.zeros(n, dtype=bool)
-        has_diag[rows[rows == cols]] = True
-        miss = np.flatnonzero(~has_diag)
-        K = sp.coo_matrix(
-            (np.zeros(rows.size + miss.size), (np.r_[rows, miss], np.r_[cols, miss])), shape=(n, n)
-        ).tocsr()
-        K.sort_indices()
-        krows = np.repeat(np.arange(n, dtype=np.int64), np.diff(K.indptr))
-        kkeys = krows * n + K.indices
-        self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
-        self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
-        self.jrows = rows
-        self.krows = krows
-        self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
-        self._key = (J, J.indptr, J.indices)
-
-    def values(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> np.ndarray:
-        """Entries of ``H`` in the cached CSR pattern of ``J + I``."""
-        key = self._key
-        if key is None or key[0] is not J or key[1] is not J.indptr or key[2] is not J.indices:
-            self._pattern(J)
-        data = np.zeros(self.knnz)
-        data[self.jpos] = J.data * db[self.jrows]
-        data[self.dpos] += da
-        return data
-
-    def __call__(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> sp.csc_matrix:
-        data = self.values(J, da, db)
-        return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
-
-    def factor(self, data: np.ndarray, keep: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray] | None:
-        """Factor ``H[keep, keep]`` for ``H`` given by :meth:`values`: a solver of ``H[keep, keep] y
-        = r``, or None if the matrix is singular.
-
-        Small or dense systems use LAPACK's LU, others SuperLU (partial pivoting) on the CSC
-        matrix of ``H^T``. A minimum-degree ordering on ``A^T + A`` with threshold pivoting
-        halved the fill on friction LCPs but cost the nonlinear cone MNCPs their convergence.
-        """
-        rows, cols = self.krows, self.kindices
-        if keep is None:
-            m, indptr = self.n, self.kindptr
-        else:
-            m = int(np.count_nonzero(keep))
-            if m == 0:
-                return lambda r: np.zeros(0)
-            pos = np.cumsum(keep) - 1
-            emask = keep[rows] & keep[cols]
-            rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
-            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
-        nz = data != 0.0
-        if (
-            np.count_nonzero(np.bincount(rows[nz], minlength=m)) < m
-            or np.count_nonzero(np.bincount(cols[nz], minlength=m)) < m
-        ):
-            return None
-        if m <= _DENSE_N or data.size > _DENSE_FRACTION * m * m:
-            H = np.zeros((m, m), order="F")
-            H[rows, cols] = data
-            return core.dense_lu(H)
-        if not nz.all():
-            # SuperLU given stored zeros of a numerically singular matrix can call BLAS with
-            # invalid sizes (messages on stderr) before failing; without them it reports the
-            # singularity itself.
-            rows, cols, data = rows[nz], cols[nz], data[nz]
-            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
-        Ht = sp.csc_matrix((data, cols, indptr), shape=(m, m))
-        if structural_rank(Ht) < m:
-            # structurally singular with no empty row or column (e.g. the MNCP Newton matrix of a
-            # 100-box pile): SuperLU calls BLAS with invalid sizes (messages on stdout), then fails
-            return None
-        lu = spla.splu(Ht)
-        return lambda r: lu.solve(r, trans="T")
-
-
 def _row_inf_norms(J: sp.csr_matrix) -> np.ndarray:
     """``max_j |J_ij|`` per row (0 for empty rows)."""
     a = np.abs(J.data)
@@ -321,6 +230,7 @@ class _Newton(NewtonMethod):
         self.n_polish = 0
         self.n_polish_kept = 0
         self.n_chord = 0
+        self.n_compiled = 0  # attempts run by the compiled loop of newton/small_box.py
         self.singular = False  # the last newton_direction met an exactly singular matrix
         self.factorization: _Factorization | None = None  # of the last newton_direction
         self.pivot_info: dict[str, Any] = {}
@@ -450,8 +360,51 @@ class _Newton(NewtonMethod):
         """Lemke's method for an LCP or a mixed LCP (``pivot_fallback``), see :func:`_pivot_fallback`."""
         return _pivot_fallback(self, self.mcp) if self._pivot else None
 
+    def compiled_attempt(
+        self, pt: _Point, deadline: float, max_iter: int, history: list[float]
+    ) -> tuple[_Point, Outcome, str, int] | None:
+        """The attempt by :func:`contactmodel.solvers.newton.small_box.attempt` (numba) when it
+        applies: compiled kernels on, affine ``F``, no upper bounds, at most
+        ``small_box.MAX_N`` rows."""
+        J = self._J
+        if not (self.numba and small_box.AVAILABLE and J is not None and self._M is not None):
+            return None
+        if not (self.box.up.size == 0 and self.box.box.size == 0 and self.n <= small_box.MAX_N):
+            return None
+        opt = self.opt
+        if pt.res <= opt.tol and (opt.refine_iter == 0 or not core.linear_rate(history)):
+            return None  # solved at the start (a warm start): the loop stops at once, without the call
+        M = self._M
+        fopt = (
+            float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),
+            float(opt.newton_min_step), float(opt.descent_rho), float(opt.descent_p), float(opt.lm_mu),
+            float(opt.newton_reg), float(opt.newton_reg_max), float(opt.chord_decrease),
+        )  # fmt: skip
+        can_escalate = bool(opt.newton_reg > 0.0 and opt.regularize != "never")
+        iopt = (
+            int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate,
+            int(opt.refine_iter), int(opt.chord_steps), small_box.POLISH_CODES[opt.polish],
+            bool(opt.feasible),
+        )  # fmt: skip
+        prior = np.array(([math.nan, math.nan] + history)[-2:], dtype=float)
+        start = (pt.x, pt.F, pt.phi, pt.da, pt.db, float(pt.psi), pt.nat, pt.at_bound, float(pt.res))
+        best, code, its, hist, counts, regularized = small_box.attempt(
+            start, M.data, M.indices, M.indptr, self._q, J.data, J.indices, J.indptr, self._dense_jt(),
+            self.lb, self.inv_scale, float(self.box.lam), self.box.free, fopt, iopt, self.regularized, prior,
+            float(deadline),
+        )  # fmt: skip
+        self.regularized = bool(regularized)
+        self.n_compiled += 1
+        for name, count in zip(small_box.COUNTERS, counts):
+            setattr(self, name, getattr(self, name) + int(count))
+        history.extend(hist.tolist())
+        outcome, message = small.verdict(code, opt)
+        x, F, phi, da, db, psi, nat, at_bound, res = best
+        return _Point(x, F, phi, da, db, float(psi), nat, at_bound, float(res)), outcome, message, int(its)
+
     def extras(self) -> dict[str, Any]:
         return {
+            "compiled_attempts": self.n_compiled,
             "polish_steps": self.n_polish,
             "polish_kept": self.n_polish_kept,
             "chord_steps": self.n_chord,
@@ -490,10 +443,6 @@ class _Newton(NewtonMethod):
         if self.numba and sp.isspmatrix_csr(J):  # the numbers of SciPy's product with J.T
             return kernels.csr_rmatvec(J.data, J.indices, J.indptr, v, J.shape[1])
         return self._JT @ v if J is self._J and self._JT is not None else J.T @ v
-
-    def _dense(self, A: sp.spmatrix) -> bool:
-        """Use dense LAPACK LU for matrices with more than 15% nonzeros, SuperLU otherwise."""
-        return A.nnz > _DENSE_FRACTION * self.n * self.n
 
     def newton_direction(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, rhs: np.ndarray
@@ -562,20 +511,15 @@ class _Newton(NewtonMethod):
     ) -> Callable[[np.ndarray], np.ndarray] | None:
         """Factor of ``H[keep, keep]`` (``keep``: row indices, None for all) for the constant ``J``
         of an affine ``F``, taken from a dense copy of ``J`` made once and factored by LAPACK's LU."""
-        if self._Jd is None and self.kept is not None:
-            self._Jd = self.kept.get("Jd")
-        if self._Jd is None:
-            self._Jd = np.ascontiguousarray(self._J.toarray().T)
-            if self.kept is not None:
-                self.kept["Jd"] = self._Jd
+        Jd = self._dense_jt()
         k = np.arange(self.n) if keep is None else keep
         if k.size == 0:
             return lambda r: np.zeros(0)
         dak = da[k]
         if self.numba:
-            H = kernels.dense_block(self._Jd, k, da, db)
+            H = kernels.dense_block(Jd, k, da, db)
         else:
-            H = self._Jd[k][:, k].T  # self._Jd holds J^T: H is Fortran-ordered, as LAPACK wants
+            H = Jd[k][:, k].T  # Jd holds J^T: H is Fortran-ordered, as LAPACK wants
             H *= db[k][:, None]
             H.flat[:: k.size + 1] += dak
         z = np.flatnonzero(dak == 0.0)  # rows and columns that can be empty (no diagonal entry)
@@ -583,28 +527,23 @@ class _Newton(NewtonMethod):
             return None  # structurally singular, e.g. unregularized steps on degenerate LCPs
         return core.dense_lu(H)
 
+    def _dense_jt(self) -> np.ndarray:
+        """The dense copy of the constant ``J^T`` (C order), made once (kept between solves)."""
+        if self._Jd is None and self.kept is not None:
+            self._Jd = self.kept.get("Jd")
+        if self._Jd is None:
+            self._Jd = np.ascontiguousarray(self._J.toarray().T)
+            if self.kept is not None:
+                self.kept["Jd"] = self._Jd
+        return self._Jd
+
     def lm_system(
         self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray, phi: np.ndarray
     ) -> np.ndarray | None:
         """Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``; None if it fails."""
-        H = self.assemble(J, da, db).T.tocsr()
-        mu = self.opt.lm_mu * float(np.linalg.norm(phi))
-        mu = max(mu, 1e-14 * max(1.0, float(abs(H).max())) ** 2)
-        N = H.T @ H + mu * sp.eye(self.n, format="csr")
-        g = H.T @ phi
         self.n_factor += 1
         self.n_lm += 1
-        try:
-            if self._dense(N):
-                solve = core.dense_lu(np.asfortranarray(N.toarray()))
-                if solve is None:
-                    return None
-                d = solve(-g)
-            else:
-                d = spla.splu(N.tocsc()).solve(-g)
-        except (RuntimeError, ValueError, sla.LinAlgError):
-            return None
-        return d if np.all(np.isfinite(d)) else None
+        return box_matrix.lm_solve(self.assemble(J, da, db), phi, self.opt.lm_mu)
 
     def chord_step(self, pt: _Point, fac: _Factorization) -> _Point | None:
         """Simplified Newton step ``d = -H^-1 Phi(x)`` with the factored ``H`` of an earlier full

@@ -150,7 +150,8 @@ class NewtonOptions(Options):
         bound is a lower bound; the dense Newton matrix of an affine problem; the cone blocks'
         natural map, row scales and the sparse pattern and entries of their Newton matrix; on
         small affine cone problems factored dense, the whole attempt,
-        :mod:`contactmodel.solvers.newton.small`): ``"auto"``
+        :mod:`contactmodel.solvers.newton.small`; on small affine box problems without upper
+        bounds, the whole attempt too, :mod:`contactmodel.solvers.newton.small_box`): ``"auto"``
         (compiled by numba when it is installed, ``pip install -e ".[fast]"``, else numpy),
         ``"numba"`` (an error without it) or ``"numpy"``; the same numbers either way, see
         :mod:`contactmodel.solvers.newton.kernels`.
@@ -467,7 +468,7 @@ def arc_search(
     return None
 
 
-def _linear_rate(history: list[float]) -> bool:
+def linear_rate(history: list[float]) -> bool:
     """True when the last step cut the natural residual by a factor in [1.1, 100]: linear, not
     quadratic, convergence, the mark of a degenerate (singular) solution."""
     if len(history) < 2 or not history[-2] > 0.0:
@@ -537,7 +538,7 @@ def iterate(
     it = refine = 0
     while True:
         if best.res <= opt.tol:
-            if refine >= opt.refine_iter or not _linear_rate(history):
+            if refine >= opt.refine_iter or not linear_rate(history):
                 return best, Outcome.CONVERGED, "natural residual below tolerance", it
             refine += 1
             method.n_refine += 1

@@ -82,13 +82,13 @@ if AVAILABLE:
 
     # numba's own bindings of SciPy's LAPACK (scipy.linalg.cython_lapack), as np.linalg uses them:
     # linked by name, so the compiled code is cached on disk
-    _gesv = _LAPACK().numba_xgesv(types.float64)  # kind, n, nrhs, a, lda, ipiv, b, ldb -> info
+    gesv = _LAPACK().numba_xgesv(types.float64)  # kind, n, nrhs, a, lda, ipiv, b, ldb -> info
     _potrf = _LAPACK().numba_xxpotrf(types.float64)  # kind, uplo, n, a, lda -> info
     _D, _U = 100, 85  # ord("d"), ord("U")
     _cone_point = kernels.cone_point
 
     @numba.njit(cache=True)
-    def _clock() -> float:
+    def clock() -> float:
         with numba.objmode(t="float64"):
             t = _now()
         return t
@@ -244,7 +244,7 @@ if AVAILABLE:
         bound = 1e-14 * max(1.0, big)
         piv = np.empty(m, dtype=np.int32)
         # dgesv: dgetrf and dgetrs, the LU and solve of core.dense_lu; its pivot test on the factor
-        info = _gesv(_D, m, 1, Hk.ctypes, m, piv.ctypes, rhs.ctypes, m)
+        info = gesv(_D, m, 1, Hk.ctypes, m, piv.ctypes, rhs.ctypes, m)
         if info != 0:
             return d, False
         small = np.inf
@@ -282,7 +282,7 @@ if AVAILABLE:
         return d, ok
 
     @numba.njit(cache=True)
-    def _descent(grad, d, rho, p):
+    def descent(grad, d, rho, p):
         return np.dot(grad, d) <= -rho * math.sqrt(np.dot(d, d)) ** p
 
     @numba.njit(cache=True)
@@ -329,7 +329,7 @@ if AVAILABLE:
             if it >= max_iter:
                 outcome = ITERATION_LIMIT
                 break
-            if deadline < np.inf and _clock() > deadline:
+            if deadline < np.inf and clock() > deadline:
                 outcome = TIME_LIMIT
                 break
             if it - best_it >= stall_iter // 2 and can_escalate and not regularized:
@@ -378,7 +378,7 @@ if AVAILABLE:
                     eps = 0.1 * newton_reg * j_scale * boost * min(1.0, pmax / phi0)
                 n_factor += 1
                 d, ok = _newton_direction(x, phi, da_box, db_box, Da, Db, sep, box, idx, Jd, eps)
-                newton = ok and _descent(grad, d, descent_rho, descent_p)
+                newton = ok and descent(grad, d, descent_rho, descent_p)
                 if newton or rung == 1 or not (can_escalate and not regularized):
                     break
                 regularized = True
@@ -387,7 +387,7 @@ if AVAILABLE:
                 n_factor += 1
                 n_lm += 1
                 d, ok = _lm_direction(phi, da_box, db_box, Da, Db, box, idx, Jd, lm_mu)
-                have = ok and _descent(grad, d, descent_rho, descent_p)
+                have = ok and descent(grad, d, descent_rho, descent_p)
             for ladder in range(2):
                 if ladder == 0 and not have:
                     continue

@@ -1,0 +1,149 @@
+"""The Newton matrix of the box method of :mod:`contactmodel.solvers.newton`, sparse: the
+assembly of ``H = diag(da) + diag(db) J`` on the pattern of ``J + I``, its factorization, and the
+Levenberg-Marquardt step on it. Shared by the numpy loop (``_Newton``) and the compiled
+small-problem loop of :mod:`contactmodel.solvers.newton.small_box`, whose rare
+Levenberg-Marquardt step runs :func:`lm_box` in the interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import structural_rank
+
+from contactmodel.solvers.newton import core
+
+#: square systems of at most this many rows are factored dense (LAPACK LU)
+DENSE_N = 150
+#: and denser ones too: more than this fraction of nonzeros
+DENSE_FRACTION = 0.15
+
+
+class Assembler:
+    """Builds ``H = diag(da) + diag(db) J`` as the CSC matrix of ``H^T`` (for SuperLU, trans='T').
+
+    The sparsity pattern of ``J`` plus its diagonal is cached while ``J`` keeps the same index
+    arrays (e.g. the constant ``M`` of an affine MCP).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._key: tuple[Any, ...] | None = None
+
+    def _pattern(self, J: sp.csr_matrix) -> None:
+        n = self.n
+        counts = np.diff(J.indptr)
+        rows = np.repeat(np.arange(n), counts)
+        cols = J.indices
+        has_diag = np.zeros(n, dtype=bool)
+        has_diag[rows[rows == cols]] = True
+        miss = np.flatnonzero(~has_diag)
+        K = sp.coo_matrix(
+            (np.zeros(rows.size + miss.size), (np.r_[rows, miss], np.r_[cols, miss])), shape=(n, n)
+        ).tocsr()
+        K.sort_indices()
+        krows = np.repeat(np.arange(n, dtype=np.int64), np.diff(K.indptr))
+        kkeys = krows * n + K.indices
+        self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
+        self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
+        self.jrows = rows
+        self.krows = krows
+        self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
+        self._key = (J, J.indptr, J.indices)
+
+    def values(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> np.ndarray:
+        """Entries of ``H`` in the cached CSR pattern of ``J + I``."""
+        key = self._key
+        if key is None or key[0] is not J or key[1] is not J.indptr or key[2] is not J.indices:
+            self._pattern(J)
+        data = np.zeros(self.knnz)
+        data[self.jpos] = J.data * db[self.jrows]
+        data[self.dpos] += da
+        return data
+
+    def __call__(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> sp.csc_matrix:
+        data = self.values(J, da, db)
+        return sp.csc_matrix((data, self.kindices, self.kindptr), shape=(self.n, self.n))
+
+    def factor(self, data: np.ndarray, keep: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray] | None:
+        """Factor ``H[keep, keep]`` for ``H`` given by :meth:`values`: a solver of ``H[keep, keep] y
+        = r``, or None if the matrix is singular.
+
+        Small or dense systems use LAPACK's LU, others SuperLU (partial pivoting) on the CSC
+        matrix of ``H^T``. A minimum-degree ordering on ``A^T + A`` with threshold pivoting
+        halved the fill on friction LCPs but cost the nonlinear cone MNCPs their convergence.
+        """
+        rows, cols = self.krows, self.kindices
+        if keep is None:
+            m, indptr = self.n, self.kindptr
+        else:
+            m = int(np.count_nonzero(keep))
+            if m == 0:
+                return lambda r: np.zeros(0)
+            pos = np.cumsum(keep) - 1
+            emask = keep[rows] & keep[cols]
+            rows, cols, data = pos[rows[emask]], pos[cols[emask]], data[emask]
+            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
+        nz = data != 0.0
+        if (
+            np.count_nonzero(np.bincount(rows[nz], minlength=m)) < m
+            or np.count_nonzero(np.bincount(cols[nz], minlength=m)) < m
+        ):
+            return None
+        if m <= DENSE_N or data.size > DENSE_FRACTION * m * m:
+            H = np.zeros((m, m), order="F")
+            H[rows, cols] = data
+            return core.dense_lu(H)
+        if not nz.all():
+            # SuperLU given stored zeros of a numerically singular matrix can call BLAS with
+            # invalid sizes (messages on stderr) before failing; without them it reports the
+            # singularity itself.
+            rows, cols, data = rows[nz], cols[nz], data[nz]
+            indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=m))))
+        Ht = sp.csc_matrix((data, cols, indptr), shape=(m, m))
+        if structural_rank(Ht) < m:
+            # structurally singular with no empty row or column (e.g. the MNCP Newton matrix of a
+            # 100-box pile): SuperLU calls BLAS with invalid sizes (messages on stdout), then fails
+            return None
+        lu = spla.splu(Ht)
+        return lambda r: lu.solve(r, trans="T")
+
+
+def lm_solve(HT: sp.csc_matrix, phi: np.ndarray, lm_mu: float) -> np.ndarray | None:
+    """The Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``, ``mu = lm_mu ||Phi||_2`` (at
+    least ``1e-14 max(1, max|H|)^2``), for ``H^T`` as :class:`Assembler` gives it (n, n); None
+    when it fails or is not finite. Dense LAPACK LU when ``H^T H`` has more than
+    :data:`DENSE_FRACTION` nonzeros, else SuperLU."""
+    n = HT.shape[0]
+    H = HT.T.tocsr()
+    mu = lm_mu * float(np.linalg.norm(phi))
+    mu = max(mu, 1e-14 * max(1.0, float(abs(H).max())) ** 2)
+    N = H.T @ H + mu * sp.eye(n, format="csr")
+    g = H.T @ phi
+    try:
+        if N.nnz > DENSE_FRACTION * n * n:
+            solve = core.dense_lu(np.asfortranarray(N.toarray()))
+            if solve is None:
+                return None
+            d = solve(-g)
+        else:
+            d = spla.splu(N.tocsc()).solve(-g)
+    except (RuntimeError, ValueError, sla.LinAlgError):
+        return None
+    return d if np.all(np.isfinite(d)) else None
+
+
+def lm_box(
+    data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
+    da: np.ndarray, db: np.ndarray, phi: np.ndarray, lm_mu: float,
+) -> np.ndarray | None:  # fmt: skip
+    """:func:`lm_solve` for ``J`` given in canonical CSR (``data``, ``indices``, ``indptr``; n x n)
+    and the diagonals ``da``, ``db`` (n,) of ``H``."""
+    n = phi.shape[0]
+    J = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    return lm_solve(Assembler(n)(J, da, db), phi, lm_mu)
