@@ -142,8 +142,9 @@ def test_run_by_islands_matches_the_run_as_one_problem(scene, law):
     apart = simulate(system, 0.03, 1e-3, **run)
     whole = simulate(system, 0.03, 1e-3, islands=False, **run)
     assert apart.ok and whole.ok and apart.n_steps == whole.n_steps == 30
-    assert apart.reused.any() and apart.reused.sum() >= whole.reused.sum() // 3
-    if scene == "balls":
+    assert apart.reused.any()
+    if scene == "balls":  # the same contacts every step: the islands' models reused as the whole's
+        assert apart.reused.sum() >= whole.reused.sum() // 3
         assert all(_active(apart, k) == _active(whole, k) for k in range(whole.n_steps))
     assert np.abs(apart.positions - whole.positions).max() < 1e-8
     assert np.abs(apart.velocities - whole.velocities).max() < 1e-6

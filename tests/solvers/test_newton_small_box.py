@@ -153,13 +153,18 @@ def test_other_problems_keep_the_python_loop():
     assert res.outcome is Outcome.CONVERGED and res.extras["compiled_attempts"] == 0
 
 
-def test_lm_box_solves_the_levenberg_marquardt_system():
+@pytest.mark.parametrize("n", [6, box_matrix.DENSE_N + 10], ids=["dense", "sparse"])
+def test_lm_box_solves_the_levenberg_marquardt_system(n):
+    """Both branches (dense up to DENSE_N rows, sparse products beyond) solve the LM equations,
+    and the numpy loop's route (the Assembler's H^T) gives the same step."""
     rng = np.random.default_rng(0)
-    n = 6
-    J = sp.random(n, n, density=0.5, random_state=1, format="csr") + sp.eye(n, format="csr")
+    density = 0.5 if n < 20 else 0.03
+    J = sp.random(n, n, density=density, random_state=1, format="csr") + sp.eye(n, format="csr")
     J.sort_indices()
     da, db, phi = rng.uniform(0, 1, n), rng.uniform(0, 1, n), rng.standard_normal(n)
     d = box_matrix.lm_box(J.data, J.indices, J.indptr, da, db, phi, 1e-3)
     H = np.diag(da) + np.diag(db) @ J.toarray()
     mu = max(1e-3 * np.linalg.norm(phi), 1e-14 * max(1.0, np.abs(H).max()) ** 2)
     np.testing.assert_allclose((H.T @ H + mu * np.eye(n)) @ d, -H.T @ phi, atol=1e-10)
+    same = box_matrix.lm_solve(box_matrix.Assembler(n)(J, da, db), phi, 1e-3)
+    assert np.array_equal(same, d)

@@ -117,9 +117,12 @@ class Assembler:
 def lm_solve(HT: sp.csc_matrix, phi: np.ndarray, lm_mu: float) -> np.ndarray | None:
     """The Levenberg-Marquardt step ``(H^T H + mu I) d = -H^T Phi``, ``mu = lm_mu ||Phi||_2`` (at
     least ``1e-14 max(1, max|H|)^2``), for ``H^T`` as :class:`Assembler` gives it (n, n); None
-    when it fails or is not finite. Dense LAPACK LU when ``H^T H`` has more than
-    :data:`DENSE_FRACTION` nonzeros, else SuperLU."""
+    when it fails or is not finite. Up to :data:`DENSE_N` rows :func:`lm_dense` on the dense H;
+    beyond, dense LAPACK LU when ``H^T H`` has more than :data:`DENSE_FRACTION` nonzeros, else
+    SuperLU."""
     n = HT.shape[0]
+    if n <= DENSE_N:
+        return lm_dense(HT.T.toarray(), phi, lm_mu)
     H = HT.T.tocsr()
     mu = lm_mu * float(np.linalg.norm(phi))
     mu = max(mu, 1e-14 * max(1.0, float(abs(H).max())) ** 2)
@@ -145,5 +148,27 @@ def lm_box(
     """:func:`lm_solve` for ``J`` given in canonical CSR (``data``, ``indices``, ``indptr``; n x n)
     and the diagonals ``da``, ``db`` (n,) of ``H``."""
     n = phi.shape[0]
+    if n <= DENSE_N:  # H's entries as the Assembler makes them: db J, then da on the diagonal
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        H = np.zeros((n, n))
+        H[rows, indices] = data * db[rows]
+        H[np.diag_indices(n)] += da
+        return lm_dense(H, phi, lm_mu)
     J = sp.csr_matrix((data, indices, indptr), shape=(n, n))
     return lm_solve(Assembler(n)(J, da, db), phi, lm_mu)
+
+
+def lm_dense(H: np.ndarray, phi: np.ndarray, lm_mu: float) -> np.ndarray | None:
+    """:func:`lm_solve` on a dense ``H`` (n, n): the same mu, ``H^T H + mu I`` and ``H^T Phi`` by
+    BLAS, LAPACK's LU (a small system: no sparse products and no SuperLU set-up); None when it
+    fails or is not finite."""
+    n = H.shape[0]
+    mu = lm_mu * float(np.linalg.norm(phi))
+    mu = max(mu, 1e-14 * max(1.0, float(np.abs(H).max(initial=0.0))) ** 2)
+    N = H.T @ H
+    N[np.diag_indices(n)] += mu
+    solve = core.dense_lu(np.asfortranarray(N))
+    if solve is None:
+        return None
+    d = solve(-(H.T @ phi))
+    return d if np.all(np.isfinite(d)) else None
