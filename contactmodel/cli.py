@@ -282,10 +282,10 @@ def _solve(args: argparse.Namespace) -> int:
         else:
             print(found.summary())
             for k, solution in enumerate(found.solutions if args.verbosity != QUIET else ()):
-                print(f"\nsolution {k}:\n{_report(solution, args.verbosity)}")
+                print(f"\nsolution {k}:\n{_report(solution, args.verbosity, problem)}")
         return EXIT_SOLVED if len(found.solutions) else EXIT_NOT_SOLVED
     solution = cm.solve(problem, solver=args.solver, accept_tol=args.tol)
-    print(json.dumps(solution.to_json()) if args.json else _report(solution, args.verbosity))
+    print(json.dumps(solution.to_json()) if args.json else _report(solution, args.verbosity, problem))
     return EXIT_SOLVED if solution.ok else EXIT_NOT_SOLVED
 
 
@@ -334,11 +334,12 @@ def _drives(items: list[str]) -> dict[str, list]:
     return out
 
 
-def _report(solution: cm.Solution, verbosity: int) -> str:
-    """The solution's table at the asked verbosity: the status line only when quiet."""
+def _report(solution: cm.Solution, verbosity: int, problem: cm.Problem | None = None) -> str:
+    """The solution's table at the asked verbosity (with the note on non-unique forces of
+    ``problem``): the status line only when quiet."""
     if verbosity == QUIET:
         return solution.status_line()
-    return solution.table(verbose=verbosity == VERBOSE)
+    return solution.table(verbose=verbosity == VERBOSE, problem=problem)
 
 
 def _draw(args: argparse.Namespace) -> int:

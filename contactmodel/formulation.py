@@ -491,9 +491,7 @@ def _formulate(system, friction, form: Form) -> Problem:
     contexts = _contexts(assembly)
     statement = contact_rows(laws, contexts)
     starts, T = force_matrix(assembly, statement)
-    return Problem(
-        assembly, form, laws, contexts, T, _direct=statement, _starts=starts, _lazy_rows=LAZY_ROWS
-    )
+    return Problem(assembly, form, laws, contexts, T, _direct=statement, _starts=starts, _lazy_rows=LAZY_ROWS)
 
 
 def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -113,11 +114,17 @@ class Solution:
             "cone_form": self.cone_form,
         }
 
-    def table(self, verbose: bool = False) -> str:
+    def table(self, verbose: bool = False, problem=None) -> str:
         """A readable text report: the status line (what the status was decided on), the solver line,
         the solver's message, then aligned contact, body and joint tables with units (SI) in the
         headers. Values within the answer's accuracy of zero print as 0 (see :func:`_zero_below`).
-        ``verbose`` adds the other checks, the timings and the solver's counters."""
+        ``verbose`` adds the other checks, the timings and the solver's counters.
+
+        ``problem``: the solved :class:`~contactmodel.Problem`. Given, the table notes when the
+        contact forces are not unique (statically indeterminate, e.g. a box resting on four
+        corners): the loaded contacts' Jacobian rows are rank deficient, singular values at most
+        1e-9 times the largest counting as zero, so many splits of the forces give the same
+        motion (:func:`contactmodel.analysis.indeterminate.table_note`)."""
         lines = [self.status_line(), self.solver_line()]
         if self.message:
             lines.append(f"{self.solver}'s message (its own residual scale): {self.message}")
@@ -137,6 +144,11 @@ class Solution:
                 for c, f, a in zip(self.contacts, forces, accels)
             ]
             lines += ["", *_columns(header, rows, left=2)]
+            if problem is not None and self.ok:
+                from contactmodel.analysis.indeterminate import table_note
+
+                note = table_note(problem, self)
+                lines += ["", *textwrap.wrap(note, 100)] if note else []
         if self.bodies and self.quasistatic:
             header = ["body", *(f"v_{k} [m/s]" for k in "xyz"), *(f"w_{k} [rad/s]" for k in "xyz")]
             header += [*(f"F_{k} [N]" for k in "xyz"), *(f"M_{k} [N m]" for k in "xyz")]

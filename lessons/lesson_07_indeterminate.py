@@ -15,7 +15,9 @@ The library can tell:
 
 * ``contactmodel.analysis.indeterminate`` counts the internal-force directions among the
   contacts that carry load (the null space of their rows of the contact Jacobian; a sliding
-  contact counts as one row, its friction being fixed by its normal force);
+  contact counts as one row, its friction being fixed by its normal force, plus the row of any
+  friction component still inside its interval), and ``solution.table(problem=problem)`` prints
+  a note under the forces when there is one;
 * ``cm.decide`` proves non-uniqueness: it finds a second verified solution and shows that
   every point between the two solves too (a continuum).
 """
@@ -69,6 +71,7 @@ directions = indeterminacy(problem, solution)
 print(directions, "internal-force directions")
 print(note(directions))
 assert directions == 6
+print(solution.table(problem=problem))
 
 # %%
 # ``cm.decide`` proves it: two verified solutions, and every convex combination solves.

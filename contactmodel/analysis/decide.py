@@ -809,8 +809,14 @@ def _quasistatic_nonlinear(
     if not uniqueness:
         return _Verdict(Status.SOLVED, [x1], {"reason_uniqueness_undecided": reason})
     found = all_solutions(
-        target.problem, tol=tol, method="multistart", starts=QUASISTATIC_STARTS, settings=(("newton", {}),),
-        x0s=[x1], dedupe_tol=delta, distinct="forces",
+        target.problem,
+        tol=tol,
+        method="multistart",
+        starts=QUASISTATIC_STARTS,
+        settings=(("newton", {}),),
+        x0s=[x1],
+        dedupe_tol=delta,
+        distinct="forces",
     )
     tried.append(f"multistart: {found.attempts} newton solves, {len(found)} distinct solution(s)")
     if len(found) >= 2:

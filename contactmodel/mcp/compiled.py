@@ -44,7 +44,6 @@ def write_param(param, value: float) -> None:
     param._value = float(value)
 
 
-
 @dataclass
 class CompiledMCP:
     """An MCP plus its maps back to the Pyomo model.

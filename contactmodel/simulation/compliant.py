@@ -397,7 +397,11 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
     ``problem_for``, ``start``, ``solve``, ``rebuild``, ``solved``), ``step`` the step of all
     ``contacts``, ``laws`` their friction laws. Returns (impulses p on every row of ``step``, the
     rigid Problem or None, reused, the rigid Solution or None, the NewtonReport of the last
-    compliant solve)."""
+    compliant solve, the rigid contacts' step or None): that step is the complementarity problem
+    the step stated, the rigid contacts' Assembly with the compliant contacts' impulses of the
+    step (p on their rows) as a load in its generalized force, ``M nu + h f + G_c^T p_c``; its
+    answer is p on the rigid rows and its "accelerations" are the step's nu+ (to
+    :data:`COUPLING_TOL` when a body touches both kinds)."""
     soft_idx = [i for i, m in enumerate(models) if m is not None]
     hard_idx = [i for i, m in enumerate(models) if m is None]
     soft_contacts = [contacts[i] for i in soft_idx]
@@ -443,7 +447,7 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
                 problem, reused = sim.rebuild(loaded), False
                 solution = sim.solve(problem)
             if not solution.ok:
-                return p, problem, reused, solution, report
+                return p, problem, reused, solution, report, None
             sim.solved(problem, solution.x)
             p_r = problem.force_vector()
             p[hard_rows] = p_r
@@ -465,7 +469,8 @@ def compliant_step(sim, step, contacts, gaps, models, laws, max_sweeps: int = 50
     sim.compliant_impulses = {
         c.name: p_c[offsets[i] : offsets[i + 1]].copy() for i, c in enumerate(soft_contacts)
     }
-    return p, problem, reused, solution, report
+    stated = dataclasses.replace(rigid_step, f=rigid_step.f + Gc.T @ p_c) if rigid else None
+    return p, problem, reused, solution, report, stated
 
 
 def failure(newton: NewtonReport, solution, solver: str) -> str:

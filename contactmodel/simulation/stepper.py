@@ -1184,9 +1184,10 @@ def simulate(
         step = sim.step_assembly(contacts, gaps)
         t2 = time.perf_counter()
         models = sim.contact_models(contacts)
-        if any(m is not None for m in models):  # compliant contacts: their implicit step
+        stated, soft = step, [c.name for c, m in zip(contacts, models) if m is not None]
+        if soft:  # compliant contacts: their implicit step
             laws = [sim.law_of(c) for c in contacts]
-            p, problem, reused, solution, newton = compliant.compliant_step(
+            p, problem, reused, solution, newton, stated = compliant.compliant_step(
                 sim, step, contacts, gaps, models, laws
             )
             t3 = t2
@@ -1251,6 +1252,8 @@ def simulate(
                 "build": 0.0 if reused or (problem is None and len(contacts) < 2) else t3 - t2,
                 "solve": t4 - t3,
             },
+            stated,
+            soft,
         )
         rigid = [m is None for m in models]
         sim.advance(nu_new, sim.overlap_push(step, contacts, gaps, nu_new, rigid))

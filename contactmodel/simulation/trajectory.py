@@ -124,7 +124,13 @@ class Trajectory:
             )
         )
 
-    def record_step(self, sim, step, contacts, gaps, p, solution, reused, keep, timings) -> None:
+    def record_step(
+        self, sim, step, contacts, gaps, p, solution, reused, keep, timings, stated=None, compliant=()
+    ) -> None:
+        """Record step k. ``stated``: the step's complementarity problem's Assembly when it is
+        not ``step`` (a step with compliant contacts: the rigid contacts' step, None when there
+        is none; see :func:`~contactmodel.simulation.compliant.compliant_step`); ``compliant``:
+        the names of the step's compliant contacts."""
         rows = step.contact_rows
         v = step.G @ step.accelerations(p) if len(p) else np.zeros(0)
         modes = {}
@@ -154,8 +160,11 @@ class Trajectory:
         )
         self._steps.append((per, report))
         if keep:
-            laws = dict(sim.step_laws) if contacts else {}
-            self._assemblies.append((step, laws))
+            stated = step if stated is None and not compliant else stated
+            laws = {}
+            if stated is not None and contacts:
+                laws = {name: law for name, law in sim.step_laws.items() if name in stated.contact_rows}
+            self._assemblies.append((stated, laws, list(compliant)))
 
     def fail(self, k: int, problem: Problem, solution: Solution) -> None:
         self.failed_step = k
@@ -316,7 +325,17 @@ class Trajectory:
         return self.impulses[name] / self.dt
 
     def step_model(self, k: int) -> Problem:
-        """The Problem of step k (rebuilt from its kept Assembly; needs ``keep_steps=True``)."""
+        """The complementarity Problem that step k solved (rebuilt from its kept Assembly; needs
+        ``keep_steps=True``): solving it gives the step's impulses and post-step velocities.
+
+        A step with compliant contacts (``simulate(..., contact=...)``) solved their forces by
+        Newton's method (:mod:`contactmodel.simulation.compliant`), not by complementarity: its
+        Problem holds the rigid contacts alone, with the compliant contacts' impulses of the step
+        (``impulses``) as a fixed load in its generalized force ``M nu + h f + G_c^T p_c``, so its
+        answer is the rigid contacts' impulses and the step's nu+ (to the rigid-compliant
+        coupling tolerance, 1e-10 relative, when a body touches both kinds). A step whose
+        contacts were all compliant stated no complementarity problem: a
+        :class:`~contactmodel.errors.ContactModelError` says so."""
         from contactmodel.formulation import formulate
 
         if k == self.failed_step and self.failed_problem is not None:
@@ -325,7 +344,13 @@ class Trajectory:
             raise ContactModelError("step models were not kept: run simulate(..., keep_steps=True)")
         if not 0 <= k < len(self._assemblies):
             raise ContactModelError(f"step must be in 0..{len(self._assemblies) - 1} (got {k})")
-        step, laws = self._assemblies[k]
+        step, laws, compliant = self._assemblies[k]
+        if not laws and compliant:
+            raise ContactModelError(
+                f"step {k}'s active contacts were all compliant ({', '.join(compliant)}): their forces "
+                "were solved by Newton's method (contactmodel.simulation.compliant), not as a "
+                "complementarity problem; their impulses are trajectory.impulses"
+            )
         if not laws:
             raise ContactModelError(f"step {k} had no active contact: there is no contact model")
         return formulate(step, friction=laws)

@@ -273,3 +273,68 @@ def test_a_dropped_stack_of_compliant_boxes_lands_and_settles():
     assert np.max(np.diff(traj.energy)) <= ENERGY_TOL
     sink = SIDE / 2 - traj.positions[-1, 0, 2]
     assert sink == pytest.approx(2 * MASS * G / (4 * k), rel=0.05)
+
+
+# -- the step models ----------------------------------------------------------------------------
+def _resolved(traj, k):
+    """Step k's model solved afresh: (its contacts' impulses by name, nu+ of its bodies). The
+    split of a box's load over its four corners is one of many (statically indeterminate): the
+    velocities and the total normal impulse are what a re-solve must reproduce."""
+    problem = traj.step_model(k)
+    assert cm.solve(problem, solver=traj.solver).ok
+    p = problem.force_vector()
+    rows = problem.assembly.contact_rows
+    impulses = {name: p[list(rows[name].values())] for name in problem.contact_names}
+    return impulses, problem.assembly.accelerations(p)
+
+
+def _recorded_velocities(traj, k):
+    n = len(traj.body_names)
+    return np.hstack([traj.velocities[k + 1], traj.angular_velocities[k + 1]]).reshape(6 * n)
+
+
+@pytest.mark.parametrize("coupled", [False, True])
+def test_step_model_of_a_compliant_step_reproduces_its_impulses_and_velocities(coupled):
+    """A step with rigid and compliant contacts: its model is the rigid contacts' problem with the
+    compliant impulses as a load, and solving it again gives the recorded rigid impulses and the
+    recorded post-step velocities of every body (coupled: the compliant box rests on the rigid
+    one, so the bottom box touches both kinds)."""
+    k_spring = 1e5
+    system = cm.System(gravity=(0, 0, -G))
+    if coupled:
+        _box(system, "bottom")
+        _box(system, "top", z=1.5 * SIDE - MASS * G / (4 * 1e6))
+        model = {"top": cm.Compliant(1e6, 500.0)}
+    else:
+        _box(system, "rigid", v0=1.0)
+        _box(system, "soft", y=1.0, z=SIDE / 2 - MASS * G / (4 * k_spring), v0=1.0)
+        model = {"soft": cm.Compliant(k_spring, 200.0)}
+    traj = _run(system, model, 0.02, law=cm.Pyramid(MU), dt=1e-2 if not coupled else 1e-3)
+    for k in (0, traj.n_steps - 1):
+        impulses, nu = _resolved(traj, k)
+        soft = [n for n in traj.impulses if ("top" if coupled else "soft") in n]
+        assert soft and not set(soft) & set(impulses), "the compliant contacts are a load, not unknowns"
+        assert len(impulses) == 4
+        # the coupled step's rigid solve was loaded with the compliant impulses of its last sweep,
+        # within COUPLING_TOL (1e-10 N s here) of the recorded ones
+        total = sum(traj.impulses[name][k, 0] for name in impulses)
+        assert sum(p[0] for p in impulses.values()) == pytest.approx(total, rel=1e-8, abs=1e-9)
+        np.testing.assert_allclose(nu, _recorded_velocities(traj, k), atol=1e-8)
+
+
+def test_step_model_of_an_all_compliant_step_says_there_is_none():
+    k = 1e5
+    traj = _run(_one_box(z=SIDE / 2 - MASS * G / (4 * k)), cm.Compliant(k, 200.0), 0.003)
+    with pytest.raises(cm.ContactModelError, match="all compliant"):
+        traj.step_model(1)
+
+
+def test_step_model_of_a_rigid_step_reproduces_its_impulses_and_velocities():
+    system = _one_box(v0=1.0)
+    traj = _run(system, None, 0.03, law=cm.Pyramid(MU), dt=1e-2)
+    for k in range(traj.n_steps):
+        impulses, nu = _resolved(traj, k)
+        assert len(impulses) == 4
+        total = sum(traj.impulses[name][k, 0] for name in impulses)
+        assert sum(p[0] for p in impulses.values()) == pytest.approx(total, rel=1e-8)
+        np.testing.assert_allclose(nu, _recorded_velocities(traj, k), atol=1e-9)
