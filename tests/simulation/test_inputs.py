@@ -36,6 +36,7 @@ def test_nan_state_is_a_named_error():
         simulate(system, t_end=0.1, dt=1e-2, friction=cm.Pyramid(0.5), planes=planes)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the rotation of inf
 def test_a_step_to_a_non_finite_state_is_a_named_error_and_keeps_the_last_state():
     """The pose update checks the new state of every body before writing it: the first
     non-finite field is named, and the bodies keep their last (finite) state."""
