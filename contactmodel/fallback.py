@@ -26,12 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from contactmodel import solvers
 from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.cone import CoulombCone
-from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch
+from contactmodel.friction.frictionless import Frictionless
+from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch, Unloaded
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Status
 
@@ -40,6 +43,10 @@ from contactmodel.solvers.base import Status
 MAX_REDUCED_ROWS = 2000
 
 _RANK = {Status.SOLVED: 0, Status.SOLVED_INACCURATE: 1}
+
+#: a contact of a solved-inaccurate answer counts as unloaded (:func:`retry_unloaded`) when its
+#: normal force is at most this fraction of the problem's residual scale (||q||_inf)
+UNLOADED_NORMAL = 1e-3
 
 
 def alternatives(problem: Problem) -> list[Chain]:
@@ -150,3 +157,65 @@ def retry_other_statements(
     best.extras["reductions"] = [r.label for r in best_route.applied] + best.extras.get("reductions", [])
     best.iterations, best.seconds = iterations, seconds
     return best
+
+
+def unloaded_contacts(problem: Problem, solution: Solution, tol: float) -> list[str]:
+    """The contacts of an accepted answer with friction where the law allows none: c_n at most
+    :data:`UNLOADED_NORMAL` and a friction component above ``tol`` (both relative to the
+    answer's residual scale), under a law with friction."""
+    scale = solution.residual_scale or 1.0
+    laws = problem.laws
+    return [
+        c.name
+        for c in solution.contacts
+        if not isinstance(laws.get(c.name), Frictionless)
+        and len(c.force) > 1
+        and c.force[0] <= UNLOADED_NORMAL * scale
+        and max(abs(f) for f in c.force[1:]) > tol * scale
+    ]
+
+
+def retry_unloaded(
+    problem: Problem, solution: Solution, tol: float, solve_one: Callable[[Problem, np.ndarray], Solution]
+) -> Solution:
+    """``solution``, or the answer found through the problem with its :func:`unloaded_contacts`
+    frictionless (:class:`~contactmodel.reductions.Unloaded`) when that answer is solved.
+
+    A law's rows degenerate at c_n = 0 (the quadratic slack of the soft-finger and cone MNCPs:
+    s = mu^2 c_n^2 - |f|^2 >= 0, f lambda = ...) leave a Newton method's friction there ~sqrt of
+    its MCP residual, so the answer is solved-inaccurate by the laws' residual alone. The
+    frictionless problem is solved by ``solve_one(twin, x0)`` from the answer's forces; its
+    answer, carried back, is solved again as stated by ``solve_one(problem, x0)`` from there, so
+    the verdict is the dispatcher's on the problem itself (an answer with c_n > 0 at an unloaded
+    contact fails the laws' check there). Applies to solved-inaccurate answers only."""
+    if solution.status is not Status.SOLVED_INACCURATE or solution.x is None:
+        return solution
+    names = unloaded_contacts(problem, solution, tol)
+    if not names:
+        return solution
+    route = Unloaded(names)
+    twin = route.apply(problem)
+    first = solve_one(twin, route.forward(solution.x))
+    if first.status is not Status.SOLVED:
+        solution.message += f"; tried {route.label}: {first.status.value}"
+        solution.iterations += first.iterations
+        solution.seconds += first.seconds
+        return solution
+    again = solve_one(problem, route.invert(first.x))
+    if again.status is not Status.SOLVED:
+        solution.message += f"; tried {route.label}: solved there, {again.status.value} as stated"
+        solution.iterations += first.iterations + again.iterations
+        solution.seconds += first.seconds + again.seconds
+        return solution
+    again.message = (
+        f"solved {route.label} after {solution.solver} ended solved-inaccurate ({solution.message})"
+        + (f"; {again.message}" if again.message else "")
+    )
+    fallback = dict(solution.extras.get("fallback", {}))
+    fallback["tried"] = [*fallback.get("tried", []), f"{route.label}: solved"]
+    fallback["solved_by"] = route.label
+    fallback.setdefault("first_status", solution.status.value)
+    again.extras["fallback"] = fallback
+    again.iterations += solution.iterations + first.iterations
+    again.seconds += solution.seconds + first.seconds
+    return again

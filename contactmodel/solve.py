@@ -17,7 +17,7 @@ from threadpoolctl import ThreadpoolController
 from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
-from contactmodel.fallback import retry_other_statements, worth_retrying
+from contactmodel.fallback import retry_other_statements, retry_unloaded, worth_retrying
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import cone_form
 from contactmodel.layout import layout_of
@@ -180,11 +180,28 @@ NEWTON_LAST_TRY = {"merit": "penalized_fb", "regularize": "always"}
 
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
+    """``solution``, or a better answer: a solved-inaccurate one through its unloaded contacts
+    stated frictionless (:func:`contactmodel.fallback.retry_unloaded`), then :func:`_retries`, whose
+    solved-inaccurate answer gets the same try."""
+    if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
+        return solution
+
+    def from_point(twin: Problem, x0) -> Solution:
+        return solve(twin, solver, accept_tol, x0, blas_threads, fallback=False, **options)
+
+    solution = retry_unloaded(problem, solution, accept_tol, from_point)
+    if solution.status is Status.SOLVED:
+        return solution
+    answer = _retries(problem, solution, solver, accept_tol, blas_threads, options)
+    if answer is not solution:  # another statement's or the last try's answer
+        answer = retry_unloaded(problem, answer, accept_tol, from_point)
+    return answer
+
+
+def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
     else of newton again as stated with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one
     statement: that try only)."""
-    if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
-        return solution
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
