@@ -51,6 +51,10 @@ MAX_REDUCED_ROWS = 2000
 
 _RANK = {Status.SOLVED: 0, Status.SOLVED_INACCURATE: 1}
 
+#: the most contact rows for which :func:`lcp_start` solves the problem's LCP surrogate (Lemke's
+#: method: a dense tableau, cubic work)
+LCP_START_ROWS = 500
+
 #: a contact of a solved-inaccurate answer counts as unloaded (:func:`retry_unloaded`) when its
 #: normal force is at most this fraction of the problem's residual scale (||q||_inf)
 UNLOADED_NORMAL = 1e-3
@@ -74,7 +78,7 @@ def alternatives(problem: Problem) -> list[Chain]:
     return routes
 
 
-def _better(new: Solution, old: Solution) -> bool:
+def better_answer(new: Solution, old: Solution) -> bool:
     """Whether ``new`` is a better answer than ``old``: a better status, or as good and closer."""
     rank_new, rank_old = _RANK.get(new.status, 2), _RANK.get(old.status, 2)
     if rank_new != rank_old:
@@ -137,7 +141,7 @@ def retry_other_statements(
         sol = solve_one(twin)
         runs.append(sol)
         tried.append(f"{route.label}: {sol.status.value}")
-        if _better(sol, best):
+        if better_answer(sol, best):
             best, best_route = sol, route
         if best.status is Status.SOLVED:
             break
@@ -226,3 +230,32 @@ def retry_unloaded(
     again.iterations += solution.iterations + first.iterations
     again.seconds += solution.seconds + first.seconds
     return again
+
+
+def lcp_start(problem: Problem) -> np.ndarray | None:
+    """A start for ``problem`` (its MCP's variable order): the answer of its LCP surrogate, each
+    law replaced by its friction set's ``lcp_law`` (a Coulomb cone or a soft-finger ellipsoid by
+    the pyramid of the same mu; a polyhedral law is its own) in the reduced form, solved by Lemke's
+    method, its forces lifted by the problem's laws. None for a quasistatic problem, one above
+    :data:`LCP_START_ROWS` rows, or a surrogate Lemke's method does not solve.
+
+    The surrogate's answer tells which contacts are loaded, rolling or separated; from a start
+    that agrees, newton reaches answers of soft-finger scenes where its merit function stalls at a
+    local minimum from the default start (fuzz scenes of ``benchmarks/fuzz_run.py --max-boxes 6
+    --torsion``)."""
+    if problem.assembly.quasistatic or problem.assembly.m > LCP_START_ROWS:
+        return None
+    laws = {}
+    for name, law in problem.laws.items():
+        surrogate = law.friction_set().lcp_law if law.describes_set else None
+        laws[name] = surrogate or law
+    try:
+        surrogate_problem = problem.reformulate(friction=laws, form=Form.REDUCED)
+        from contactmodel.solve import solve  # the dispatcher imports this module
+
+        answer = solve(surrogate_problem, "lemke", fallback=False)
+    except ContactModelError:  # e.g. a law whose rows are not an LCP
+        return None
+    if answer.status is not Status.SOLVED:
+        return None
+    return problem.point_at(surrogate_problem.interpret(answer.x).forces)

@@ -157,7 +157,8 @@ class Unloaded(Reduction):
     def __init__(self, names: Iterable[str]) -> None:
         super().__init__()
         self.names = tuple(names)
-        shown = ", ".join(self.names[:4]) + (f" and {len(self.names) - 4} more" if len(self.names) > 4 else "")
+        more = len(self.names) - 4
+        shown = ", ".join(self.names[:4]) + (f" and {more} more" if more > 0 else "")
         self.label = f"with the unloaded contacts {shown} frictionless"
 
     def state(self, problem: Problem) -> Problem:

@@ -11,7 +11,7 @@ import pytest
 from scenes import ALL_LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
-from contactmodel.fallback import unloaded_contacts
+from contactmodel.fallback import lcp_start, unloaded_contacts
 from contactmodel.reductions import Unloaded
 from contactmodel.solve import relative_residual
 
@@ -96,6 +96,41 @@ def test_unloaded_soft_finger_contacts_are_solved_frictionless(index: int, unloa
     mcp = problem.compile().mcp
     assert sol.x.shape == (mcp.n,)
     assert relative_residual(mcp, sol.x) <= 1e-8 and sol.checks["law_residual"] <= 1e-8
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        2633,  # 1 box, 6 Ellipsoid contacts, reduced form: newton stalls with contacts penetrating
+        828,  # 2 boxes, 8 contacts (Ellipsoid, EllipticTorsion, Polygonal, Pyramid), reduced form
+    ],
+)
+def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
+    """Newton's merit stalls at a local minimum from its default start in every statement; from
+    the answer of the problem's LCP surrogate (the pyramid of each round law, solved by Lemke's
+    method) it converges."""
+    sc = torsion_scene(index)
+    problem = sc.problem()
+    first = cm.solve(problem, fallback=False)
+    assert first.status is not cm.Status.SOLVED  # the premise
+    x0 = lcp_start(problem)
+    assert x0 is not None and x0.shape == (problem.compile().mcp.n,)
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == "from the LCP surrogate's answer"
+    assert sol.iterations > first.iterations
+    verdict = check_answer(sc, sol, 1e-6)
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def test_lcp_start_of_a_polyhedral_problem_is_its_solution() -> None:
+    """A scene whose laws are polyhedral is its own LCP surrogate: the start solves it (scene 9:
+    Pyramid, Polygonal, frictionless contacts; scene 5: Planar ones in the sparse form)."""
+    for sc in (scene(9), scene(5)):
+        problem = sc.problem()
+        assert sc.laws <= {"pyramid", "polygonal", "planar", "frictionless"}  # the premise
+        x0 = lcp_start(problem)
+        assert relative_residual(problem.compile().mcp, x0) < 1e-9
 
 
 def test_unsolvable_problem_reports_every_statement_tried() -> None:
