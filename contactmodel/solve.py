@@ -206,8 +206,9 @@ def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads
 
 def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
-    else of newton again as stated with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one
-    statement: that try only)."""
+    else of newton again as stated from its LCP surrogate's answer (:func:`_from_lcp_start`), else
+    with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one statement and no surrogate: that
+    try only)."""
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
