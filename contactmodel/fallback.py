@@ -232,12 +232,13 @@ def retry_unloaded(
     return again
 
 
-def lcp_start(problem: Problem) -> np.ndarray | None:
+def lcp_start(problem: Problem, solve_lcp: Callable[[Problem], Solution]) -> np.ndarray | None:
     """A start for ``problem`` (its MCP's variable order): the answer of its LCP surrogate, each
     law replaced by its friction set's ``lcp_law`` (a Coulomb cone or a soft-finger ellipsoid by
-    the pyramid of the same mu; a polyhedral law is its own) in the reduced form, solved by Lemke's
-    method, its forces lifted by the problem's laws. None for a quasistatic problem, one above
-    :data:`LCP_START_ROWS` rows, or a surrogate Lemke's method does not solve.
+    the pyramid of the same mu; a polyhedral law is its own) in the reduced form, solved by
+    ``solve_lcp`` (Lemke's method), its forces lifted by the problem's laws. None for a
+    quasistatic problem, one above :data:`LCP_START_ROWS` rows, or a surrogate ``solve_lcp`` does
+    not solve.
 
     The surrogate's answer tells which contacts are loaded, rolling or separated; from a start
     that agrees, newton reaches answers of soft-finger scenes where its merit function stalls at a
@@ -251,9 +252,7 @@ def lcp_start(problem: Problem) -> np.ndarray | None:
         laws[name] = surrogate or law
     try:
         surrogate_problem = problem.reformulate(friction=laws, form=Form.REDUCED)
-        from contactmodel.solve import solve  # the dispatcher imports this module
-
-        answer = solve(surrogate_problem, "lemke", fallback=False)
+        answer = solve_lcp(surrogate_problem)
     except ContactModelError:  # e.g. a law whose rows are not an LCP
         return None
     if answer.status is not Status.SOLVED:

@@ -247,7 +247,7 @@ def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads,
 def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threads, options) -> Solution:
     """``solution``, or newton's answer from :func:`contactmodel.fallback.lcp_start` when that one is
     better (solved, or solved-inaccurate closer); every run counted."""
-    x0 = lcp_start(problem)
+    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
     if x0 is None:
         return solution
     retry = solve(problem, "newton", accept_tol, x0, blas_threads, fallback=False, **options)

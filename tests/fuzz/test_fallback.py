@@ -59,6 +59,10 @@ def test_liftoff_rounds_solve_scene_1506_as_stated() -> None:
     assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
 
 
+def LEMKE(problem: cm.Problem) -> cm.Solution:
+    return cm.solve(problem, "lemke", fallback=False)
+
+
 def torsion_scene(i: int):
     """Scene i of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` (seed 1)."""
     return draw_scene(NumpyDraw([1, i]), max_boxes=6, laws=ALL_LAWS)
@@ -113,7 +117,7 @@ def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
     problem = sc.problem()
     first = cm.solve(problem, fallback=False)
     assert first.status is not cm.Status.SOLVED  # the premise
-    x0 = lcp_start(problem)
+    x0 = lcp_start(problem, LEMKE)
     assert x0 is not None and x0.shape == (problem.compile().mcp.n,)
     sol = cm.solve(problem)
     assert sol.status is cm.Status.SOLVED, sol.message
@@ -129,7 +133,7 @@ def test_lcp_start_of_a_polyhedral_problem_is_its_solution() -> None:
     for sc in (scene(9), scene(5)):
         problem = sc.problem()
         assert sc.laws <= {"pyramid", "polygonal", "planar", "frictionless"}  # the premise
-        x0 = lcp_start(problem)
+        x0 = lcp_start(problem, LEMKE)
         assert relative_residual(problem.compile().mcp, x0) < 1e-9
 
 
