@@ -27,6 +27,11 @@ give): an answer solved-inaccurate because a law's rows are degenerate at c_n = 
 (:class:`~contactmodel.reductions.Unloaded`) from its own forces, then once more as stated from
 that answer. On the 3,000 scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` (seed 1)
 it solves most of the 59 answers newton left solved-inaccurate.
+
+:func:`lcp_start` is the start of newton's try after the other statements: the answer of the
+problem's LCP surrogate (the pyramid of each round law), from which newton reaches answers its
+merit function misses from the default start (contacts loaded where the answer has them
+separated).
 """
 
 from __future__ import annotations
