@@ -13,6 +13,8 @@ answer of the target back to the source's. A :class:`Chain` applies several in t
   automatic_only=True)`` is what :func:`contactmodel.solve` applies for a solver that takes no cone
   blocks (also :func:`without_cone_blocks`), ``ConeFormSwitch(form)`` a retry of :mod:`contactmodel.fallback`.
 - :class:`FormSwitch` puts the problem in the reduced or the sparse form.
+- :class:`Unloaded` states named contacts frictionless (a retry of :mod:`contactmodel.fallback` for
+  contacts at c_n = 0, where every law's friction is 0 too).
 
 A point is carried physically, not by variable name: the forces of the point (the source's
 :meth:`~contactmodel.formulation.Problem.interpret`) are lifted by the target's laws to its own
@@ -33,8 +35,9 @@ from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.friction.cone import ConeForm, CoulombCone
+from contactmodel.friction.frictionless import Frictionless
 
-__all__ = ["Chain", "ConeFormSwitch", "FormSwitch", "Reduction", "without_cone_blocks"]
+__all__ = ["Chain", "ConeFormSwitch", "FormSwitch", "Reduction", "Unloaded", "without_cone_blocks"]
 
 
 class Reduction:
@@ -141,6 +144,25 @@ class FormSwitch(Reduction):
 
     def state(self, problem: Problem) -> Problem:
         return problem if Form(problem.form) is self.form else problem.reformulate(form=self.form)
+
+
+class Unloaded(Reduction):
+    """The contacts ``names`` frictionless (:class:`~contactmodel.friction.frictionless.Frictionless`),
+    the others as they are. A point of the new problem whose forces at those contacts are 0 is a
+    point of the source's as well, with the same residuals: a law's friction set at c_n = 0 is
+    {0}. Used where a law's rows are degenerate at c_n = 0 (the quadratic slack of the soft-finger
+    and cone MNCPs), which leaves a Newton method's friction forces there ~sqrt of its residual
+    off; the frictionless rows are not."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        super().__init__()
+        self.names = tuple(names)
+        more = len(self.names) - 4
+        shown = ", ".join(self.names[:4]) + (f" and {more} more" if more > 0 else "")
+        self.label = f"with the unloaded contacts {shown} frictionless"
+
+    def state(self, problem: Problem) -> Problem:
+        return _with_laws(problem, {name: Frictionless() for name in self.names})
 
 
 class Chain(Reduction):

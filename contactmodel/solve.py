@@ -17,7 +17,13 @@ from threadpoolctl import ThreadpoolController
 from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
-from contactmodel.fallback import retry_other_statements, worth_retrying
+from contactmodel.fallback import (
+    better_answer,
+    lcp_start,
+    retry_other_statements,
+    retry_unloaded,
+    worth_retrying,
+)
 from contactmodel.formulation import PhysicalPoint, Problem
 from contactmodel.friction.cone import cone_form
 from contactmodel.layout import layout_of
@@ -180,11 +186,29 @@ NEWTON_LAST_TRY = {"merit": "penalized_fb", "regularize": "always"}
 
 
 def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
-    else of newton again as stated with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one
-    statement: that try only)."""
+    """``solution``, or a better answer: a solved-inaccurate one through its unloaded contacts
+    stated frictionless (:func:`contactmodel.fallback.retry_unloaded`), then :func:`_retries`, whose
+    solved-inaccurate answer gets the same try."""
     if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
         return solution
+
+    def from_point(twin: Problem, x0) -> Solution:
+        return solve(twin, solver, accept_tol, x0, blas_threads, fallback=False, **options)
+
+    solution = retry_unloaded(problem, solution, accept_tol, from_point)
+    if solution.status is Status.SOLVED:
+        return solution
+    answer = _retries(problem, solution, solver, accept_tol, blas_threads, options)
+    if answer is not solution:  # another statement's or the last try's answer
+        answer = retry_unloaded(problem, answer, accept_tol, from_point)
+    return answer
+
+
+def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
+    """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
+    else of newton again as stated from its LCP surrogate's answer (:func:`_from_lcp_start`), else
+    with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one statement and no surrogate: that
+    try only)."""
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
@@ -193,7 +217,10 @@ def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads
         )
         if solution.status is Status.SOLVED:
             return solution
-    if solver != "newton" or set(options) & set(NEWTON_LAST_TRY):
+    if solver != "newton":
+        return solution
+    solution = _from_lcp_start(problem, solution, accept_tol, blas_threads, options)
+    if solution.status is Status.SOLVED or set(options) & set(NEWTON_LAST_TRY):
         return solution
     again = {**options, **NEWTON_LAST_TRY}
     retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
@@ -212,6 +239,32 @@ def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads
     tried = solution.extras.get("fallback", {}).get("tried", [])
     first = solution.extras.get("fallback", {}).get("first_status", solution.status.value)
     retry.extras["fallback"] = {"tried": tried, "solved_by": str(NEWTON_LAST_TRY), "first_status": first}
+    retry.iterations += solution.iterations
+    retry.seconds += solution.seconds
+    return retry
+
+
+def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threads, options) -> Solution:
+    """``solution``, or newton's answer from :func:`contactmodel.fallback.lcp_start` when that one is
+    better (solved, or solved-inaccurate closer); every run counted."""
+    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
+    if x0 is None:
+        return solution
+    retry = solve(problem, "newton", accept_tol, x0, blas_threads, fallback=False, **options)
+    if not better_answer(retry, solution):
+        solution.message += f"; tried from the LCP surrogate's answer: {retry.status.value}"
+        solution.iterations += retry.iterations
+        solution.seconds += retry.seconds
+        return solution
+    retry.message = (
+        f"{retry.status.value} from the LCP surrogate's answer after newton ended {solution.status.value} "
+        f"({solution.message}); {retry.message}"
+    )
+    fallback = dict(solution.extras.get("fallback", {}))
+    fallback["tried"] = [*fallback.get("tried", []), f"from the LCP surrogate's answer: {retry.status.value}"]
+    fallback["solved_by"] = "from the LCP surrogate's answer"
+    fallback.setdefault("first_status", solution.status.value)
+    retry.extras["fallback"] = fallback
     retry.iterations += solution.iterations
     retry.seconds += solution.seconds
     return retry

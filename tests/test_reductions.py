@@ -12,7 +12,14 @@ from contactmodel import catalogue
 from contactmodel.errors import ContactModelError
 from contactmodel.fallback import alternatives
 from contactmodel.mcp.types import MCP
-from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch, Reduction, without_cone_blocks
+from contactmodel.reductions import (
+    Chain,
+    ConeFormSwitch,
+    FormSwitch,
+    Reduction,
+    Unloaded,
+    without_cone_blocks,
+)
 from contactmodel.solve import relative_residual, statement
 
 MU = 0.5
@@ -175,3 +182,34 @@ def test_newton_runs_the_problem_as_asked() -> None:
     problem = _problem("pair")
     sol = cm.solve(problem)
     assert sol.cone_form == "soc" and "reductions" not in sol.extras
+
+
+def _lifted_pair() -> cm.System:
+    """A box pressed on the ground and a box pulled off it: contact "low" loaded, "high" separated."""
+    system = cm.System()
+    system.add_body("low", 1.0, np.eye(3), position=[0, 0, 0.5], wrench=[0.3, 0, -10, 0, 0, 0])
+    system.add_body("high", 1.0, np.eye(3), position=[0, 0, 1.5], wrench=[0.2, 0.1, 10, 0, 0, 0])
+    system.add_contact("low", "ground", [0, 0, 0], [0, 0, 1], name="low")
+    system.add_contact("high", "low", [0, 0, 1], [0, 0, 1], name="high")
+    return system
+
+
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+def test_unloaded_contacts_are_frictionless_and_carry_back(form: str) -> None:
+    """Unloaded(names) states those contacts frictionless, the others as they were; a solution
+    with c_n = 0 there, carried forward and back, stays a solution of both problems."""
+    problem = cm.formulate(_lifted_pair(), friction=cm.CoulombCone(MU), form=form)
+    x = _solved(problem)
+    forces = {c.name: c.force for c in cm.solve(problem, fallback=False).contacts}
+    assert forces["high"][0] == 0.0 and forces["low"][0] > 1.0  # the premise
+    route = Unloaded(["high"])
+    twin = route.apply(problem)
+    assert isinstance(twin.laws["high"], cm.Frictionless) and twin.laws["low"] is problem.laws["low"]
+    assert "high" in route.label
+    y = route.forward(x)
+    assert relative_residual(twin.compile().mcp, y) < 1e-9
+    assert relative_residual(problem.compile().mcp, route.invert(y)) < 1e-9
+    # a loaded contact made frictionless loses its friction: back in the source, the point is off
+    loaded = Unloaded(["low"])
+    loaded.apply(problem)
+    assert relative_residual(problem.compile().mcp, loaded.invert(loaded.forward(x))) > 1e-3

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scenes import NumpyDraw, check_answer, draw_scene
+from scenes import ALL_LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
+from contactmodel.fallback import lcp_start, unloaded_contacts
+from contactmodel.reductions import Unloaded
 from contactmodel.solve import relative_residual
 
 
@@ -55,6 +57,84 @@ def test_liftoff_rounds_solve_scene_1506_as_stated() -> None:
     assert "lift-off" in sol.message and "fallback" not in sol.extras
     verdict = check_answer(sc, sol, 1e-6)
     assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def LEMKE(problem: cm.Problem) -> cm.Solution:
+    return cm.solve(problem, "lemke", fallback=False)
+
+
+def torsion_scene(i: int):
+    """Scene i of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` (seed 1)."""
+    return draw_scene(NumpyDraw([1, i]), max_boxes=6, laws=ALL_LAWS)
+
+
+@pytest.mark.parametrize(
+    ("index", "unloaded"),
+    [
+        (2359, ["b0c2"]),  # 2 boxes, 5 contacts (an EllipticTorsion one separated), sparse form
+        (1875, ["b0c1", "b0c5"]),  # 1 box, 14 contacts (Ellipsoid, EllipticTorsion), reduced form
+    ],
+)
+def test_unloaded_soft_finger_contacts_are_solved_frictionless(index: int, unloaded: list[str]) -> None:
+    """At a contact with c_n = 0 the soft-finger MNCP's quadratic slack is degenerate: newton meets
+    the MCP's tolerance with friction forces there ~sqrt of its residual, which the laws' check
+    finds (solved-inaccurate). Those contacts stated frictionless give a solution of the problem."""
+    sc = torsion_scene(index)
+    problem = sc.problem()
+    first = cm.solve(problem, fallback=False)
+    assert first.status is cm.Status.SOLVED_INACCURATE  # the premise
+    assert first.residual <= 1e-8 < first.checks["law_residual"]  # by the laws' residual alone
+    assert unloaded_contacts(problem, first, 1e-8) == unloaded
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == Unloaded(unloaded).label
+    assert sol.extras["fallback"]["first_status"] == "solved-inaccurate"
+    assert sol.iterations > first.iterations  # every run counted
+    verdict = check_answer(sc, sol, 1e-6)  # the physics, from the declarations
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+    forces = {c.name: c.force for c in sol.contacts}
+    for name in unloaded:  # no friction where the normal force is 0
+        assert forces[name][0] == pytest.approx(0.0, abs=1e-9)
+        assert np.max(np.abs(forces[name][1:])) <= 1e-9
+    # x is in the caller's variable order and solves the caller's MCP and laws
+    mcp = problem.compile().mcp
+    assert sol.x.shape == (mcp.n,)
+    assert relative_residual(mcp, sol.x) <= 1e-8 and sol.checks["law_residual"] <= 1e-8
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        2633,  # 1 box, 6 Ellipsoid contacts, reduced form: newton stalls with contacts penetrating
+        828,  # 2 boxes, 8 contacts (Ellipsoid, EllipticTorsion, Polygonal, Pyramid), reduced form
+    ],
+)
+def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
+    """Newton's merit stalls at a local minimum from its default start in every statement; from
+    the answer of the problem's LCP surrogate (the pyramid of each round law, solved by Lemke's
+    method) it converges."""
+    sc = torsion_scene(index)
+    problem = sc.problem()
+    first = cm.solve(problem, fallback=False)
+    assert first.status is not cm.Status.SOLVED  # the premise
+    x0 = lcp_start(problem, LEMKE)
+    assert x0 is not None and x0.shape == (problem.compile().mcp.n,)
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == "from the LCP surrogate's answer"
+    assert sol.iterations > first.iterations
+    verdict = check_answer(sc, sol, 1e-6)
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def test_lcp_start_of_a_polyhedral_problem_is_its_solution() -> None:
+    """A scene whose laws are polyhedral is its own LCP surrogate: the start solves it (scene 9:
+    Pyramid, Polygonal, frictionless contacts; scene 5: Planar ones in the sparse form)."""
+    for sc in (scene(9), scene(5)):
+        problem = sc.problem()
+        assert sc.laws <= {"pyramid", "polygonal", "planar", "frictionless"}  # the premise
+        x0 = lcp_start(problem, LEMKE)
+        assert relative_residual(problem.compile().mcp, x0) < 1e-9
 
 
 def test_unsolvable_problem_reports_every_statement_tried() -> None:

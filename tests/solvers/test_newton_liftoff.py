@@ -35,12 +35,12 @@ def block() -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
     return W, d["q"], d["mu"]
 
 
-def solve(**options) -> tuple[cm.Solution, np.ndarray, tuple]:
-    """newton on (W, q / ||q||) from r = 0, as benchmarks/fclib_bench.py does; the reactions of the
-    file's scale."""
+def solve(form: str = "soc", **options) -> tuple[cm.Solution, np.ndarray, tuple]:
+    """newton on (W, q / ||q||) from r = 0, as benchmarks/fclib_bench.py does, the cone in ``form``;
+    the reactions of the file's scale."""
     W, q, mu = block()
     nq = float(np.linalg.norm(q))
-    laws = [cm.CoulombCone(float(m), form="soc") for m in mu]
+    laws = [cm.CoulombCone(float(m), form=form) for m in mu]
     problem = cm.formulate_from_matrices(W, q / nq, mu, friction=laws, check_symmetric=False)
     sol = cm.solve(problem, solver="newton", **options)
     return sol, reactions(problem, sol.x) * nq, (W, q, mu)
@@ -70,8 +70,14 @@ def signorini_coulomb_violation(W: sp.csr_matrix, q: np.ndarray, mu: np.ndarray,
     return max(worst)
 
 
+#: newton without lift-off rounds and without cm.solve's fallback, the cone in the MNCP form (the
+#: statement whose point cm.solve returned here before its fallback tried the LCP surrogate's
+#: answer, which solves it)
+TRAPPED = {"liftoff_rounds": 0, "form": "mncp", "fallback": False}
+
+
 def test_without_liftoff_newton_stays_at_the_near_duplicate_contacts():
-    sol, r, (W, q, mu) = solve(liftoff_rounds=0)
+    sol, r, (W, q, mu) = solve(**TRAPPED)
     assert sol.status is not cm.Status.SOLVED
     assert fc3d_residual(W, q, mu, r) > 1e-7
     rr, u = r.reshape(-1, 3), (W @ r + q).reshape(-1, 3)
@@ -93,8 +99,17 @@ def test_liftoff_rounds_solve_the_block():
     assert rr[2 + off, 0] < 1e-9 and u[2 + off, 0] >= 0.0
 
 
-def test_independent_check_rejects_the_trapped_point():
+def test_without_liftoff_the_fallback_solves_the_block():
+    """cm.solve's fallback solves it without lift-off rounds too: newton from the answer of the
+    LCP surrogate (the pyramid, by Lemke's method), which has one of the two contacts separated."""
     sol, r, (W, q, mu) = solve(liftoff_rounds=0)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == "from the LCP surrogate's answer"
+    assert signorini_coulomb_violation(W, q, mu, r) < 1e-7
+
+
+def test_independent_check_rejects_the_trapped_point():
+    sol, r, (W, q, mu) = solve(**TRAPPED)
     assert signorini_coulomb_violation(W, q, mu, r) > 1e-8
 
 
