@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import contactmodel as cm
@@ -51,8 +51,11 @@ def test_lcp_status_and_newton_path_do_not_depend_on_the_scale(seed: int, n: int
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), contacts=st.integers(1, 3), form=st.sampled_from(["soc", "mncp"]))
+@example(seed=2874, contacts=1, form="soc")  # newton fails as stated; the fallbacks' paths differ by scale
 def test_contact_problem_status_does_not_depend_on_the_scale(seed: int, contacts: int, form: str) -> None:
-    """(W, c q, mu) with W = H H^T + I/10 (a local FCLIB-style problem) in either cone form."""
+    """(W, c q, mu) with W = H H^T + I/10 (a local FCLIB-style problem) in either cone form. The
+    SOC form is affine: its run as stated (no fallback, whose MNCP statement is nonlinear and
+    normalized only below scale 1) takes the same path at every scale."""
     rng = np.random.default_rng(seed)
     H = rng.standard_normal((3 * contacts, 3 * contacts))
     W = H @ H.T + 0.1 * np.eye(3 * contacts)
@@ -62,13 +65,13 @@ def test_contact_problem_status_does_not_depend_on_the_scale(seed: int, contacts
     for c in SCALES:
         laws = [cm.CoulombCone(float(m), form=form) for m in mu]
         problem = cm.formulate_from_matrices(W, c * q, friction=laws)
-        runs.append(cm.solve(problem))
+        runs.append(cm.solve(problem, fallback=form == "mncp"))
     assert len({r.status for r in runs}) == 1, [(r.status, r.message) for r in runs]
     if form == "soc":  # affine with cone blocks: the normalized problem is the same for every c
         assert len({r.iterations for r in runs}) == 1
         x1 = runs[SCALES.index(1.0)].x
         for c, r in zip(SCALES, runs):
-            np.testing.assert_allclose(r.x / c, x1, rtol=1e-7, atol=1e-9 * np.abs(x1).max())
+            np.testing.assert_allclose(r.x / c, x1, rtol=1e-7, atol=1e-9 * np.abs(x1).max(initial=1.0))
 
 
 def test_a_tiny_problem_is_not_solved_by_zero() -> None:
