@@ -2,8 +2,10 @@
 
 x solves the LCP (M, q) if and only if c x solves (M, c q), and a contact problem (W, q, mu) with
 reactions r is solved by c r at (W, c q, mu): the residual is judged relative to ||F(0)||_inf, and
-the solvers run on the problem normalized by a power of two near that scale, so the status (and
-newton's iterations, and x / c) are the same for every c. A problem posed at a tiny scale is not
+the solvers run on the problem normalized by a power of two near that scale, so the status and
+x / c are the same for every c, and for c a power of two (the same normalized problem, bit for
+bit) newton's path too (other factors leave the normalized data within a factor sqrt(2) of each
+other: newton's iterations may then differ by one). A problem posed at a tiny scale is not
 solved by x = 0 (LMGC_GFC3D-i00501-4 of FCLIB, ||q|| = 6e-12, where x = 0 has an fc3d error of
 0.98). A singular matrix inside a solver ends its run as failed, never as an exception.
 """
@@ -23,6 +25,7 @@ from contactmodel.solve import assess, residual_scale
 from contactmodel.solvers.base import Outcome, SolverResult
 
 SCALES = (1e-12, 1e-6, 1.0, 1e6)
+POWERS = (2.0**-40, 2.0**-20, 1.0, 2.0**20)  # the same normalized problem at each
 DATA = Path(__file__).parent / "data" / "fclib"
 
 
@@ -46,12 +49,13 @@ def test_lcp_status_and_newton_path_do_not_depend_on_the_scale(seed: int, n: int
             assert r.residual_scale == pytest.approx(c * np.abs(q).max(), rel=1e-15)
             np.testing.assert_allclose(r.x / c, x1, rtol=1e-7, atol=1e-9 * np.abs(x1).max(initial=1.0))
         if solver == "newton":
-            assert len({r.iterations for r in runs}) == 1
+            assert len({cm.solve(cm.LCP(M, c * q), solver=solver).iterations for c in POWERS}) == 1
 
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), contacts=st.integers(1, 3), form=st.sampled_from(["soc", "mncp"]))
 @example(seed=2874, contacts=1, form="soc")  # newton fails as stated; the fallbacks' paths differ by scale
+@example(seed=7233, contacts=3, form="soc")  # newton: 5 iterations at c = 1, 4 at the decimal others
 def test_contact_problem_status_does_not_depend_on_the_scale(seed: int, contacts: int, form: str) -> None:
     """(W, c q, mu) with W = H H^T + I/10 (a local FCLIB-style problem) in either cone form. The
     SOC form is affine: its run as stated (no fallback, whose MNCP statement is nonlinear and
@@ -67,11 +71,16 @@ def test_contact_problem_status_does_not_depend_on_the_scale(seed: int, contacts
         problem = cm.formulate_from_matrices(W, c * q, friction=laws)
         runs.append(cm.solve(problem, fallback=form == "mncp"))
     assert len({r.status for r in runs}) == 1, [(r.status, r.message) for r in runs]
-    if form == "soc":  # affine with cone blocks: the normalized problem is the same for every c
-        assert len({r.iterations for r in runs}) == 1
+    if form == "soc":  # affine with cone blocks: at powers of two, the same normalized problem
+        same = [
+            cm.solve(cm.formulate_from_matrices(W, c * q, friction=laws), fallback=False).iterations
+            for c in POWERS
+        ]
+        assert len(set(same)) == 1
         x1 = runs[SCALES.index(1.0)].x
         for c, r in zip(SCALES, runs):
-            np.testing.assert_allclose(r.x / c, x1, rtol=1e-7, atol=1e-9 * np.abs(x1).max(initial=1.0))
+            if r.ok:  # the answers agree (a failed run's best point need not)
+                np.testing.assert_allclose(r.x / c, x1, rtol=1e-7, atol=1e-9 * np.abs(x1).max(initial=1.0))
 
 
 def test_a_tiny_problem_is_not_solved_by_zero() -> None:
