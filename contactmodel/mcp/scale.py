@@ -12,8 +12,9 @@ data has no scale of its own; the scale is then 1 and the residual absolute (wit
 :func:`normalized` restates an MCP in y = x / p for a power of two p near that scale
 (:func:`normalizer`), so that every solver, whose stopping tests are absolute, works on data of
 size about 1: the solvers' tolerances then mean the same as the dispatcher's, and for an affine
-MCP the solvers' paths do not depend on the scale of the data (dividing by a power of two is
-exact in floating point).
+MCP the solvers' paths do not depend on a scaling of the data by a power of two (dividing by one
+is exact in floating point); any other factor leaves the normalized data within a factor sqrt(2)
+of each other, where an iterative solver may take an iteration more or less.
 """
 
 from __future__ import annotations
