@@ -223,18 +223,29 @@ def retry_unloaded(
         solution.iterations += first.iterations + again.iterations
         solution.seconds += first.seconds + again.seconds
         return solution
-    again.message = (
-        f"solved {route.label} after {solution.solver} ended solved-inaccurate ({solution.message})"
-        + (f"; {again.message}" if again.message else "")
+    return adopt(again, solution, route.label, route.label, f"{route.label}: solved", runs=(first,))
+
+
+def adopt(
+    retry: Solution, solution: Solution, how: str, solved_by: str, tried: str = "", runs: tuple = ()
+) -> Solution:
+    """``retry`` (obtained ``how``) as the answer in place of ``solution``: its message and
+    ``extras["fallback"]`` (the routes tried, ``tried`` appended; ``solved_by``; the first
+    status) say so, and the iterations and seconds of ``solution`` and of the other ``runs`` that
+    led to it are added to its own."""
+    retry.message = (
+        f"{retry.status.value} {how} after {solution.solver} ended {solution.status.value} "
+        f"({solution.message})" + (f"; {retry.message}" if retry.message else "")
     )
     fallback = dict(solution.extras.get("fallback", {}))
-    fallback["tried"] = [*fallback.get("tried", []), f"{route.label}: solved"]
-    fallback["solved_by"] = route.label
+    fallback["tried"] = [*fallback.get("tried", []), *([tried] if tried else [])]
+    fallback["solved_by"] = solved_by
     fallback.setdefault("first_status", solution.status.value)
-    again.extras["fallback"] = fallback
-    again.iterations += solution.iterations + first.iterations
-    again.seconds += solution.seconds + first.seconds
-    return again
+    retry.extras["fallback"] = fallback
+    for run in (solution, *runs):
+        retry.iterations += run.iterations
+        retry.seconds += run.seconds
+    return retry
 
 
 def lcp_start(problem: Problem, solve_lcp: Callable[[Problem], Solution]) -> np.ndarray | None:

@@ -18,6 +18,7 @@ from contactmodel import solvers, validate
 from contactmodel.constants import TOL, TOL_INACCURATE
 from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import (
+    adopt,
     better_answer,
     lcp_start,
     retry_other_statements,
@@ -232,7 +233,7 @@ def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads,
             solution.iterations += retry.iterations
             solution.seconds += retry.seconds
         return solution
-    return _adopt(retry, solution, f"with {NEWTON_LAST_TRY}", str(NEWTON_LAST_TRY))
+    return adopt(retry, solution, f"with {NEWTON_LAST_TRY}", str(NEWTON_LAST_TRY))
 
 
 def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threads, options) -> Solution:
@@ -248,25 +249,7 @@ def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threa
         solution.seconds += retry.seconds
         return solution
     how = "from the LCP surrogate's answer"
-    return _adopt(retry, solution, how, how, tried=f"{how}: {retry.status.value}")
-
-
-def _adopt(retry: Solution, solution: Solution, how: str, solved_by: str, tried: str = "") -> Solution:
-    """``retry`` (obtained ``how``) as the answer in place of newton's ``solution``: its message
-    and ``extras["fallback"]`` (the routes tried, ``tried`` appended, ``solved_by``, the first
-    status) say so, and every run is counted."""
-    retry.message = (
-        f"{retry.status.value} {how} after newton ended {solution.status.value} "
-        f"({solution.message}); {retry.message}"
-    )
-    fallback = dict(solution.extras.get("fallback", {}))
-    fallback["tried"] = [*fallback.get("tried", []), *([tried] if tried else [])]
-    fallback["solved_by"] = solved_by
-    fallback.setdefault("first_status", solution.status.value)
-    retry.extras["fallback"] = fallback
-    retry.iterations += solution.iterations
-    retry.seconds += solution.seconds
-    return retry
+    return adopt(retry, solution, how, how, tried=f"{how}: {retry.status.value}")
 
 
 def _compile(problem) -> tuple[CompiledMCP | None, MCP]:
