@@ -57,3 +57,20 @@ def sphere_on_incline(theta: float, radius: float = 0.1) -> tuple[cm.System, lis
     system = cm.System(gravity=(0, 0, -G))
     system.add_body("ball", 1.0, cm.inertia.sphere(1.0, radius), position=n * radius, shape=Sphere(radius))
     return system, [plane], down
+
+
+def balls_on_floor(starts: list[tuple[float, tuple[float, float, float]]], r: float = 0.1) -> cm.System:
+    """Balls of 1 kg and radius ``r`` (m) resting on z = 0, ball k at x = ``starts[k][0]`` with
+    velocity ``starts[k][1]`` (m/s), spinning at 2 k rad/s about z."""
+    system = cm.System()
+    for k, (x, v) in enumerate(starts):
+        system.add_body(
+            f"b{k}",
+            1.0,
+            cm.inertia.sphere(1.0, r),
+            position=(x, 0.0, r),
+            velocity=v,
+            angular_velocity=(0.0, 0.0, 2.0 * k),
+            shape=Sphere(r),
+        )
+    return system

@@ -17,6 +17,8 @@ from contactmodel.simulation.collision import frames, pair_candidates
 from contactmodel.simulation.stepper import Simulator
 from contactmodel.update import AccelerationMap
 
+from .scenes import balls_on_floor
+
 I3 = np.eye(3)
 
 
@@ -186,19 +188,7 @@ def _active(traj, k: int) -> set[str]:
 
 def _balls() -> cm.System:
     """Three balls on the floor, sliding and spinning, the first two touching."""
-    system = cm.System()
-    r = 0.1
-    for k, (x, v) in enumerate([(0.0, (0.4, 0.1, 0)), (0.2 - 1e-4, (-0.2, 0.0, 0)), (0.6, (0.3, -0.3, 0))]):
-        system.add_body(
-            f"b{k}",
-            1.0,
-            cm.inertia.sphere(1.0, r),
-            position=(x, 0.0, r),
-            velocity=v,
-            angular_velocity=(0.0, 0.0, 2.0 * k),
-            shape=Sphere(r),
-        )
-    return system
+    return balls_on_floor([(0.0, (0.4, 0.1, 0)), (0.2 - 1e-4, (-0.2, 0.0, 0)), (0.6, (0.3, -0.3, 0))])
 
 
 @pytest.mark.parametrize(

@@ -8,35 +8,19 @@ import numpy as np
 import pytest
 
 import contactmodel as cm
-from contactmodel.shapes import Box, Sphere
+from contactmodel.shapes import Box
 from contactmodel.simulation import Plane, simulate
 from contactmodel.simulation.stepper import Simulator, projection_lcp
 
-from .scenes import sliding_box
+from .scenes import balls_on_floor, sliding_box
 
 
 def _balls() -> cm.System:
     """Four balls on the floor, sliding and spinning: b0 and b1 touching, b2 and b3 touching,
     the two pairs 1 m apart (two islands of two balls)."""
-    system = cm.System()
-    r = 0.1
-    start = [
-        (0.0, (0.4, 0.1, 0)),
-        (0.2 - 1e-4, (-0.2, 0.0, 0)),
-        (1.2, (0.3, -0.3, 0)),
-        (1.4 - 1e-4, (0, 0, 0)),
-    ]
-    for k, (x, v) in enumerate(start):
-        system.add_body(
-            f"b{k}",
-            1.0,
-            cm.inertia.sphere(1.0, r),
-            position=(x, 0.0, r),
-            velocity=v,
-            angular_velocity=(0.0, 0.0, 2.0 * k),
-            shape=Sphere(r),
-        )
-    return system
+    return balls_on_floor(
+        [(0.0, (0.4, 0.1, 0)), (0.2 - 1e-4, (-0.2, 0.0, 0)), (1.2, (0.3, -0.3, 0)), (1.4 - 1e-4, (0, 0, 0))]
+    )
 
 
 def _stacks() -> cm.System:
