@@ -19,6 +19,13 @@ except ImportError:  # pragma: no cover - a SciPy that moved them: the operator 
     _csr_matvec = _csc_matvec = None
 
 
+def index_dtype(*sizes: int) -> type:
+    """The index type SciPy gives a sparse matrix whose sizes (shape, number of entries) are
+    ``sizes``: int32 when every one fits, else int64. Arrays built in that type are taken as
+    they are; int64 ones that would fit SciPy scans to convert (~8 us a matrix)."""
+    return np.int32 if max(sizes, default=0) < np.iinfo(np.int32).max else np.int64
+
+
 def _direct(A, x, length: int) -> bool:
     """Whether ``A`` is a float64 CSR matrix and ``x`` a float64 vector of ``length``."""
     return (

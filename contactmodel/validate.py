@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.errors import ContactModelError, DeclarationError
+from contactmodel.sparse_product import index_dtype
 
 #: largest magnitude accepted for masses and inertias: their squares and products stay finite
 SCALE_MAX = 1e150
@@ -254,7 +255,7 @@ def dense_csr(A: np.ndarray) -> sp.csr_matrix:
     3x slower at 300 x 300)."""
     m, n = A.shape
     flat = np.flatnonzero(A != 0)  # row-major positions of the nonzeros (NaN among them)
-    index = np.int32 if max(flat.size, n) < np.iinfo(np.int32).max else np.int64
+    index = index_dtype(flat.size, n)
     indptr = np.zeros(m + 1, dtype=index)
     np.cumsum(np.bincount(flat // n, minlength=m), out=indptr[1:])
     # the entries gathered at those positions (A[mask] reads the whole array again: 2x at 1200 x 1200)

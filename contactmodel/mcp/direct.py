@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
 from contactmodel.mcp.types import MCP, CoulombBlocks, Pair
+from contactmodel.sparse_product import index_dtype
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
@@ -72,8 +73,7 @@ def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[in
     built without SciPy's COO matrix: entries sorted by row (stably, as SciPy's conversion keeps
     them), then each row's columns sorted and duplicates summed as SciPy does."""
     order = np.argsort(rows, kind="stable")
-    # in the index type SciPy chooses (int32 when it fits): int64 arrays it would scan (~8 us)
-    index = np.int32 if max(rows.size, *shape) < np.iinfo(np.int32).max else np.int64
+    index = index_dtype(rows.size, *shape)
     indptr = np.zeros(shape[0] + 1, dtype=index)
     np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
     out = sp.csr_matrix((values[order], cols[order].astype(index), indptr), shape=shape)

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.assembly import COMPONENTS
+from contactmodel.sparse_product import index_dtype
 from contactmodel.system import Body, Contact, Ground, System
 
 
@@ -34,9 +35,7 @@ class BodyKinematics:
         self.coordinates = [f"{b.name}.{s}" for b in self.bodies for s in axes]
         # CSR pattern of a block diagonal of dense 6x6 blocks
         base = 6 * np.arange(nb)
-        # in the index type SciPy would choose (int32 when it fits), so that each step's CSR is
-        # built without SciPy checking the contents of int64 arrays (~8 us per matrix)
-        index = np.int32 if 36 * nb < np.iinfo(np.int32).max else np.int64
+        index = index_dtype(36 * nb, 6 * nb)  # each step's CSR then taken as it is
         self._indices = (base[:, None, None] + np.arange(6)[None, None, :]).repeat(6, axis=1).reshape(-1)
         self._indices = self._indices.astype(index)
         self._indptr = (6 * np.arange(6 * nb + 1)).astype(index)
@@ -126,7 +125,7 @@ def csr_from_triplets(
     r, c = rows[order], cols[order]
     if r.size > 1 and np.any((r[1:] == r[:-1]) & (c[1:] == c[:-1])):
         return sp.csr_matrix((data, (rows, cols)), shape=shape)
-    index = np.int32 if max(r.size, *shape) < np.iinfo(np.int32).max else np.int64  # SciPy's choice
+    index = index_dtype(r.size, *shape)
     indptr = np.zeros(shape[0] + 1, dtype=index)
     np.cumsum(np.bincount(r, minlength=shape[0]), out=indptr[1:])
     return sp.csr_matrix((data[order], c.astype(index), indptr), shape=shape)

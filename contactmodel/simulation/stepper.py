@@ -66,7 +66,7 @@ from contactmodel.simulation.settings import SimulationSettingError, check_setti
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Outcome, Status
-from contactmodel.sparse_product import csr_times, csr_transpose_times
+from contactmodel.sparse_product import csr_times, csr_transpose_times, index_dtype
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 from contactmodel.validate import dense_csr, integer, real
 
@@ -338,16 +338,18 @@ def _track(contact: Contact) -> _Tracked:
 
 
 def _finite_state(system: System) -> None:
-    for body in system.bodies:
-        for name in ("position", "velocity", "angular_velocity", "rotation"):
-            if not np.all(np.isfinite(getattr(body, name))):
-                raise SimulationError(f"body '{body.name}'.{name} is not finite: give finite numbers")
+    """:func:`_finite_bodies` of the bodies' current state."""
+    bodies = system.bodies
+    if bodies:
+        twist = np.array([np.r_[b.velocity, b.angular_velocity] for b in bodies], dtype=float)
+        positions = np.array([b.position for b in bodies], dtype=float)
+        _finite_bodies(bodies, positions, twist, np.array([b.rotation for b in bodies], dtype=float))
 
 
 def _finite_bodies(bodies: list[Body], positions, twist, rotations) -> None:
-    """Raise :class:`SimulationError` naming the first body whose new state (positions (nb, 3),
-    twists (nb, 6), rotations (nb, 3, 3)) is not finite, as :func:`_finite_state` would after it
-    is written, before it is written (the state stays the last finite one)."""
+    """Raise :class:`SimulationError` naming the first body (and field) whose state, positions
+    (nb, 3), twists (nb, 6) and rotations (nb, 3, 3), is not finite: the pose update checks the
+    new state before writing it (the bodies keep their last finite one)."""
     fields = {
         "position": positions,
         "velocity": twist[:, :3],
@@ -835,7 +837,7 @@ class Simulator:
         index = self.kinematics.index
         bodies = sorted({index[id(b)] for c in contacts for b in (c.body_a, c.body_b) if id(b) in index})
         cols = (6 * np.array(bodies, dtype=np.int64)[:, None] + np.arange(6)).reshape(-1)
-        new_col = np.full(width, -1, dtype=np.int32 if width < np.iinfo(np.int32).max else np.int64)
+        new_col = np.full(width, -1, dtype=index_dtype(width))
         new_col[cols] = np.arange(cols.size, dtype=new_col.dtype)
         return cols, new_col
 
@@ -919,6 +921,7 @@ class Simulator:
         gaps: np.ndarray,
         nu_new: np.ndarray,
         rigid: Sequence[bool] | None = None,
+        groups: list[np.ndarray] | None = None,
     ):
         """(nq,) pseudo-velocity (m/s, rad/s) that removes the fraction ``beta`` of each rigid
         contact's penetration in the pose update of this step, or None (no penetration, beta = 0,
@@ -931,14 +934,16 @@ class Simulator:
         and v_n+ + g / h on the others (pushing one overlap out never pushes another contact
         in). u moves the poses only: velocities stay nu+, so no kinetic energy is added. The
         LCP is solved island by island (:meth:`islands`: A is block diagonal over them); an
-        island whose LCP is not solved gets no push."""
-        if rigid is not None:
+        island whose LCP is not solved gets no push; ``groups``: the step's :meth:`islands` of
+        ``contacts``, when the caller has them (made here otherwise, and when ``rigid`` leaves
+        some contacts out)."""
+        if rigid is not None and not all(rigid):
             keep = np.flatnonzero(np.asarray(rigid, dtype=bool))
-            contacts, gaps = [contacts[i] for i in keep], np.asarray(gaps)[keep]
+            contacts, gaps, groups = [contacts[i] for i in keep], np.asarray(gaps)[keep], None
         if not contacts or self.beta == 0.0 or not np.any(gaps < 0.0):
             return None
         normal = np.array([step.contact_rows[c.name]["n"] for c in contacts])
-        groups = self.islands(contacts)
+        groups = self.islands(contacts) if groups is None else groups
         if len(groups) == 1:
             Gn = step.G_dense[normal] if isinstance(step, StepAssembly) else step.G[normal]
             Gn = Gn.toarray() if sp.issparse(Gn) else np.asarray(Gn)
@@ -1185,6 +1190,7 @@ def simulate(
         t2 = time.perf_counter()
         models = sim.contact_models(contacts)
         stated, soft = step, [c.name for c, m in zip(contacts, models) if m is not None]
+        groups = None
         if soft:  # compliant contacts: their implicit step
             laws = [sim.law_of(c) for c in contacts]
             p, problem, reused, solution, newton, stated = compliant.compliant_step(
@@ -1256,7 +1262,7 @@ def simulate(
             soft,
         )
         rigid = [m is None for m in models]
-        sim.advance(nu_new, sim.overlap_push(step, contacts, gaps, nu_new, rigid))
+        sim.advance(nu_new, sim.overlap_push(step, contacts, gaps, nu_new, rigid, groups))
         traj.record_state(sim)
         if journal is not None and (k + 1) % save_every == 0:
             journal.flush(traj, sim.warm_state)
