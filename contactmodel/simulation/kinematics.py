@@ -19,6 +19,10 @@ from contactmodel.sparse_product import index_dtype
 from contactmodel.system import Body, Contact, Ground, System
 
 
+#: contact structures whose Jacobian pattern a simulation keeps (see BodyKinematics.jacobian)
+PATTERNS_KEPT = 64
+
+
 class BodyKinematics:
     """Per-body constants of one simulation (masses, body-frame inverse inertias, the index of
     each body, the fixed sparsity pattern of the 6x6 diagonal blocks)."""
@@ -39,6 +43,7 @@ class BodyKinematics:
         self._indices = (base[:, None, None] + np.arange(6)[None, None, :]).repeat(6, axis=1).reshape(-1)
         self._indices = self._indices.astype(index)
         self._indptr = (6 * np.arange(6 * nb + 1)).astype(index)
+        self._patterns: dict[tuple, _JacobianPattern] = {}  # see jacobian
 
     def supported(self, contacts: list[Contact]) -> bool:
         """True when every body of ``contacts`` is a declared Body or the ground (no links)."""
@@ -75,60 +80,76 @@ class BodyKinematics:
         """(G (m, 6 nb) CSR, rows, contact_rows, frames) of ``contacts`` in their order."""
         nb = len(self.bodies)
         nc = len(contacts)
-        dims = np.array([c.dimension for c in contacts], dtype=np.int64)
-        base = np.concatenate([[0], np.cumsum(dims)])
-        m = int(base[-1])
         rows: list[tuple[str, str]] = []
         contact_rows: dict[str, dict[str, int]] = {}
         frames: dict[str, np.ndarray] = {}
-        for c, b0 in zip(contacts, base[:-1].tolist()):
+        b0 = 0
+        for c in contacts:
             comps = COMPONENTS[: c.dimension]
             contact_rows[c.name] = {comp: b0 + k for k, comp in enumerate(comps)}
             rows += [(c.name, comp) for comp in comps]
             frames[c.name] = c.frame
+            b0 += c.dimension
         if nc == 0:
             return sp.csr_matrix((0, 6 * nb)), rows, contact_rows, frames
+        index = self.index
+        owners = tuple(
+            (-1 if isinstance(c.body_a, Ground) else index[id(c.body_a)]) for c in contacts
+        ) + tuple((-1 if isinstance(c.body_b, Ground) else index[id(c.body_b)]) for c in contacts)
+        key = (owners, tuple(c.dimension for c in contacts))
+        pattern = self._patterns.pop(key, None)  # re-inserted: the table drops the least recent
+        if pattern is None:
+            pattern = _JacobianPattern(np.array(owners), np.array(key[1]), nb)
+            if len(self._patterns) >= PATTERNS_KEPT:
+                self._patterns.pop(next(iter(self._patterns)))
+        self._patterns[key] = pattern
         C = np.array([c.frame for c in contacts]).reshape(nc, 3, 3)
         P = np.array([c.point for c in contacts]).reshape(nc, 3)
-        torsion = dims == 4
-        data, ri, ci = [], [], []
-        for side, sign in (("body_a", 1.0), ("body_b", -1.0)):
-            owners = [getattr(c, side) for c in contacts]
-            idx = np.array([-1 if isinstance(o, Ground) else self.index[id(o)] for o in owners])
-            on = idx >= 0
-            if not on.any():
-                continue
-            k = np.flatnonzero(on)
-            x = np.array([b.position for b in self.bodies]).reshape(-1, 3)[idx[k]]
-            r = P[k] - x
-            block = np.concatenate([C[k], cross(r[:, None, :], C[k])], axis=2)  # (k, 3, 6)
-            cols = 6 * idx[k][:, None] + np.arange(6)[None, :]
+        x = np.array([b.position for b in self.bodies]).reshape(-1, 3)
+        data = []
+        for k, body, sign, kt in pattern.sides:
+            block = np.concatenate([C[k], cross((P[k] - x[body])[:, None, :], C[k])], axis=2)  # (k, 3, 6)
             data.append(sign * block.reshape(-1))
-            ri.append((base[k][:, None, None] + np.arange(3)[None, :, None]).repeat(6, axis=2).reshape(-1))
-            ci.append(np.repeat(cols[:, None, :], 3, axis=1).reshape(-1))
-            kt = k[torsion[k]]
             if kt.size:
                 data.append(sign * C[kt, 0, :].reshape(-1))
-                ri.append(np.repeat(base[kt] + 3, 3))
-                ci.append((6 * idx[kt][:, None] + 3 + np.arange(3)[None, :]).reshape(-1))
-        G = csr_from_triplets(np.concatenate(data), np.concatenate(ri), np.concatenate(ci), (m, 6 * nb))
+        data = np.concatenate(data)[pattern.order]
+        G = sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=(b0, 6 * nb))
         return G, rows, contact_rows, frames
 
 
-def csr_from_triplets(
-    data: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]
-) -> sp.csr_matrix:
-    """``sp.csr_matrix((data, (rows, cols)), shape)`` (the same arrays: entries sorted by row, then
-    column), without its COO round trip (~40 us of a small step's Jacobian); triplets that repeat
-    an entry take that route (their entries are summed)."""
-    order = np.lexsort((cols, rows))
-    r, c = rows[order], cols[order]
-    if r.size > 1 and np.any((r[1:] == r[:-1]) & (c[1:] == c[:-1])):
-        return sp.csr_matrix((data, (rows, cols)), shape=shape)
-    index = index_dtype(r.size, *shape)
-    indptr = np.zeros(shape[0] + 1, dtype=index)
-    np.cumsum(np.bincount(r, minlength=shape[0]), out=indptr[1:])
-    return sp.csr_matrix((data[order], c.astype(index), indptr), shape=shape)
+class _JacobianPattern:
+    """Where the entries of G go for one contact structure (each contact's two bodies' indices,
+    -1 for the ground, and its number of rows): per body side, the contacts on a body, their
+    bodies, the sign and the torsion contacts; ``order`` puts the entries, made side by side, in
+    CSR order (by row, then column; no entry repeats, a contact joining two different bodies);
+    ``indices`` and ``indptr`` are G's. Kept per structure: a run's steps mostly repeat one, and
+    sorting the entries cost a fifth of a one-box step's Jacobian."""
+
+    def __init__(self, owners: np.ndarray, dims: np.ndarray, nb: int) -> None:
+        nc = dims.size
+        base = np.concatenate([[0], np.cumsum(dims)])
+        torsion = dims == 4
+        self.sides = []
+        ri, ci = [], []
+        for idx, sign in ((owners[:nc], 1.0), (owners[nc:], -1.0)):
+            k = np.flatnonzero(idx >= 0)
+            if not k.size:
+                continue
+            kt = k[torsion[k]]
+            self.sides.append((k, idx[k], sign, kt))
+            cols = 6 * idx[k][:, None] + np.arange(6)[None, :]
+            ri.append((base[k][:, None, None] + np.arange(3)[None, :, None]).repeat(6, axis=2).reshape(-1))
+            ci.append(np.repeat(cols[:, None, :], 3, axis=1).reshape(-1))
+            if kt.size:
+                ri.append(np.repeat(base[kt] + 3, 3))
+                ci.append((6 * idx[kt][:, None] + 3 + np.arange(3)[None, :]).reshape(-1))
+        r, c = np.concatenate(ri), np.concatenate(ci)
+        self.order = np.lexsort((c, r))
+        shape = (int(base[-1]), 6 * nb)
+        index = index_dtype(r.size, *shape)
+        self.indices = c[self.order].astype(index)
+        self.indptr = np.zeros(shape[0] + 1, dtype=index)
+        np.cumsum(np.bincount(r, minlength=shape[0]), out=self.indptr[1:])
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -153,4 +174,4 @@ def step_system(system: System, contacts: list[Contact], bodies: list[Body] | No
     )
 
 
-__all__ = ["Body", "BodyKinematics", "cross", "csr_from_triplets", "step_system"]
+__all__ = ["Body", "BodyKinematics", "cross", "step_system"]
