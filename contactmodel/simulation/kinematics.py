@@ -18,7 +18,6 @@ from contactmodel.assembly import COMPONENTS
 from contactmodel.sparse_product import index_dtype
 from contactmodel.system import Body, Contact, Ground, System
 
-
 #: contact structures whose Jacobian pattern a simulation keeps (see BodyKinematics.jacobian)
 PATTERNS_KEPT = 64
 

@@ -81,9 +81,7 @@ def test_jacobian_is_its_formula_and_a_kept_pattern_changes_nothing(seed, nb, nc
     assert all(contact_rows[name][comp] == k for k, (name, comp) in enumerate(rows))
     for body in system.bodies:  # the next step: the same structure, bodies and points moved
         body.position = body.position + rng.normal(size=3)
-    moved = [
-        dataclasses.replace(c, point=np.asarray(c.point) + rng.normal(size=3)) for c in contacts
-    ]
+    moved = [dataclasses.replace(c, point=np.asarray(c.point) + rng.normal(size=3)) for c in contacts]
     again = kin.jacobian(moved)[0]  # the pattern kept from the first call
     fresh = BodyKinematics(system).jacobian(moved)[0]
     for name in ("indptr", "indices", "data"):
