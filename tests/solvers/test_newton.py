@@ -783,9 +783,14 @@ def test_both_methods_run_the_one_globalization_loop(monkeypatch):
     # typed options: a bad field is refused for cone blocks too, naming the field
     with pytest.raises(SolverError, match="backtrack"):
         solve(_one_cone_mcp(), NewtonOptions(backtrack=2.0))
-    # the box-only machinery is off for cone blocks whatever the options say
-    method = newton_cones.ConeMethod(_one_cone_mcp(), NewtonOptions(polish="always", refine_iter=5))
-    assert (method.opt.polish, method.opt.refine_iter, method.opt.chord_steps) == ("never", 0, 0)
+    # the box-only machinery is off for cone blocks whatever the options say: the same iterates
+    for kernels in ("numpy", "auto"):
+        box_only = {"polish": "always", "refine_iter": 5, "chord_steps": 3, "pivot_fallback": True}
+        plain = solve(_one_cone_mcp(), NewtonOptions(kernels=kernels))
+        other = solve(_one_cone_mcp(), NewtonOptions(kernels=kernels, **box_only))
+        assert np.array_equal(plain.x, other.x)
+        assert plain.extras["residual_history"] == other.extras["residual_history"]
+    assert not newton_cones.ConeMethod.refines
 
 
 def test_cone_method_gradient_is_the_transposed_newton_matrix_times_phi():

@@ -180,10 +180,12 @@ class ConeMethod(NewtonMethod):
     escalate_on_short_step = False
     restarts = ({"regularize": "always"}, {"regularize": "always", "scale_rows": False})
 
+    # the box-MCP machinery (refinement, polish, chord steps, the pivoting fallback; see
+    # NewtonOptions) does not apply to cone blocks: only the first is read outside the box method
+    refines = False
+
     def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
-        # the box-MCP machinery does not apply to cone blocks (see NewtonOptions)
-        off = {"refine_iter": 0, "polish": "never", "chord_steps": 0, "pivot_fallback": False}
-        super().__init__(mcp, core.with_fields(opt, **off))
+        super().__init__(mcp, opt)
         self.lb = np.asarray(mcp.lb, dtype=float)
         self.ub = np.asarray(mcp.ub, dtype=float)
         self.idx = mcp.cones.index

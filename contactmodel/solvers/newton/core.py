@@ -271,6 +271,8 @@ class NewtonMethod(ABC):
     restarts: tuple[dict[str, Any], ...] = ()
     # a Newton or LM step the arc search shortened switches the regularization on
     escalate_on_short_step = True
+    # whether the ``refine_iter`` steps after convergence apply (box MCPs only)
+    refines = True
 
     def __init__(self, mcp: MCP, opt: NewtonOptions) -> None:
         self.mcp, self.opt = mcp, opt
@@ -532,13 +534,14 @@ def iterate(
     if done is not None:
         return done
     opt = method.opt
+    refine_iter = opt.refine_iter if method.refines else 0
     best, best_it = pt, 0
     watch, watch_count = pt, 0
     merits = [pt.psi]
     it = refine = 0
     while True:
         if best.res <= opt.tol:
-            if refine >= opt.refine_iter or not linear_rate(history):
+            if refine >= refine_iter or not linear_rate(history):
                 return best, Outcome.CONVERGED, "natural residual below tolerance", it
             refine += 1
             method.n_refine += 1
