@@ -98,40 +98,46 @@ def box_vertices(size, position: np.ndarray, rotation: np.ndarray) -> np.ndarray
     return position + (signs * half) @ rotation.T
 
 
-def plane_candidates(
-    shapes: list, positions: np.ndarray, rotations: np.ndarray, plane: Plane
-) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """The candidate points of every Box and Sphere body against ``plane``, vectorized:
-    (owner body indices (K,), labels (K,), world points (K, 3)), in body order, a box's 8
-    vertices ``v0``..``v7`` (as :func:`box_vertices`), a sphere's lowest point ``s``."""
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
-    owners, labels, points = [], [], []
-    box = [i for i, s in enumerate(shapes) if isinstance(s, Box)]
-    if box:
-        half = 0.5 * np.array([shapes[i].size for i in box], dtype=float)
-        local = signs[None, :, :] * half[:, None, :]  # (nb, 8, 3)
-        verts = positions[box][:, None, :] + np.einsum("bjk,bvk->bvj", rotations[box], local)
-        for n, i in enumerate(box):
-            owners.append(np.full(8, i))
-            points.append(verts[n])
-    normal = np.asarray(plane.normal)
-    for i, s in enumerate(shapes):
-        if isinstance(s, Sphere):
-            owners.append(np.array([i]))
-            points.append((positions[i] - s.radius * normal)[None, :])
-    if not owners:
-        return np.zeros(0, dtype=int), [], np.zeros((0, 3))
-    owner = np.concatenate(owners)
-    order = np.argsort(owner, kind="stable")
-    owner = owner[order]
-    pts = np.concatenate(points)[order]
-    labels = ["s" if isinstance(shapes[i], Sphere) else "" for i in owner]
-    vertex = 0
-    for k, i in enumerate(owner):
-        if labels[k] == "":
-            vertex = vertex + 1 if k and owner[k - 1] == i else 0
-            labels[k] = f"v{vertex}"
-    return owner, labels, pts
+class PlaneCandidates:
+    """The candidate points of every Box and Sphere body of ``shapes`` against a plane, in body
+    order: a box's 8 vertices ``v0``..``v7`` (as :func:`box_vertices`), a sphere's lowest point
+    ``s``. ``owner`` (K,) and ``labels`` (K,) depend on the shapes alone and are made once (a run's
+    bodies keep their shapes); :meth:`points` gives the world points of a pose."""
+
+    def __init__(self, shapes: list) -> None:
+        self.shapes = list(shapes)
+        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+        self.box = [i for i, s in enumerate(shapes) if isinstance(s, Box)]
+        half = 0.5 * np.array([shapes[i].size for i in self.box], dtype=float).reshape(-1, 3)
+        self.local = signs[None, :, :] * half[:, None, :]  # (boxes, 8, 3)
+        self.sphere = [i for i, s in enumerate(shapes) if isinstance(s, Sphere)]
+        self.radius = np.array([shapes[i].radius for i in self.sphere], dtype=float)
+        owner = np.array([i for i in self.box for _ in range(8)] + self.sphere, dtype=int)
+        self.order = np.argsort(owner, kind="stable")
+        self.owner = owner[self.order]
+        self.labels = ["s" if isinstance(shapes[i], Sphere) else "" for i in self.owner]
+        vertex = 0
+        for k, i in enumerate(self.owner):
+            if self.labels[k] == "":
+                vertex = vertex + 1 if k and self.owner[k - 1] == i else 0
+                self.labels[k] = f"v{vertex}"
+
+    def fits(self, shapes: list) -> bool:
+        """Whether these candidates were made for ``shapes`` (the same objects)."""
+        return len(shapes) == len(self.shapes) and all(a is b for a, b in zip(shapes, self.shapes))
+
+    def points(self, positions: np.ndarray, rotations: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """(K, 3) world points of the candidates, bodies at ``positions`` (nb, 3) with ``rotations``
+        (nb, 3, 3), against a plane of unit ``normal``."""
+        parts = []
+        if self.box:
+            turned = np.einsum("bjk,bvk->bvj", rotations[self.box], self.local)
+            parts.append((positions[self.box][:, None, :] + turned).reshape(-1, 3))
+        if self.sphere:
+            parts.append(positions[self.sphere] - self.radius[:, None] * np.asarray(normal)[None, :])
+        if not parts:
+            return np.zeros((0, 3))
+        return np.concatenate(parts)[self.order]
 
 
 @dataclass

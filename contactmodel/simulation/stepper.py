@@ -56,10 +56,10 @@ from contactmodel.mcp.types import MCP
 from contactmodel.simulation import compliant
 from contactmodel.simulation.collision import (
     Plane,
+    PlaneCandidates,
     bounding_radius,
     frames,
     pair_candidates,
-    plane_candidates,
 )
 from contactmodel.simulation.kinematics import BodyKinematics, cross, step_system
 from contactmodel.simulation.settings import SimulationSettingError, check_settings, friction_setting
@@ -401,6 +401,7 @@ class Simulator:
             if not isinstance(plane, Plane):
                 raise SimulationError(f"planes[{k}] must be a contactmodel Plane (got {plane!r})")
         self._plane_frames = [plane.frame for plane in self.planes]
+        self._candidates: PlaneCandidates | None = None  # the bodies' points against a plane
         self.margin = real(margin, "margin", low=0.0, error=SimulationError)
         self.beta = real(beta, "beta", low=0.0, error=SimulationError)
         self.restitution = real(restitution, "restitution", low=0.0, high=1.0, error=SimulationError)
@@ -452,6 +453,8 @@ class Simulator:
         self.quaternions = [quat_from_matrix(b.rotation) for b in self.system.bodies]
         self.problem: Problem | None = None
         self._key: tuple | None = None
+        #: (G, M^-1, the step) of the last step whose A was formed (see adopt_A)
+        self._A_source: tuple[sp.csr_matrix, sp.csr_matrix, StepAssembly] | None = None
         self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
         self._names: list[str] | None = None  # that MCP's variable names
         self.t = 0.0
@@ -514,6 +517,7 @@ class Simulator:
         """Build the next step's model afresh (as a resumed run does; see :func:`simulate`)."""
         self.problem, self._key = None, None
         self._island_models = {}
+        self._A_source = None
 
     @property
     def step_laws(self) -> dict[str, FrictionLaw]:
@@ -602,7 +606,10 @@ class Simulator:
         for plane, frame in zip(self.planes, self._plane_frames) if bodies else ():
             normal = frame[0]
             law = plane.friction if plane.friction is not None else self.friction
-            owner, labels, points = plane_candidates(shapes, x, R, plane)
+            candidates = self._candidates
+            if candidates is None or not candidates.fits(shapes):
+                candidates = self._candidates = PlaneCandidates(shapes)
+            owner, labels, points = candidates.owner, candidates.labels, candidates.points(x, R, normal)
             dist = plane.distance(points) if len(owner) else np.zeros(0)
             # normal speed of each point: n . (v + w x r) = n . v + (r x n) . w
             r_x_n = cross(points - x[owner], normal)
@@ -705,7 +712,24 @@ class Simulator:
                 bounce = (vn < -self.bounce_speed) & (gaps + h * vn <= 0)
                 drift = np.where(bounce, np.minimum(drift, 0.0) + self.restitution * vn, drift)
             d[normal] = drift
-        return StepAssembly.of(asm, h, d, Minv)
+        step = StepAssembly.of(asm, h, d, Minv)
+        self.adopt_A(step)
+        return step
+
+    def adopt_A(self, step: StepAssembly) -> None:
+        """Give ``step`` the A = G M^-1 G^T of the last step it was formed for when ``step``'s G and
+        M^-1 are that step's within :data:`A_RTOL` (relative to their largest entries, the same
+        pattern): A is then that step's to about 1e-13 relative, inside the 1e-12 within which a
+        reused model keeps its compiled matrix (:meth:`Problem.reassemble
+        <contactmodel.formulation.Problem.reassemble>`), and forming it (a tenth of a one-box step)
+        is skipped. A box at rest or sliding without turning keeps its A. The step's own G and
+        M^-1 give its b, velocities and checks."""
+        source = self._A_source
+        if source is not None and "A_sparse" in source[2].__dict__:
+            if _near(step.G, source[0]) and _near(step.Minv, source[1]):
+                step.__dict__["A_sparse"] = source[2].__dict__["A_sparse"]
+                return
+        self._A_source = (step.G, step.Minv, step)
 
     def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:
         """The step's Problem: the previous one when the contact set and laws are unchanged (no
@@ -993,6 +1017,23 @@ class Simulator:
             arm.q = arm.q + h * move[offset : offset + arm.n]
             offset += arm.n
         self.t += h
+
+
+#: relative change of G and M^-1 within which a step keeps the last formed A (see Simulator.adopt_A)
+A_RTOL = 1e-14
+
+
+def _near(X: sp.csr_matrix, Y: sp.csr_matrix) -> bool:
+    """Whether CSR ``X`` has ``Y``'s shape and pattern and its entries within :data:`A_RTOL` times
+    ``Y``'s largest."""
+    if X.shape != Y.shape or X.nnz != Y.nnz:
+        return False
+    if not (X.indptr is Y.indptr or np.array_equal(X.indptr, Y.indptr)):
+        return False
+    if not (X.indices is Y.indices or np.array_equal(X.indices, Y.indices)):
+        return False
+    scale = float(np.max(np.abs(Y.data), initial=0.0))
+    return float(np.max(np.abs(X.data - Y.data), initial=0.0)) <= A_RTOL * scale
 
 
 def _projection_push(Gn: np.ndarray, Minv, q: np.ndarray) -> np.ndarray | None:

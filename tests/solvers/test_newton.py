@@ -6,16 +6,18 @@ import importlib.util
 import itertools
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from contactmodel.errors import SolverError
-from contactmodel.mcp.types import MCP
+from contactmodel.mcp.types import MCP, CoulombBlocks
 from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import NewtonOptions, solve
 
@@ -858,3 +860,44 @@ def test_dense_lu_reports_singular_without_warning():
         assert dense_lu(np.asfortranarray([[1.0, 2.0], [2.0, 4.0]])) is None
         assert dense_lu(np.asfortranarray([[1.0, 0.0], [0.0, 1e-15]]), pivot_tol=1e-14) is None
     assert dense_lu(np.asfortranarray([[1.0, 0.0], [0.0, 1e-13]]), pivot_tol=1e-14) is not None
+
+
+def _random_problem(seed: int, cone: bool) -> MCP:
+    """A random LCP (n = 8, M = G G^T + 0.1 I) or fc3d problem (3 cone blocks, mu in (0.1, 1), two
+    box rows: one free, one lower-bounded)."""
+    rng = np.random.default_rng(seed)
+    n = 11 if cone else 8
+    G = rng.standard_normal((n, n))
+    M = sp.csr_matrix(G @ G.T + 0.1 * np.eye(n))
+    q = rng.standard_normal(n)
+    if not cone:
+        return MCP.from_lcp(M, q)
+    q[0:9:3] -= 1.0  # pressing in
+    lcp = MCP.from_lcp(M, q)
+    lb = np.concatenate([np.full(10, -np.inf), [0.0]])
+    blocks = CoulombBlocks(np.arange(9).reshape(3, 3), rng.uniform(0.1, 1.0, 3))
+    return replace(lcp, lb=lb, ub=np.full(n, np.inf), cones=blocks)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), cone=st.booleans(), kernels=st.sampled_from(["numpy", "auto"]))
+def test_a_solved_start_ends_where_the_attempts_would(seed, cone, kernels):
+    """From a start that already meets tol, the answer without attempts (newton._solved_start) is
+    the attempts' own: the same point, CONVERGED after 0 iterations, the same residual; a start
+    that does not meet tol is not taken."""
+    from contactmodel.solvers import newton as newton_module
+
+    mcp = _random_problem(seed, cone)
+    first = solve(mcp, NewtonOptions(kernels=kernels))
+    assume(first.outcome is Outcome.CONVERGED)
+    short = solve(mcp, NewtonOptions(kernels=kernels, x0=first.x))
+    with mock.patch.object(newton_module, "_solved_start", return_value=None):
+        long = solve(mcp, NewtonOptions(kernels=kernels, x0=first.x))
+    assert short.extras["start_solved"] and "start_solved" not in long.extras
+    assert short.outcome is long.outcome is Outcome.CONVERGED
+    assert short.iterations == long.iterations == 0
+    assert np.array_equal(short.x, long.x)
+    assert short.extras["residual"] == pytest.approx(long.extras["residual"], rel=1e-12, abs=0)
+    assert set(short.extras) - {"start_solved"} <= set(long.extras)
+    off = solve(mcp, NewtonOptions(kernels=kernels, x0=first.x + 1e-3))
+    assert "start_solved" not in off.extras and off.iterations >= 1
