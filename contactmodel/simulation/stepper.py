@@ -808,7 +808,9 @@ class Simulator:
         contacts) when ``islands=False``, with manipulators, or with fewer than two contacts."""
         kin = self.kinematics
         whole = [np.arange(len(contacts))]
-        if not self.split or kin is None or len(contacts) < 2 or not kin.supported(contacts):
+        if not self.split or kin is None or len(contacts) < 2 or len(kin.bodies) < 2:
+            return whole  # one body: one island
+        if not kin.supported(contacts):
             return whole
         a = np.array([kin.index.get(id(c.body_a), -1) for c in contacts])
         b = np.array([kin.index.get(id(c.body_b), -1) for c in contacts])
