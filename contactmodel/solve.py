@@ -128,43 +128,76 @@ def solve(
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine. ``fallback``: a contact problem newton did not solve is solved again in its
     other statements (the other form, the cone in the other form; see :mod:`contactmodel.fallback`).
+    Many problems solved with the same settings: :class:`SolveCall` checks them once.
     """
-    accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
-    if blas_threads is not None:
-        blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
     fallback = validate.boolean(fallback, "solve: fallback", error=OptionError)
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    asked = problem
-    chain = statement(solver) if isinstance(asked, Problem) else Chain()  # a bare MCP: as given
-    problem = chain.apply(asked)
-    compiled, mcp = _compile(problem)
-    timings["compile"] = time.perf_counter() - t0
-    module = _load_solver(solver, mcp)
-    opts = solvers.make_options(solver, options)
     warm = validate.boolean(warm_start, "solve: warm_start", error=OptionError)
     if warm and x0 is not None:
         raise OptionError("solve: give x0 or warm_start=True, not both")
-    if x0 is not None:
-        n = mcp.n if problem is asked else asked.compile().mcp.n
-        x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
-        mcp = MCP(**{**mcp.__dict__, "x0": chain.forward(x0)})
-    elif warm and compiled is not None and compiled.derived.get(LAST_X) is not None:
-        mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[LAST_X]})  # the solved problem's order
-    scale = residual_scale(mcp)
-    result, seconds = _run(solver, module, mcp, opts, blas_threads, scale)
-    timings["solve"] = seconds
-    target = compiled if compiled is not None else mcp
-    solution = assess(target, result, solver, accept_tol, seconds, timings, problem=problem, scale=scale)
-    if compiled is not None and solution.ok:
-        compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
-    if fallback and problem is asked:
-        solution = _fallback(problem, solution, solver, accept_tol, blas_threads, options)
-    if problem is not asked:
-        solution.extras["reductions"] = [r.label for r in chain.applied]
-        if solution.x is not None:
-            solution.x = chain.invert(solution.x)
+    call = SolveCall.of(solver, accept_tol, blas_threads, **options)
+    solution = call.run(problem, x0, warm)
+    if fallback and isinstance(problem, Problem) and "reductions" not in solution.extras:
+        solution = _fallback(problem, solution, solver, call.accept_tol, call.blas_threads, options)
     return solution
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveCall:
+    """The settings of :func:`solve` checked once: the solver, its options as made (class
+    defaults, then preset files, then ``overrides``: :func:`contactmodel.solvers.make_options`),
+    the accepted relative residual and the BLAS threads. :meth:`run` solves a problem with them,
+    without the fallback; :func:`solve` makes one a call, and a caller solving problem after
+    problem with the same settings (a simulation's steps) keeps one. The runs share the options
+    object (solvers read their options and never write them)."""
+
+    solver: str
+    options: object
+    accept_tol: float = TOL
+    blas_threads: int | None = 1
+
+    @classmethod
+    def of(
+        cls, solver: str = "newton", accept_tol: float = TOL, blas_threads: int | None = 1, **overrides
+    ) -> SolveCall:
+        """The settings of ``solve(problem, solver, accept_tol, blas_threads=..., **overrides)``,
+        checked (an :class:`OptionError` or :class:`SolverError` names a bad one)."""
+        accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
+        if blas_threads is not None:
+            blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
+        return cls(solver, solvers.make_options(solver, overrides), accept_tol, blas_threads)
+
+    def run(self, problem, x0=None, warm_start: bool = False) -> Solution:
+        """The verified :class:`Solution` of ``problem`` (a contact Problem or an MCP) from ``x0``
+        (or, with ``warm_start``, the problem's last accepted answer), as :func:`solve` describes
+        it, without the fallback."""
+        solver = self.solver
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        asked = problem
+        chain = statement(solver) if isinstance(asked, Problem) else Chain()  # a bare MCP: as given
+        problem = chain.apply(asked)
+        compiled, mcp = _compile(problem)
+        timings["compile"] = time.perf_counter() - t0
+        module = _load_solver(solver, mcp)
+        if x0 is not None:
+            n = mcp.n if problem is asked else asked.compile().mcp.n
+            x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
+            mcp = MCP(**{**mcp.__dict__, "x0": chain.forward(x0)})
+        elif warm_start and compiled is not None and compiled.derived.get(LAST_X) is not None:
+            mcp = MCP(**{**mcp.__dict__, "x0": compiled.derived[LAST_X]})  # the solved problem's order
+        scale = residual_scale(mcp)
+        result, seconds = _run(solver, module, mcp, self.options, self.blas_threads, scale)
+        timings["solve"] = seconds
+        target = compiled if compiled is not None else mcp
+        tol = self.accept_tol
+        solution = assess(target, result, solver, tol, seconds, timings, problem=problem, scale=scale)
+        if compiled is not None and solution.ok:
+            compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
+        if problem is not asked:
+            solution.extras["reductions"] = [r.label for r in chain.applied]
+            if solution.x is not None:
+                solution.x = chain.invert(solution.x)
+        return solution
 
 
 def statement(solver: str) -> Chain:

@@ -409,6 +409,7 @@ class Simulator:
         self.bounce_speed = 10.0 * self.h * float(np.linalg.norm(self.system.gravity))
         self.torsion = bool(torsion)
         self.solver_options = dict(solver_options or {})
+        self._solve_call = None  # the settings of the steps' solves, checked once (see solve)
         if hasattr(solvers.load(solver)[1], "liftoff_rounds"):
             # newton's lift-off rounds, a last resort for hard static problems, would run on every
             # step newton leaves solved-inaccurate, which step_tol then accepts (16-box cone
@@ -772,12 +773,14 @@ class Simulator:
         return np.array([last.get(name, 0.0) for name in problem.compile().mcp.names])
 
     def solve(self, problem: Problem, x0: np.ndarray | None = None) -> Solution:
-        """The step's answer: ``cm.solve`` without its fallback, then :meth:`settle`."""
-        from contactmodel.solve import solve
+        """The step's answer: ``cm.solve`` without its fallback (the run's settings checked once,
+        :class:`~contactmodel.solve.SolveCall`), then :meth:`settle`."""
+        if self._solve_call is None:
+            from contactmodel.solve import SolveCall
 
-        options = {k: v for k, v in self.solver_options.items() if k != "fallback"}
-        first = solve(problem, solver=self.solver, x0=x0, fallback=False, **options)
-        return self.settle(problem, first)
+            options = {k: v for k, v in self.solver_options.items() if k != "fallback"}
+            self._solve_call = SolveCall.of(self.solver, **options)
+        return self.settle(problem, self._solve_call.run(problem, x0))
 
     def settle(self, problem: Problem, first: Solution) -> Solution:
         """``first``, or the best answer of the step's other statements
