@@ -34,6 +34,7 @@ from contactmodel.mcp.types import Pair
 from contactmodel.mode_labels import Mode
 
 if TYPE_CHECKING:  # annotations only
+    from contactmodel.assembly import ContactAssembly
     from contactmodel.friction.sets import FrictionSet
     from contactmodel.interfaces import ContactProblem as Problem
     from contactmodel.mcp.compiled import CompiledMCP
@@ -311,7 +312,7 @@ def decide_modes(
     moving = np.flatnonzero(~separate & (layout.sliding | slipping))
     # sliding contacts, and slipping ones whose set names no slide: all "slide", decided at once
     found_at = _slides(layout, a, grazing, moving[slipping[moving] & ~sets.named[moving]])
-    found_at.update(_sliding_modes(layout, asm.v, grazing, moving[layout.sliding[moving]]))
+    found_at.update(_sliding_modes(layout, asm, grazing, moving[layout.sliding[moving]]))
     if found_at:
         label[np.fromiter(found_at, dtype=np.int64, count=len(found_at))] = labels.setdefault(
             (Mode.SLIDE, "slide"), len(labels)
@@ -449,12 +450,14 @@ _GRAZING = ("zero normal force with zero normal acceleration (grazing)",)
 
 
 def _sliding_modes(
-    layout: Layout, v: np.ndarray, grazing: np.ndarray, which: np.ndarray
+    layout: Layout, asm: ContactAssembly, grazing: np.ndarray, which: np.ndarray
 ) -> dict[int, _Physical]:
-    """:func:`_sliding_mode` of the initially sliding contacts ``which`` at once (``v`` the
-    assembly's relative velocities (m,)): contact -> its physical mode."""
+    """:func:`_sliding_mode` of the initially sliding contacts ``which`` at once, by the
+    assembly's relative velocities ``asm.v`` (m,) (read only when there are some: a product of
+    G): contact -> its physical mode."""
     if not which.size:
         return {}
+    v = asm.v
     start = layout.starts[which]
     vt, vo = v[layout.order[start + 1]], v[layout.order[start + 2]]
     norm = np.sqrt(vt * vt + vo * vo)  # as np.linalg.norm of each (t, o)

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.types import MCP
+from contactmodel.sparse_product import csr_times
 
 #: a ParamData's or VarData's stored number (the public ``.value`` costs 7x)
 stored_value = attrgetter("_value")
@@ -134,7 +135,7 @@ class Functions:
 
     def F(self, x: np.ndarray) -> np.ndarray:
         t = self.t
-        out = t.L @ x + self.q
+        out = csr_times(t.L, x) + self.q  # t.L @ x, without SciPy's dispatch
         if t.qv.size:
             out += np.bincount(t.qi, t.qv * x[t.qa] * x[t.qb], minlength=self.n)
         for nl in t.nonlinear:
