@@ -454,8 +454,9 @@ class Simulator:
         self.quaternions = [quat_from_matrix(b.rotation) for b in self.system.bodies]
         self.problem: Problem | None = None
         self._key: tuple | None = None
-        #: (G, M^-1, the step) of the last step whose A was formed (see adopt_A)
-        self._A_source: tuple[sp.csr_matrix, sp.csr_matrix, StepAssembly] | None = None
+        #: (G, M^-1, the step, G's and M^-1's largest |entry|) of the last step whose A was formed
+        #: (see adopt_A)
+        self._A_source: tuple | None = None
         self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
         self._names: list[str] | None = None  # that MCP's variable names
         self.t = 0.0
@@ -727,10 +728,11 @@ class Simulator:
         M^-1 give its b, velocities and checks."""
         source = self._A_source
         if source is not None and "A_sparse" in source[2].__dict__:
-            if _near(step.G, source[0]) and _near(step.Minv, source[1]):
+            if _near(step.G, source[0], source[3]) and _near(step.Minv, source[1], source[4]):
                 step.__dict__["A_sparse"] = source[2].__dict__["A_sparse"]
                 return
-        self._A_source = (step.G, step.Minv, step)
+        scales = (float(np.max(np.abs(m.data), initial=0.0)) for m in (step.G, step.Minv))
+        self._A_source = (step.G, step.Minv, step, *scales)
 
     def problem_for(self, step: Assembly, contacts: list[Contact]) -> tuple[Problem, bool]:
         """The step's Problem: the previous one when the contact set and laws are unchanged (no
@@ -1028,16 +1030,15 @@ class Simulator:
 A_RTOL = 1e-14
 
 
-def _near(X: sp.csr_matrix, Y: sp.csr_matrix) -> bool:
+def _near(X: sp.csr_matrix, Y: sp.csr_matrix, scale: float) -> bool:
     """Whether CSR ``X`` has ``Y``'s shape and pattern and its entries within :data:`A_RTOL` times
-    ``Y``'s largest."""
-    if X.shape != Y.shape or X.nnz != Y.nnz:
+    ``scale``, ``Y``'s largest |entry|."""
+    if X.shape != Y.shape or X.data.shape != Y.data.shape:
         return False
     if not (X.indptr is Y.indptr or np.array_equal(X.indptr, Y.indptr)):
         return False
     if not (X.indices is Y.indices or np.array_equal(X.indices, Y.indices)):
         return False
-    scale = float(np.max(np.abs(Y.data), initial=0.0))
     return float(np.max(np.abs(X.data - Y.data), initial=0.0)) <= A_RTOL * scale
 
 
