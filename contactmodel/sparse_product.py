@@ -9,6 +9,8 @@ through ``@``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -24,6 +26,27 @@ def index_dtype(*sizes: int) -> type:
     ``sizes``: int32 when every one fits, else int64. Arrays built in that type are taken as
     they are; int64 ones that would fit SciPy scans to convert (~8 us a matrix)."""
     return np.int32 if max(sizes, default=0) < np.iinfo(np.int32).max else np.int64
+
+
+def pattern_of(matrix: sp.csr_matrix) -> sp.csr_matrix:
+    """``matrix`` made a template for :func:`with_data`: canonical, its index arrays read-only
+    (shared by every matrix made from it, so an in-place change of a pattern, e.g.
+    ``eliminate_zeros``, raises instead of changing them all)."""
+    matrix.sum_duplicates()
+    matrix.indices.flags.writeable = False
+    matrix.indptr.flags.writeable = False
+    return matrix
+
+
+def with_data(template: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
+    """A CSR matrix of ``template``'s shape and pattern (see :func:`pattern_of`) with the entries
+    ``data`` (float64, one per stored entry, in ``template``'s order): a shallow copy of
+    ``template`` given ``data``, sharing its read-only index arrays. SciPy's constructor checks a
+    pattern again each time (~12 us); a time step makes three matrices of one pattern after
+    another."""
+    out = copy.copy(template)
+    out.data = data
+    return out
 
 
 def _direct(A, x, length: int) -> bool:

@@ -327,6 +327,28 @@ def test_csr_transpose_times_is_the_transposed_product_bit_for_bit() -> None:
         csr_transpose_times(sp.csr_matrix(np.ones((3, 2))), np.ones(2))
 
 
+def test_a_matrix_with_a_templates_pattern_is_the_constructors_and_cannot_change_it() -> None:
+    import scipy.sparse as sp
+
+    from contactmodel.sparse_product import pattern_of, with_data
+
+    rng = np.random.default_rng(8)
+    for m, n in [(1, 1), (5, 7), (12, 6)]:
+        dense = rng.normal(size=(m, n)) * (rng.random((m, n)) < 0.5)
+        template = pattern_of(sp.csr_matrix(dense))
+        data = rng.normal(size=template.nnz)
+        made = with_data(template, data)
+        built = sp.csr_matrix((data, template.indices, template.indptr), shape=(m, n))
+        assert made.shape == built.shape and made.data is data
+        for name in ("indptr", "indices", "data"):
+            assert np.array_equal(getattr(made, name), getattr(built, name)), name
+        assert np.array_equal(made.toarray(), built.toarray())
+        assert not np.any(template.data != sp.csr_matrix(dense).data)  # the template unchanged
+        made.data[:] = 0.0
+        with pytest.raises(ValueError):  # a pattern shared by every copy cannot be edited in place
+            made.eliminate_zeros()
+
+
 @pytest.mark.parametrize("law", LAWS)
 def test_interpretation_equals_the_sparse_products_bit_for_bit(law) -> None:
     """The forces, accelerations and motion of an answer are those of the plain ``@`` products."""

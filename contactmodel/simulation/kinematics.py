@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.assembly import COMPONENTS
-from contactmodel.sparse_product import index_dtype
+from contactmodel.sparse_product import index_dtype, pattern_of, with_data
 from contactmodel.system import Body, Contact, Ground, System
 
 #: contact structures whose Jacobian pattern a simulation keeps (see BodyKinematics.jacobian)
@@ -39,9 +39,11 @@ class BodyKinematics:
         # CSR pattern of a block diagonal of dense 6x6 blocks
         base = 6 * np.arange(nb)
         index = index_dtype(36 * nb, 6 * nb)  # each step's CSR then taken as it is
-        self._indices = (base[:, None, None] + np.arange(6)[None, None, :]).repeat(6, axis=1).reshape(-1)
-        self._indices = self._indices.astype(index)
-        self._indptr = (6 * np.arange(6 * nb + 1)).astype(index)
+        indices = (base[:, None, None] + np.arange(6)[None, None, :]).repeat(6, axis=1).reshape(-1)
+        indptr = (6 * np.arange(6 * nb + 1)).astype(index)
+        self._block_pattern = pattern_of(
+            sp.csr_matrix((np.zeros(36 * nb), indices.astype(index), indptr), shape=(6 * nb, 6 * nb))
+        )
         self._patterns: dict[tuple, _JacobianPattern] = {}  # see jacobian
 
     def supported(self, contacts: list[Contact]) -> bool:
@@ -58,7 +60,7 @@ class BodyKinematics:
         blocks = np.zeros((nb, 6, 6))
         blocks[:, 0, 0] = blocks[:, 1, 1] = blocks[:, 2, 2] = lin
         blocks[:, 3:, 3:] = ang
-        return sp.csr_matrix((blocks.reshape(-1), self._indices, self._indptr), shape=(6 * nb, 6 * nb))
+        return with_data(self._block_pattern, blocks.reshape(-1))
 
     def state(self, gravity: np.ndarray):
         """(M, Minv, f, nu) at the bodies' current state: f (6 nb,) = gravity + wrench, torque -
@@ -111,9 +113,7 @@ class BodyKinematics:
             data.append(sign * block.reshape(-1))
             if kt.size:
                 data.append(sign * C[kt, 0, :].reshape(-1))
-        data = np.concatenate(data)[pattern.order]
-        G = sp.csr_matrix((data, pattern.indices, pattern.indptr), shape=(b0, 6 * nb))
-        return G, rows, contact_rows, frames
+        return with_data(pattern.G, np.concatenate(data)[pattern.order]), rows, contact_rows, frames
 
 
 class _JacobianPattern:
@@ -121,8 +121,9 @@ class _JacobianPattern:
     -1 for the ground, and its number of rows): per body side, the contacts on a body, their
     bodies, the sign and the torsion contacts; ``order`` puts the entries, made side by side, in
     CSR order (by row, then column; no entry repeats, a contact joining two different bodies);
-    ``indices`` and ``indptr`` are G's. Kept per structure: a run's steps mostly repeat one, and
-    sorting the entries cost a fifth of a one-box step's Jacobian."""
+    ``G`` is a G of that pattern (entries 0), whose copies take each step's entries. Kept per
+    structure: a run's steps mostly repeat one, and sorting the entries cost a fifth of a
+    one-box step's Jacobian."""
 
     def __init__(self, owners: np.ndarray, dims: np.ndarray, nb: int) -> None:
         nc = dims.size
@@ -146,9 +147,11 @@ class _JacobianPattern:
         self.order = np.lexsort((c, r))
         shape = (int(base[-1]), 6 * nb)
         index = index_dtype(r.size, *shape)
-        self.indices = c[self.order].astype(index)
-        self.indptr = np.zeros(shape[0] + 1, dtype=index)
-        np.cumsum(np.bincount(r, minlength=shape[0]), out=self.indptr[1:])
+        indptr = np.zeros(shape[0] + 1, dtype=index)
+        np.cumsum(np.bincount(r, minlength=shape[0]), out=indptr[1:])
+        self.G = pattern_of(
+            sp.csr_matrix((np.zeros(r.size), c[self.order].astype(index), indptr), shape=shape)
+        )
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
