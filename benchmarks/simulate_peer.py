@@ -403,13 +403,31 @@ def system_of(scene: dict):
     return system, [cm.Plane(tangent=(1.0, 0.0, 0.0))]
 
 
+#: our friction law of each law name, (contactmodel class, keywords): the peers' two (Siconos and
+#: MuJoCo model the cone and the pyramid), then laws of ours alone (benchmarks/small_problems.py)
+LAWS = {
+    "cone": ("CoulombCone", {"form": "soc"}),
+    "pyramid": ("Pyramid", {}),
+    "polygon8": ("Polygonal", {"k": 8}),
+    "cone_mncp": ("CoulombCone", {"form": "mncp"}),
+}
+
+
+def our_law(law: str, mu: float):
+    """The friction law named ``law`` (a key of :data:`LAWS`) with coefficient ``mu``."""
+    import contactmodel as cm
+
+    name, keywords = LAWS[law]
+    return getattr(cm, name)(mu, **keywords)
+
+
 def ours(scene: dict, h: float, law: str, beta: float = 0.2, step_tol: float | None = None) -> dict:
     """Our run of ``scene`` (``step_tol``: simulate's, None for its default)."""
     import contactmodel as cm
 
     system, planes = system_of(scene)
     mu = scene["mu"]
-    friction = cm.CoulombCone(mu, form="soc") if law == "cone" else cm.Pyramid(mu)
+    friction = our_law(law, mu)
     t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a failed step is reported in the row
@@ -563,7 +581,7 @@ def ours_contact(scene: dict, h: float, law: str, contact) -> dict:
 
     system, planes = system_of(scene)
     mu = scene["mu"]
-    friction = cm.CoulombCone(mu, form="soc") if law == "cone" else cm.Pyramid(mu)
+    friction = our_law(law, mu)
     c0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -1,14 +1,16 @@
-"""The fixed cost of small problems: a 4-contact solve and a one-box simulation step, CPU time.
+"""The fixed cost of small problems: a 4-contact solve and a one-body simulation step, CPU time.
 
 - ``solve``: re-solves of the box of ``examples/box_push.py`` (a 3 kg cube on four corner
-  contacts, pushed sideways below the friction limit) with newton, friction
-  ``CoulombCone(0.5, form="soc")`` (cone) and ``Pyramid(0.5)`` (pyramid): the CPU time of the
-  whole ``cm.solve`` call and of the solver inside it (``Solution.extras["cpu_seconds"]``), per
-  call, min and median of ``--calls`` calls after one warm-up solve.
-- ``simulate``: ``cm.simulate`` of the sliding cube of ``benchmarks/simulate_peer.py`` (scene
-  ``box_slide``: 1 m/s along x, mu = 0.5, dt = 1e-3, ``--t-end`` s, all steps with four contacts),
-  CPU time per step of the whole run, min and median of ``--runs`` runs after a short warm-up run,
-  and the run's mean split per step (contact generation, update, solve; wall time).
+  contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
+  ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
+  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``): the CPU time of the whole ``cm.solve`` call and
+  of the solver inside it (``Solution.extras["cpu_seconds"]``), per call, min and median of
+  ``--calls`` calls after one warm-up solve.
+- ``simulate``: ``cm.simulate`` of the one-body ``--scenes`` of ``benchmarks/simulate_peer.py``
+  (default ``box_slide``: a cube sliding at 1 m/s along x, mu = 0.5, four contacts every step;
+  also ``box_incline``, ``sphere_bowl``, ``sphere_incline``), dt = 1e-3, ``--t-end`` s: CPU time
+  per step of the whole run, min and median of ``--runs`` runs after one unmeasured run, and the
+  run's mean split per step (contact generation, update, solve; wall time).
 
 Run against another source tree of the package to compare (the same command, alternating):
 
@@ -28,20 +30,20 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "examples"))
 
+from simulate_peer import LAWS  # noqa: E402  (benchmarks/ on the path first)
 
-def _law(name: str):
-    import contactmodel as cm
-
-    return cm.CoulombCone(0.5, form="soc") if name == "cone" else cm.Pyramid(0.5)
+#: the one-body scenes of benchmarks/simulate_peer.py
+SCENES = ["box_slide", "box_incline", "sphere_bowl", "sphere_incline"]
 
 
 def solve_times(law: str, calls: int) -> dict:
     """CPU ms of the whole call and of the solver, min and median over ``calls`` re-solves."""
     import box_push
+    import simulate_peer
 
     import contactmodel as cm
 
-    problem = cm.formulate(box_push.build(), friction=_law(law))
+    problem = cm.formulate(box_push.build(), friction=simulate_peer.our_law(law, 0.5))
     first = cm.solve(problem, solver="newton")
     whole, solver = [], []
     for _ in range(calls):
@@ -57,12 +59,13 @@ def solve_times(law: str, calls: int) -> dict:
     }
 
 
-def simulate_times(law: str, runs: int, t_end: float) -> dict:
-    """CPU ms per step of a whole ``cm.simulate`` run, min and median over ``runs`` runs."""
+def simulate_times(law: str, runs: int, t_end: float, scene_name: str = "box_slide") -> dict:
+    """CPU ms per step of a whole ``cm.simulate`` run, min and median over ``runs`` runs after
+    one run unmeasured (imports, and the compiled kernels the run calls)."""
     import simulate_peer
 
-    scene = dict(simulate_peer.scenes(["box_slide"], 1, None)[0], t_end=t_end)
-    simulate_peer.ours(dict(scene, t_end=0.01), 1e-3, law)  # imports and compiled kernels
+    scene = dict(simulate_peer.scenes([scene_name], 1, None)[0], t_end=t_end)
+    simulate_peer.ours(scene, 1e-3, law)
     per_step, last = [], None
     for _ in range(runs):
         last = simulate_peer.ours(scene, 1e-3, law)
@@ -78,7 +81,8 @@ def simulate_times(law: str, runs: int, t_end: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--laws", nargs="+", default=["cone", "pyramid"], choices=["cone", "pyramid"])
+    parser.add_argument("--laws", nargs="+", default=["cone", "pyramid"], choices=sorted(LAWS))
+    parser.add_argument("--scenes", nargs="+", default=["box_slide"], choices=SCENES)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--t-end", type=float, default=0.1)
@@ -95,11 +99,11 @@ def main() -> None:
                 f"{r['call_ms'][0]:.3f} median {r['call_ms'][1]:.3f} ms, solver min {r['solver_ms'][0]:.3f} "
                 f"median {r['solver_ms'][1]:.3f} ms (CPU)"
             )
-        if args.only != "solve":
-            r = simulate_times(law, args.runs, args.t_end)
+        for scene in args.scenes if args.only != "solve" else ():
+            r = simulate_times(law, args.runs, args.t_end, scene)
             print(
-                f"simulate {law:8s} {r['steps']} steps (failed step {r['failed_step']}, largest residual "
-                f"{r['residual_max']:.1e}): min {r['step_ms'][0]:.3f} median {r['step_ms'][1]:.3f} "
+                f"simulate {law:8s} {scene:14s} {r['steps']} steps (failed step {r['failed_step']}, largest "
+                f"residual {r['residual_max']:.1e}): min {r['step_ms'][0]:.3f} median {r['step_ms'][1]:.3f} "
                 f"ms CPU per step; split (wall ms) {r['split_ms']}"
             )
 

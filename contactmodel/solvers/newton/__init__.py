@@ -627,7 +627,8 @@ def solve(mcp: MCP, options: NewtonOptions | None = None) -> SolverResult:
     only if that residual is ``<= options.tol``. A run that fails (stall, line-search failure) is
     restarted from the starting point with the settings of ``_RESTARTS`` while the iteration and
     time budgets last; for an LCP, Lemke's method runs before them (``pivot_fallback``), and its
-    certificate of infeasibility makes the outcome INFEASIBLE. ``extras`` holds
+    certificate of infeasibility makes the outcome INFEASIBLE. A start that already meets
+    ``tol`` ends at once, with no attempt set up (:func:`_solved_start`). ``extras`` holds
     ``residual_history`` (natural residual inf-norm per iterate, all attempts), ``residual``,
     ``factorizations``, ``gradient_steps``, ``lm_steps``, ``polish_steps``, ``polish_kept``,
     ``watchdog_restarts``, ``refine_steps``, ``restarts``, ``regularized``, ``f_evals``,
