@@ -141,30 +141,33 @@ def solve(
     return solution
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class SolveCall:
-    """The settings of :func:`solve` checked once: the solver, its options as made (class
-    defaults, then preset files, then ``overrides``: :func:`contactmodel.solvers.make_options`),
-    the accepted relative residual and the BLAS threads. :meth:`run` solves a problem with them,
+    """The settings of :func:`solve` checked once: the solver, its option ``overrides``, the
+    accepted relative residual and the BLAS threads. :meth:`run` solves a problem with them,
     without the fallback; :func:`solve` makes one a call, and a caller solving problem after
-    problem with the same settings (a simulation's steps) keeps one. The runs share the options
-    object (solvers read their options and never write them)."""
+    problem with the same settings (a simulation's steps) keeps one. The options are made at the
+    first run, once the solver is known to take the problem (class defaults, then preset files,
+    then ``overrides``: :func:`contactmodel.solvers.make_options`), and shared by the runs
+    (solvers read their options and never write them)."""
 
     solver: str
-    options: object
+    overrides: dict
     accept_tol: float = TOL
     blas_threads: int | None = 1
+    options: object = dataclasses.field(default=None, repr=False)
 
     @classmethod
     def of(
         cls, solver: str = "newton", accept_tol: float = TOL, blas_threads: int | None = 1, **overrides
     ) -> SolveCall:
-        """The settings of ``solve(problem, solver, accept_tol, blas_threads=..., **overrides)``,
-        checked (an :class:`OptionError` or :class:`SolverError` names a bad one)."""
+        """The settings of ``solve(problem, solver, accept_tol, blas_threads=..., **overrides)``
+        (an :class:`OptionError` names a bad tolerance or thread count; a bad option, at the
+        first run)."""
         accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
         if blas_threads is not None:
             blas_threads = validate.integer(blas_threads, "solve: blas_threads", low=1, error=OptionError)
-        return cls(solver, solvers.make_options(solver, overrides), accept_tol, blas_threads)
+        return cls(solver, overrides, accept_tol, blas_threads)
 
     def run(self, problem, x0=None, warm_start: bool = False) -> Solution:
         """The verified :class:`Solution` of ``problem`` (a contact Problem or an MCP) from ``x0``
@@ -179,6 +182,8 @@ class SolveCall:
         compiled, mcp = _compile(problem)
         timings["compile"] = time.perf_counter() - t0
         module = _load_solver(solver, mcp)
+        if self.options is None:
+            self.options = solvers.make_options(solver, self.overrides)
         if x0 is not None:
             n = mcp.n if problem is asked else asked.compile().mcp.n
             x0 = validate.real_array(x0, "solve: x0", shape=(n,), error=OptionError)
