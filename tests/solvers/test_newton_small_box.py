@@ -171,3 +171,23 @@ def test_lm_box_solves_the_levenberg_marquardt_system(n):
     np.testing.assert_allclose((H.T @ H + mu * np.eye(n)) @ d, -H.T @ phi, atol=1e-10)
     same = box_matrix.lm_solve(box_matrix.Assembler(n)(J, da, db), phi, 1e-3)
     assert np.array_equal(same, d)
+
+
+def test_the_newton_matrix_kept_for_a_pattern_follows_every_new_jacobian():
+    """A Jacobian made anew with the same pattern (a nonlinear MCP's, at each iterate) reuses the
+    kept pattern of H, and one with another pattern (an entry gone) makes a new one: either way
+    the entries of H are those a fresh assembler gives."""
+    rng = np.random.default_rng(5)
+    n = 12
+    dense = rng.normal(size=(n, n)) * (rng.random((n, n)) < 0.4)
+    da, db = rng.random(n), rng.random(n)
+    kept = box_matrix.Assembler(n)
+    for step in range(4):
+        values = dense * (1.0 + 0.1 * step)
+        if step == 3:
+            values[np.nonzero(values)[0][0], np.nonzero(values)[1][0]] = 0.0  # another pattern
+        J = sp.csr_matrix(values)  # new arrays each time
+        fresh = box_matrix.Assembler(n)(J, da, db)
+        mine = kept(J, da, db)
+        assert np.array_equal(mine.toarray(), fresh.toarray())
+        assert np.array_equal(mine.indices, fresh.indices) and np.array_equal(mine.indptr, fresh.indptr)

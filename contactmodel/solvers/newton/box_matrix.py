@@ -27,8 +27,9 @@ DENSE_FRACTION = 0.15
 class Assembler:
     """Builds ``H = diag(da) + diag(db) J`` as the CSC matrix of ``H^T`` (for SuperLU, trans='T').
 
-    The sparsity pattern of ``J`` plus its diagonal is cached while ``J`` keeps the same index
-    arrays (e.g. the constant ``M`` of an affine MCP).
+    The sparsity pattern of ``J`` plus its diagonal is kept while ``J`` keeps the same pattern:
+    the same index arrays (the constant ``M`` of an affine MCP) or equal ones (the Jacobian of a
+    nonlinear MCP, made anew at each iterate).
     """
 
     def __init__(self, n: int) -> None:
@@ -54,12 +55,15 @@ class Assembler:
         self.jrows = rows
         self.krows = krows
         self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
-        self._key = (J, J.indptr, J.indices)
+        self._key = (J.indptr, J.indices, J.indptr.copy(), J.indices.copy())
 
     def values(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> np.ndarray:
         """Entries of ``H`` in the cached CSR pattern of ``J + I``."""
         key = self._key
-        if key is None or key[0] is not J or key[1] is not J.indptr or key[2] is not J.indices:
+        if key is None or not (
+            (key[0] is J.indptr and key[1] is J.indices)
+            or (np.array_equal(key[2], J.indptr) and np.array_equal(key[3], J.indices))
+        ):
             self._pattern(J)
         data = np.zeros(self.knnz)
         data[self.jpos] = J.data * db[self.jrows]
