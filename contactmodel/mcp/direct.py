@@ -59,8 +59,8 @@ def force_matrix(
         crow = contact_rows[name]
         comps, ranks, coefs, positions = rows.terms
         starts.append(base)
-        ti.extend([crow[c] for c in comps])
-        tj.extend([base + r for r in ranks])
+        ti += map(crow.__getitem__, comps)
+        tj += map(base.__add__, ranks)
         tv.extend(coefs)
         base += len(positions)
     return starts, _csr(

@@ -203,7 +203,7 @@ class ConeMethod(NewtonMethod):
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
         self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         self._J: sp.csr_matrix | None = None
-        self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
+        self._JT: sp.csc_matrix | None = None  # J.T of the constant J of an affine F: a CSC view
         self._pattern: _Pattern | None = None
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
@@ -580,7 +580,8 @@ class ConeMethod(NewtonMethod):
             v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
         if J is self._J:  # the constant J of an affine F: its transpose made once
             if self._JT is None:
-                self._JT = J.T.tocsr()
+                # J's arrays read as CSC: the products sum each entry in the order a CSR copy does
+                self._JT = J.T
                 if self.kept is not None:
                     self.kept["JT"] = self._JT
             JT = self._JT
