@@ -52,7 +52,8 @@ def test_cone_gradient_through_the_view_is_the_copy_s(seed, kernels) -> None:
 
 def test_a_100_contact_fc3d_solve_takes_its_steps() -> None:
     """A sparse-path fc3d problem of 100 contacts (n = 300 > newton's dense threshold) is solved
-    with its regularized sparse Newton steps, the kernels' and numpy's iterates the same."""
+    with its regularized sparse Newton steps, by the compiled attempt (the kernels) as by the
+    numpy path: the same iterations and residuals (to rounding), the same answer."""
     rng = np.random.default_rng(7)
     nc = 100
     n = 3 * nc
@@ -61,10 +62,10 @@ def test_a_100_contact_fc3d_solve_takes_its_steps() -> None:
     q = rng.standard_normal(n)
     q[0::3] = np.abs(q[0::3]) * np.where(rng.random(nc) < 0.5, -1.0, 1.0)
     mu = rng.uniform(0.2, 0.8, nc)
-    runs = [cm.solve(cm.formulate_from_matrices(W, q, mu), kernels=k) for k in ("auto", "numpy")]
-    for sol in runs:
-        assert sol.status is cm.Status.SOLVED
-        assert sol.extras["compiled_attempts"] == 0 and sol.extras["regularized"]  # SuperLU's path
-    assert runs[0].iterations == runs[1].iterations
-    assert runs[0].extras["residual_history"] == runs[1].extras["residual_history"]
-    assert runs[0].x.tobytes() == runs[1].x.tobytes()
+    fast, plain = (cm.solve(cm.formulate_from_matrices(W, q, mu), kernels=k) for k in ("auto", "numpy"))
+    for sol in (fast, plain):
+        assert sol.status is cm.Status.SOLVED and sol.extras["regularized"]  # SuperLU's path
+    assert fast.extras["compiled_attempts"] >= 1 and plain.extras["compiled_attempts"] == 0
+    assert fast.iterations == plain.iterations
+    np.testing.assert_allclose(fast.extras["residual_history"], plain.extras["residual_history"], rtol=1e-12)
+    np.testing.assert_allclose(fast.x, plain.x, rtol=0, atol=1e-12 * max(1.0, float(np.abs(plain.x).max())))
