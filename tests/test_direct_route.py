@@ -338,6 +338,12 @@ def test_the_identity_coefficients_are_the_general_constructions() -> None:
     construction of ``mcp.direct``."""
     from contactmodel.mcp.direct import _csr, _identity_csr
 
+    lazy, eager = _problems("cone_soc", False, "none")
+    direct = lazy.compile()
+    assert direct.identity_rows == (18, 18)
+    slow = _csr(np.arange(18), np.arange(18), np.ones(18), (18, 18))
+    assert (direct.rows_b != slow).nnz == 0 and direct.rows_b.indices.dtype == slow.indices.dtype
+    assert direct.mcp.q.tobytes() == eager.compile().mcp.q.tobytes()
     for n, m in [(0, 0), (3, 3), (12, 12), (6, 9)]:
         fast = _identity_csr(n, m)
         rows = np.arange(n, dtype=np.int64)

@@ -156,7 +156,10 @@ class DirectMCP(CompiledMCP):
     model's variables, and its constants from the model's mutable Params, as any compilation."""
 
     problem: Problem | None = field(default=None, repr=False)
-    rows_b: sp.csr_matrix | None = field(default=None, repr=False)
+    _rows_b: sp.csr_matrix | None = field(default=None, repr=False)
+    #: (n, m) when ``rows_b`` is the identity (each row reads its own row's constant, e.g. every
+    #: contact rolling in the SOC form): made when first read, q taken from the constants directly
+    identity_rows: tuple[int, int] | None = field(default=None, repr=False)
     newton_euler: int = 0
     cone_names: list[str] = field(default_factory=list, repr=False)
     keys: list[tuple] = field(default_factory=list, repr=False)
@@ -188,11 +191,22 @@ class DirectMCP(CompiledMCP):
             ]
         self._seen = (asm, laws)
 
+    @property
+    def rows_b(self) -> sp.csr_matrix | None:
+        """(n, m): each MCP row's coefficients of the accelerations' constants (see the class
+        docstring)."""
+        if self._rows_b is None and self.identity_rows is not None:
+            self._rows_b = _identity_csr(*self.identity_rows)
+        return self._rows_b
+
     def _set_constants(self, *values: np.ndarray) -> None:
         """q = rows_b @ (the accelerations' constants), the Newton-Euler rows' constants first."""
         *ne, accel = values
         q = self._q_linear
-        q[:] = _row_sums(self.rows_b, accel)
+        if self.identity_rows is not None:  # 1.0 times each row's own constant: the constants
+            q[:] = accel[: q.shape[0]]
+        else:
+            q[:] = _row_sums(self.rows_b, accel)
         if ne:
             q[: self.newton_euler] = ne[0]
 
@@ -356,7 +370,8 @@ def compile_direct(
         constants=None,  # the assembly's (see DirectMCP.update)
         _q_linear=np.zeros(n),
         problem=problem,
-        rows_b=Cb,
+        _rows_b=Cb,
+        identity_rows=(n, asm.m) if Cb is None else None,
         newton_euler=nf,
         cone_names=cone_names,
         keys=names,
@@ -389,7 +404,8 @@ def _linear_part(
     asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, row_terms: list, cone_theirs: list, n: int
 ):
     """(L, Cb) of the contact rows: their linear part L (n, n) and the (n, m) matrix Cb of their
-    acceleration coefficients (the rows' constants are Cb times the accelerations' constants).
+    acceleration coefficients (the rows' constants are Cb times the accelerations' constants;
+    None when it is the identity, each row reading its own row).
     A row F_i = sum_k coef_k a_axis_k + sum coef var reads the accelerations as rows of ``K`` (a =
     K z + constants), K's column j the MCP column ``kcols[j]``: ``K`` None means K = A T
     (:func:`reduced_matrix`, the reduced form, z = y); quadratic and other nonlinear terms are not
@@ -407,7 +423,7 @@ def _linear_part(
         )
         order = np.arange(n)
         if np.array_equal(mine, order) and np.array_equal(theirs, order):
-            Cb = _identity_csr(n, asm.m)
+            Cb = None  # the identity (see DirectMCP.identity_rows), made when read
         else:
             Cb = _csr(np.array(mine, dtype=np.int64), theirs, np.ones(len(mine)), (n, asm.m))
         if K is None and np.array_equal(mine, order) and n == T.shape[0] == T.shape[1]:
