@@ -375,6 +375,7 @@ def compile_direct(
         newton_euler=nf,
         cone_names=cone_names,
         keys=names,
+        _seen=(None, problem.laws),  # the cone blocks' mu are the rows' own (cone_mu): not read again
     )
     q = compiled._q_linear  # filled by the update below
     functions = compiled.functions = Functions(terms, q)
