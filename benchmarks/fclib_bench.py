@@ -212,6 +212,10 @@ def warm_up(solvers: list[str]) -> float:
     q = np.tile([-1.0, 0.2, 0.0], n // 3)
     problem = cm.formulate_from_matrices(W, q, friction=laws(np.full(n // 3, 0.5), "soc", "quadratic"))
     cm.solve(problem, solver="newton")
+    # and a singular one on the sparse path: its compiled loop's Levenberg-Marquardt block
+    W, q = np.diag(np.tile([1.0, 0.0, 0.0], n // 3)), np.tile([-1.0, 0.0, 0.0], n // 3)
+    problem = cm.formulate_from_matrices(W, q, friction=laws(np.full(n // 3, 0.5), "soc", "quadratic"))
+    cm.solve(problem, solver="newton", time_limit=10.0, regularize="never")
     return time.perf_counter() - t0
 
 

@@ -4,7 +4,9 @@ Each file of ``tests/data/fclib`` named on the command line (default: two of 4 a
 read, scaled and formulated as ``benchmarks/fclib_bench.py`` does (``CoulombCone(mu, form="soc")``
 contacts), solved once, then solved ``--calls`` times again with newton at ``accept_tol`` 1e-8:
 the median CPU time of the whole call and of the solver inside it
-(``Solution.extras["cpu_seconds"]``).
+(``Solution.extras["cpu_seconds"]``). Then the first call on ``--calls / 10`` problems formulated
+afresh: its median CPU time, and the medians of its compile, solver and modes-and-results parts
+(``Solution.timings["compile"]`` and ``["verify"]`` are wall times).
 
 Run against another source tree of the package to compare (the same command, alternating):
 
@@ -44,12 +46,26 @@ def call_times(name: str, calls: int) -> dict:
         sol = cm.solve(problem, accept_tol=1e-8)
         whole.append(time.process_time() - c0)
         solver.append(sol.extras["cpu_seconds"])
+    # first calls, each on a problem formulated afresh (as fclib_bench.py times them), split into
+    # the compile, the solver and the verification (modes and results) inside them
+    fresh = [
+        fb.to_problem(scaled, friction=fb.laws(loc.mu, "soc", "auto")) for _ in range(max(1, calls // 10))
+    ]
+    parts: dict[str, list[float]] = {"first": [], "compile": [], "solver": [], "verify": []}
+    for problem in fresh:
+        c0 = time.process_time()
+        sol = cm.solve(problem, accept_tol=1e-8)
+        parts["first"].append(time.process_time() - c0)
+        parts["compile"].append(sol.timings["compile"])  # wall time, as the dispatcher records it
+        parts["solver"].append(sol.extras["cpu_seconds"])
+        parts["verify"].append(sol.timings.get("verify", 0.0))  # wall time
     return {
         "contacts": loc.nc,
         "status": first.status.name,
         "iterations": first.iterations,
         "call_ms": 1e3 * statistics.median(whole),
         "solver_ms": 1e3 * statistics.median(solver),
+        **{f"first_{k}_ms": 1e3 * statistics.median(v) for k, v in parts.items()},
     }
 
 
@@ -65,7 +81,9 @@ def main() -> None:
         r = call_times(name, args.calls)
         print(
             f"{name} ({r['contacts']} contacts) {r['status']} in {r['iterations']} iterations: call "
-            f"median {r['call_ms']:.3f} ms, solver median {r['solver_ms']:.3f} ms (CPU)"
+            f"median {r['call_ms']:.3f} ms, solver median {r['solver_ms']:.3f} ms (CPU); first call "
+            f"{r['first_first_ms']:.3f} ms: compile {r['first_compile_ms']:.3f}, solver "
+            f"{r['first_solver_ms']:.3f}, modes and results {r['first_verify_ms']:.3f} ms"
         )
 
 

@@ -313,3 +313,42 @@ def test_force_vector_before_the_model_is_built_is_the_built_models(law, form) -
     problem.model  # noqa: B018  (built now: the variables take the point loaded)
     np.testing.assert_array_equal(lazy, problem.force_vector())
     assert np.abs(lazy).max() > 0.0
+
+
+@pytest.mark.parametrize("sliding", ["none", "some"])
+def test_cone_blocks_among_other_laws_are_the_built_models(sliding) -> None:
+    """Cone blocks after the pairs of other laws (linear, quadratic and norm rows) in one problem:
+    the cone rows, made apart from the pairs' rows, land where the built model puts them."""
+    nc = 6
+    A, b = _data(nc, False, seed=5)
+    flags = {"none": [False] * nc, "some": [True, False, False, True, False, True]}[sliding]
+    kinds = ["cone_soc", "pyramid", "cone_soc", "cone_mncp", "cone_norm", "cone_soc"]
+    kwargs = dict(friction=[LAWS[k]() for k in kinds], sliding=flags)
+    lazy = cm.formulate_from_matrices(A, b, **kwargs)
+    eager = cm.formulate_from_matrices(A, b, **kwargs)
+    eager.model  # noqa: B018  (built now: compiled from the model)
+    direct = lazy.compile()
+    assert isinstance(direct, DirectMCP) and direct.mcp.cones is not None
+    _same(direct, eager.compile(), lazy, eager, exact=False)
+
+
+def test_the_identity_coefficients_are_the_general_constructions() -> None:
+    """The acceleration coefficients of rows that each read their own row (every contact rolling
+    in the SOC form) are made directly; the same matrix, index type and flags as the general
+    construction of ``mcp.direct``."""
+    from contactmodel.mcp.direct import _csr, _identity_csr
+
+    lazy, eager = _problems("cone_soc", False, "none")
+    direct = lazy.compile()
+    assert direct.identity_rows == (18, 18)
+    slow = _csr(np.arange(18), np.arange(18), np.ones(18), (18, 18))
+    assert (direct.rows_b != slow).nnz == 0 and direct.rows_b.indices.dtype == slow.indices.dtype
+    assert direct.mcp.q.tobytes() == eager.compile().mcp.q.tobytes()
+    for n, m in [(0, 0), (3, 3), (12, 12), (6, 9)]:
+        fast = _identity_csr(n, m)
+        rows = np.arange(n, dtype=np.int64)
+        slow = _csr(rows, rows.copy(), np.ones(n), (n, m))
+        assert fast.shape == slow.shape and fast.indices.dtype == slow.indices.dtype
+        assert fast.indptr.dtype == slow.indptr.dtype and fast.has_canonical_format
+        for f in ("data", "indices", "indptr"):
+            assert getattr(fast, f).tobytes() == getattr(slow, f).tobytes()

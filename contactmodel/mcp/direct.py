@@ -59,8 +59,8 @@ def force_matrix(
         crow = contact_rows[name]
         comps, ranks, coefs, positions = rows.terms
         starts.append(base)
-        ti.extend([crow[c] for c in comps])
-        tj.extend([base + r for r in ranks])
+        ti += map(crow.__getitem__, comps)
+        tj += map(base.__add__, ranks)
         tv.extend(coefs)
         base += len(positions)
     return starts, _csr(
@@ -156,7 +156,10 @@ class DirectMCP(CompiledMCP):
     model's variables, and its constants from the model's mutable Params, as any compilation."""
 
     problem: Problem | None = field(default=None, repr=False)
-    rows_b: sp.csr_matrix | None = field(default=None, repr=False)
+    _rows_b: sp.csr_matrix | None = field(default=None, repr=False)
+    #: (n, m) when ``rows_b`` is the identity (each row reads its own row's constant, e.g. every
+    #: contact rolling in the SOC form): made when first read, q taken from the constants directly
+    identity_rows: tuple[int, int] | None = field(default=None, repr=False)
     newton_euler: int = 0
     cone_names: list[str] = field(default_factory=list, repr=False)
     keys: list[tuple] = field(default_factory=list, repr=False)
@@ -188,11 +191,22 @@ class DirectMCP(CompiledMCP):
             ]
         self._seen = (asm, laws)
 
+    @property
+    def rows_b(self) -> sp.csr_matrix | None:
+        """(n, m): each MCP row's coefficients of the accelerations' constants (see the class
+        docstring)."""
+        if self._rows_b is None and self.identity_rows is not None:
+            self._rows_b = _identity_csr(*self.identity_rows)
+        return self._rows_b
+
     def _set_constants(self, *values: np.ndarray) -> None:
         """q = rows_b @ (the accelerations' constants), the Newton-Euler rows' constants first."""
         *ne, accel = values
         q = self._q_linear
-        q[:] = _row_sums(self.rows_b, accel)
+        if self.identity_rows is not None:  # 1.0 times each row's own constant: the constants
+            q[:] = accel[: q.shape[0]]
+        else:
+            q[:] = _row_sums(self.rows_b, accel)
         if ne:
             q[: self.newton_euler] = ne[0]
 
@@ -301,17 +315,20 @@ def compile_direct(
             tcols.append(start + pranks[k] if pranks[k] >= 0 else -1)
         lb.extend(lows)
         ub.extend(highs)
-    cone_index, cone_mu, cone_names = [], [], []
+    # the cone rows, three a block: row F_i = accel[axis], nothing else (their own arrays, not
+    # row_terms: a contact's loop of a few list operations instead of a dozen per row)
+    first_cone = len(names)
+    cone_names = [name for name, *_ in cones]
+    cone_mu = [rows.mu for _, rows, _, _ in cones]
+    cone_theirs: list[int] = []  # each cone row's assembly row
     for name, rows, (cvars, caxes, cranks), start in cones:
         crow, mine = contact_rows[name], where[name]
-        cone_index.append(range(len(names), len(names) + 3))
-        cone_mu.append(rows.mu)
-        cone_names.append(name)
-        for pos, axis, r in zip(cvars, caxes, cranks):
-            mine[pos] = len(names)
-            row_terms.append((len(names), crow, ([(1.0, axis)], [], [], []), mine))
-            names.append((name, *rows.variables[pos][:2]))
-            tcols.append(start + r if r >= 0 else -1)
+        if mine:  # the contact's pairs may read its cone variables
+            mine.update(zip(cvars, range(len(names), len(names) + 3)))
+        cone_theirs += [crow[axis] for axis in caxes]
+        names += [(name, *rows.variables[pos][:2]) for pos in cvars]
+        tcols += [start + r if r >= 0 else -1 for r in cranks]
+    cone_index = np.arange(first_cone, len(names), dtype=np.int64).reshape(-1, 3)
     n = len(names)
     lb.extend([-np.inf] * (n - len(lb)))
     ub.extend([np.inf] * (n - len(ub)))
@@ -325,10 +342,10 @@ def compile_direct(
         K, kcols = asm.G[:, asm.free].tocsr(), np.arange(nf, dtype=np.int64)
         ne = newton_euler_matrix(asm, T)
         L = matrix_rows(ne, np.concatenate([kcols, cols]), range(nf), range(nf), n)
-        L_contacts, Cb = _linear_part(asm, T, K, kcols, row_terms, n)
+        L_contacts, Cb = _linear_part(asm, T, K, kcols, row_terms, cone_theirs, n)
         L = (L + L_contacts).tocsr()
     else:  # a = A T y + b
-        L, Cb = _linear_part(asm, T, None, cols, row_terms, n)
+        L, Cb = _linear_part(asm, T, None, cols, row_terms, cone_theirs, n)
     qi, qa, qb, qv, nonlinear = [], [], [], [], []
     for i, _, (_, _, quad, other), mine in row_terms:
         for coef, a, b in quad:
@@ -353,16 +370,18 @@ def compile_direct(
         constants=None,  # the assembly's (see DirectMCP.update)
         _q_linear=np.zeros(n),
         problem=problem,
-        rows_b=Cb,
+        _rows_b=Cb,
+        identity_rows=(n, asm.m) if Cb is None else None,
         newton_euler=nf,
         cone_names=cone_names,
         keys=names,
+        _seen=(None, problem.laws),  # the cone blocks' mu are the rows' own (cone_mu): not read again
     )
     q = compiled._q_linear  # filled by the update below
     functions = compiled.functions = Functions(terms, q)
     cones = None
     if cone_mu:
-        cones = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), cone_mu)
+        cones = CoulombBlocks(cone_index, cone_mu)
     compiled.mcp = MCP(
         F=functions.F,
         J=functions.J,
@@ -382,21 +401,32 @@ def compile_direct(
     return compiled
 
 
-def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, row_terms: list, n: int):
+def _linear_part(
+    asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, row_terms: list, cone_theirs: list, n: int
+):
     """(L, Cb) of the contact rows: their linear part L (n, n) and the (n, m) matrix Cb of their
-    acceleration coefficients (the rows' constants are Cb times the accelerations' constants).
+    acceleration coefficients (the rows' constants are Cb times the accelerations' constants;
+    None when it is the identity, each row reading its own row).
     A row F_i = sum_k coef_k a_axis_k + sum coef var reads the accelerations as rows of ``K`` (a =
     K z + constants), K's column j the MCP column ``kcols[j]``: ``K`` None means K = A T
     (:func:`reduced_matrix`, the reduced form, z = y); quadratic and other nonlinear terms are not
-    part of L."""
+    part of L. ``row_terms`` are the pairs' rows; the cone rows, the last ``len(cone_theirs)`` MCP
+    rows, are F_i = accel of assembly row ``cone_theirs[k]``."""
+    first_cone = n - len(cone_theirs)
     mine = [i for i, _, _, _ in row_terms]
+    mine += range(first_cone, n)
     pure = all(
         len(acc) == 1 and acc[0][0] == 1.0 and not (var or q or o) for _, _, (acc, var, q, o), _ in row_terms
     )
     if pure:
-        theirs = np.array([crow[acc[0][1]] for _, crow, (acc, *_), _ in row_terms], dtype=np.int64)
-        Cb = _csr(np.array(mine, dtype=np.int64), theirs, np.ones(len(mine)), (n, asm.m))
+        theirs = np.array(
+            [crow[acc[0][1]] for _, crow, (acc, *_), _ in row_terms] + cone_theirs, dtype=np.int64
+        )
         order = np.arange(n)
+        if np.array_equal(mine, order) and np.array_equal(theirs, order):
+            Cb = None  # the identity (see DirectMCP.identity_rows), made when read
+        else:
+            Cb = _csr(np.array(mine, dtype=np.int64), theirs, np.ones(len(mine)), (n, asm.m))
         if K is None and np.array_equal(mine, order) and n == T.shape[0] == T.shape[1]:
             if np.array_equal(kcols, order) and np.array_equal(theirs, order):
                 # every row of K = A T in its own order (e.g. contacts that all roll, SOC form),
@@ -416,6 +446,9 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
             vi.append(i)
             vj.append(where[pos])
             vv.append(coef)
+    ci += range(first_cone, n)
+    cj += cone_theirs
+    cv += [1.0] * len(cone_theirs)
     C = _csr(
         np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
     )
@@ -425,6 +458,15 @@ def _linear_part(asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, r
     L = (accel + V).tocsr()
     L.sum_duplicates()
     return L, C
+
+
+def _identity_csr(n: int, m: int) -> sp.csr_matrix:
+    """The (n, m) CSR matrix with ones on the diagonal (n <= m), as :func:`_csr` makes it."""
+    index = index_dtype(n, n, m)
+    diag = np.arange(n + 1, dtype=index)
+    out = sp.csr_matrix((np.ones(n), diag[:n], diag), shape=(n, m))
+    out.has_canonical_format = True
+    return out
 
 
 class NormTerm:

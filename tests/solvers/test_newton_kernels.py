@@ -176,15 +176,16 @@ def cone_jacobian(seed: int, n: int):
     return J
 
 
+@pytest.mark.parametrize("shuffled", [True, False])  # False: each block's rows in a row, as FCLIB's
 @pytest.mark.parametrize("seed", range(4))
-def test_cone_pattern_kernel_matches_the_scipy_build(seed):
+def test_cone_pattern_kernel_matches_the_scipy_build(seed, shuffled):
     from contactmodel.mcp.types import CoulombBlocks
     from contactmodel.solvers.newton.cones import ConeMethod
 
     rng = np.random.default_rng(seed)
     k, nbox = 15, 7
     n = 3 * k + nbox
-    perm = rng.permutation(n)
+    perm = rng.permutation(n) if shuffled else np.arange(n)
     index = perm[: 3 * k].reshape(k, 3)
     J = cone_jacobian(seed, n)
     lb = np.where(np.isin(np.arange(n), perm[3 * k :]), 0.0, -np.inf)

@@ -202,3 +202,82 @@ def test_sparse_product_kernels_give_scipys_numbers(seed):
         assert np.array_equal(kernel(A.data, A.indices, A.indptr, x), A @ x)
     for kernel in (newton_kernels.csr_rmatvec, newton_kernels.csr_rmatvec_py):
         assert np.array_equal(kernel(A.data, A.indices, A.indptr, v, 30), A.T @ v)
+
+
+def random_sparse_fc3d(seed: int, nc: int, deficit: int = 0, nbox: int = 0):
+    """:func:`random_fc3d`'s kind of problem with a sparse W (each row a few bodies' worth of
+    entries), large enough for newton's sparse path (n > 150, J below 15 % full): its kept block
+    is factored by SuperLU."""
+    rng = np.random.default_rng(seed)
+    n = 3 * nc + nbox
+    G = sp.random(n, max(1, n - deficit), density=4.0 / n, random_state=seed, format="csr")
+    S = sp.random(n, n, density=0.01, random_state=seed + 1, format="csr")
+    W = (G @ G.T + 1e-3 * (S - S.T) + 1e-6 * sp.eye(n)).tocsr()
+    W.sum_duplicates()
+    q = rng.standard_normal(n)
+    q[: 3 * nc : 3] -= rng.uniform(0.0, 2.0, nc)
+    mu = rng.uniform(0.1, 1.0, nc)
+    kind = rng.integers(0, 3, nbox)
+    lb = np.concatenate([np.full(3 * nc, -np.inf), np.where(kind == 0, -np.inf, 0.0)])
+    ub = np.concatenate([np.full(3 * nc, np.inf), np.where(kind == 2, 1.0, np.inf)])
+    blocks = CoulombBlocks(np.arange(3 * nc).reshape(nc, 3), mu)
+    return MCP(F=lambda x: W @ x + q, J=lambda x: W, lb=lb, ub=ub, M=W, q=q, cones=blocks)
+
+
+def python_loop(mcp, **options):
+    """newton with the compiled kernels but the attempts in the interpreter (``core.iterate``): the
+    loop the compiled attempt replaces."""
+    from contactmodel.solvers.newton.cones import ConeMethod
+
+    keep = ConeMethod.compiled_attempt
+    ConeMethod.compiled_attempt = lambda *args, **kwargs: None
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return solve(mcp, NewtonOptions(kernels="numba", **options))
+    finally:
+        ConeMethod.compiled_attempt = keep
+
+
+def assert_identical(loop, fast):
+    """The same run bit for bit: outcome, iterations, counters, residual history and answer."""
+    assert loop.extras["compiled_attempts"] == 0 and fast.extras["compiled_attempts"] >= 1
+    assert fast.outcome is loop.outcome and fast.iterations == loop.iterations
+    assert {k: fast.extras[k] for k in (*COUNTERS, "regularized")} == {
+        k: loop.extras[k] for k in (*COUNTERS, "regularized")
+    }
+    assert fast.extras["residual_history"] == loop.extras["residual_history"]
+    assert fast.x.tobytes() == loop.x.tobytes()
+
+
+@pytest.mark.parametrize(
+    "seed, nc, deficit, nbox, memory",
+    [(0, 60, 0, 0, 8), (1, 70, 0, 5, 8), (2, 55, 30, 3, 3), (3, 80, 60, 0, 2), (4, 60, 40, 6, 1)],
+)
+def test_the_sparse_path_compiled_takes_the_loop_s_iterates(seed, nc, deficit, nbox, memory):
+    """On the sparse path (SuperLU) the compiled attempt takes the interpreter loop's steps bit for
+    bit, and the numpy path's to rounding."""
+    from contactmodel.solvers.newton.cones import ConeMethod
+
+    mcp = random_sparse_fc3d(seed, nc, deficit, nbox)
+    method = ConeMethod(mcp, NewtonOptions())
+    assert method.dense_J(mcp.M) is None  # the sparse path
+    opts = dict(nonmonotone_memory=memory, max_iter=60, restarts=False, liftoff_rounds=0)
+    loop = python_loop(mcp, **opts)
+    ref, fast = both(mcp, **opts)
+    assert_identical(loop, fast)
+    assert_same(ref, fast)
+
+
+def test_the_sparse_path_s_hard_rungs_run_and_agree():
+    """Rank-deficient sparse problems with a short memory: the compiled attempt's LM (by SuperLU),
+    gradient steps and watchdog returns are the interpreter loop's."""
+    seen = dict.fromkeys(("lm_steps", "gradient_steps", "watchdog_restarts"), 0)
+    for seed, deficit, memory in [(s, 120, 2) for s in range(4)] + [(0, 150, 1)]:
+        mcp = random_sparse_fc3d(seed, 55, deficit, nbox=seed % 3)
+        opts = dict(nonmonotone_memory=memory, max_iter=20, restarts=False, liftoff_rounds=0)
+        loop = python_loop(mcp, **opts)
+        fast = solve(mcp, NewtonOptions(kernels="numba", **opts))
+        assert_identical(loop, fast)
+        for key in seen:
+            seen[key] += loop.extras[key]
+    assert all(v > 0 for v in seen.values()), seen

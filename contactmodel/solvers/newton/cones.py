@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from contactmodel.mcp import cones
 from contactmodel.mcp.types import MCP
@@ -44,6 +43,12 @@ from contactmodel.solvers.newton.core import NewtonMethod, NewtonOptions, dense_
 _DENSE_N = 150
 _DENSE_FRACTION = 0.15
 _EPS_SCALE = 0.1
+#: what the compiled attempt takes for the path it does not run (the types of the real ones)
+_NO_DENSE = np.zeros((0, 0))
+_NO_PATTERN = (
+    np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros((3, 0), dtype=np.int64),
+    np.zeros(0, dtype=np.int64), np.zeros((0, 2), dtype=np.int64), np.zeros((0, 3), dtype=np.int64),
+)  # fmt: skip
 
 
 @dataclass
@@ -205,7 +210,7 @@ class ConeMethod(NewtonMethod):
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
         self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         self._J: sp.csr_matrix | None = None
-        self._JT: sp.csr_matrix | None = None  # J^T of the constant J of an affine F
+        self._JT: sp.csc_matrix | None = None  # J.T of the constant J of an affine F: a CSC view
         self._pattern: _Pattern | None = None
         self._Jd: np.ndarray | None = None
         self._J0: sp.csr_matrix | None = None  # J at the starting point: the row scales
@@ -236,15 +241,23 @@ class ConeMethod(NewtonMethod):
         self, pt: _Point, deadline: float, max_iter: int, history: list[float]
     ) -> tuple[_Point, Outcome, str, int] | None:
         """The attempt by :func:`contactmodel.solvers.newton.small.attempt` (numba) when it
-        applies: compiled kernels on, affine ``F``, the dense Newton matrix, no blocks held."""
+        applies: compiled kernels on, affine ``F``, no blocks held; the Newton matrix dense or,
+        on the sparse path, its kept block factored by SuperLU as :meth:`newton_direction` does."""
         J = self._J
         if not (self.numba and small.AVAILABLE and self.affine and self.held is None and J is not None):
             return None
         Jd, M, q = self.dense_J(J), self.mcp.M, self.mcp.q
-        if Jd is None or q is None or not sp.isspmatrix_csr(M):
+        if q is None or not sp.isspmatrix_csr(M):
             return None
         if not self.affine_mq:  # the compiled loop evaluates M x + q itself
             return None
+        dense = Jd is not None
+        if dense:
+            pattern = _NO_PATTERN
+        else:
+            pat = self.pattern(J)
+            pattern = (pat.rows, pat.indptr, pat.gather, pat.dpos, self.block, pat.order)
+            Jd = _NO_DENSE
         opt = self.opt
         fopt = (
             float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),
@@ -257,6 +270,7 @@ class ConeMethod(NewtonMethod):
             pt.x, M.data, M.indices, M.indptr, np.asarray(q, dtype=float), J.data, J.indices, J.indptr,
             Jd, self.box, self.lb_box, self.ub_box, self.s_box, self.idx, self.mu, self.rho,
             fopt, iopt, self.regularized, self.boost, self.phi0, self.j_scale, float(deadline),
+            dense, pattern,
         )  # fmt: skip
         self.regularized = bool(regularized)
         self.n_compiled += 1
@@ -567,7 +581,7 @@ class ConeMethod(NewtonMethod):
             rows, cols, data = rows[nz], cols[nz], data[nz]
             indptr = np.concatenate(([0], np.cumsum(np.bincount(cols, minlength=m))))
             rhs = rhs[keep]
-        return spla.splu(sp.csc_matrix((data, rows, indptr), shape=(m, m))).solve(rhs)
+        return small.csc_solve(data, rows, indptr, rhs)
 
     def gradient(self, pt: _Point, J: sp.csr_matrix) -> np.ndarray:
         """``H^T Phi = Da^T Phi + J^T (Db^T Phi)``, the gradient of psi where it is differentiable."""
@@ -582,7 +596,8 @@ class ConeMethod(NewtonMethod):
             v[idx] = np.einsum("kji,kj->ki", pt.db_cone, pc)
         if J is self._J:  # the constant J of an affine F: its transpose made once
             if self._JT is None:
-                self._JT = J.T.tocsr()
+                # J's arrays read as CSC: the products sum each entry in the order a CSR copy does
+                self._JT = J.T
                 if self.kept is not None:
                     self.kept["JT"] = self._JT
             JT = self._JT
@@ -599,14 +614,7 @@ class ConeMethod(NewtonMethod):
         self.n_lm += 1
         if isinstance(H, np.ndarray):
             return small.lm_dense(H, pt.phi, self.opt.lm_mu)
-        g = H.T @ pt.phi
-        mu = max(self.opt.lm_mu * float(np.linalg.norm(pt.phi)), 1e-14)
-        try:
-            N = (H.T @ H + mu * sp.eye(self.n)).tocsc()
-            d = spla.splu(N).solve(-g)
-        except (RuntimeError, ValueError, sla.LinAlgError):
-            return None
-        return d if np.all(np.isfinite(d)) else None
+        return small.lm_sparse(H, pt.phi, self.opt.lm_mu)
 
     def project(self, x: np.ndarray) -> np.ndarray:
         out = x.copy()

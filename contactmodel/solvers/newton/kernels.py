@@ -189,6 +189,16 @@ def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
     found = np.empty((3, size), dtype=np.int64)
     pos = 0
     for r in range(n):  # the pattern row by row, columns ascending
+        if r > 0 and src[r, 0] >= 0 and src[r, 0] == src[r - 1, 0] and src[r, 1] == src[r - 1, 1]:
+            if src[r, 2] == src[r - 1, 2]:  # a cone block's next row: the same sources, the same row
+                start, m = rowptr[r - 1], rowptr[r] - rowptr[r - 1]
+                for e in range(m):
+                    cols[pos + e] = cols[start + e]
+                    for s in range(3):
+                        found[s, pos + e] = found[s, start + e]
+                pos += m
+                rowptr[r + 1] = pos
+                continue
         m = 0
         for s in range(3):
             j = src[r, s]

@@ -1,4 +1,5 @@
-"""One attempt of the cone-block method, compiled: the small-problem path of ``newton``.
+"""One attempt of the cone-block method, compiled: the small-problem path of ``newton``, and the
+loop around SuperLU on its sparse path.
 
 On a small affine MCP with Coulomb cone blocks (``CoulombCone(mu, form="soc")``: a few-contact
 scene, a time step, most FCLIB files) a Newton iteration is a few microseconds of arithmetic and
@@ -14,13 +15,22 @@ layout, and the rare Levenberg-Marquardt step runs :func:`lm_dense` in the inter
 iterates are those of the numpy path bit for bit on the FCLIB files and random problems of the
 tests (a different BLAS build could round differently; the tests compare iterations and answers).
 
-The machine code is cached on disk with newton's other kernels; the two blocks that run in the
-interpreter (the LM step, and the deadline test when ``time_limit`` is set) are compiled by numba
-at their first call in a process, not cached: ~0.1 s each, once.
+On the sparse path (more than 150 rows and J less than 15 % full: e.g. 100 contacts) the loop is
+the same with the Newton matrix's entries and kept block made by the kernels
+:func:`~contactmodel.solvers.newton.kernels.cone_values` and ``cone_cut`` that the interpreter
+path calls, and factored by SuperLU in the interpreter (:func:`csc_solve`, :func:`lm_sparse`:
+the very calls of ``ConeMethod``), so the iterates are those of the interpreter loop bit for bit.
+What it saves is the loop's Python: on the 100-contact fc3d instances of
+``benchmarks/peers.py`` the solver's CPU time drops by a quarter (SuperLU's factorization, about
+0.1-0.2 ms an iteration, is most of what is left).
+
+The machine code is cached on disk with newton's other kernels; the blocks that run in the
+interpreter (the LM step, SuperLU's solve, and the deadline test when ``time_limit`` is set) are
+compiled by numba at their first call in a process, not cached: ~0.1 s each, once.
 
 Used by :meth:`ConeMethod.compiled_attempt` when numba is installed (the ``fast`` extra),
-``NewtonOptions.kernels`` is not ``"numpy"``, ``F`` is affine (``F(x) = M x + q``), the Newton
-matrix is factored dense and no lift-off round holds blocks; else the numpy path runs.
+``NewtonOptions.kernels`` is not ``"numpy"``, ``F`` is affine (``F(x) = M x + q``) and no
+lift-off round holds blocks; else the numpy path runs.
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ import time
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from contactmodel.solvers.base import Outcome
 from contactmodel.solvers.newton import kernels
@@ -60,6 +72,40 @@ def lm_dense(H: np.ndarray, phi: np.ndarray, lm_mu: float) -> np.ndarray | None:
     return d if info == 0 and np.all(np.isfinite(d)) else None
 
 
+def csc_solve(data: np.ndarray, rows: np.ndarray, indptr: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """SuperLU's solution of ``A y = rhs``, ``A`` (m, m) the CSC matrix ``(data, rows, indptr)``
+    (the kept block of a sparse Newton matrix); raises RuntimeError when it is singular."""
+    m = rhs.shape[0]
+    return spla.splu(sp.csc_matrix((data, rows, indptr), shape=(m, m))).solve(rhs)
+
+
+def lm_sparse(H: sp.csc_matrix, phi: np.ndarray, lm_mu: float) -> np.ndarray | None:
+    """The Levenberg-Marquardt direction ``(H^T H + mu I) d = -H^T Phi``, ``mu = lm_mu ||Phi||_2``
+    (at least 1e-14), of a sparse ``H`` (n, n) by SuperLU; None when it fails or is not finite."""
+    g = H.T @ phi
+    mu = max(lm_mu * float(np.linalg.norm(phi)), 1e-14)
+    try:
+        N = (H.T @ H + mu * sp.eye(H.shape[0])).tocsc()
+        d = spla.splu(N).solve(-g)
+    except (RuntimeError, ValueError, sla.LinAlgError):
+        return None
+    return d if np.all(np.isfinite(d)) else None
+
+
+def _solve_kept(data, rows, indptr, rhs) -> np.ndarray | None:
+    """:func:`csc_solve`, None when singular (as ConeMethod.newton_direction catches it)."""
+    try:
+        return csc_solve(data, rows, indptr, rhs)
+    except (RuntimeError, ValueError, sla.LinAlgError):
+        return None
+
+
+def _lm_pattern(data, rows, indptr, phi, lm_mu) -> np.ndarray | None:
+    """:func:`lm_sparse` of ``H`` given by its entries in the CSC pattern ``(rows, indptr)``."""
+    n = phi.shape[0]
+    return lm_sparse(sp.csc_matrix((data, rows, indptr), shape=(n, n)), phi, lm_mu)
+
+
 def verdict(code: int, opt: NewtonOptions) -> tuple[Outcome, str]:
     """The outcome and message of :func:`attempt`'s code, as ``core.iterate`` words them."""
     if code == CONVERGED:
@@ -86,6 +132,8 @@ if AVAILABLE:
     _potrf = _LAPACK().numba_xxpotrf(types.float64)  # kind, uplo, n, a, lda -> info
     _D, _U = 100, 85  # ord("d"), ord("U")
     _cone_point = kernels.cone_point
+    _cone_values = kernels.cone_values
+    _cone_cut = kernels.cone_cut
 
     @numba.njit(cache=True)
     def clock() -> float:
@@ -203,18 +251,7 @@ if AVAILABLE:
         """``H d = -Phi`` with the unit rows of H eliminated, LAPACK's LU with ConeMethod's pivot
         test; ``(d, ok)``."""
         n = x.shape[0]
-        fixed = np.zeros(n, dtype=np.bool_)
-        d = np.zeros(n)
-        for i in range(box.shape[0]):
-            if db_box[i] == 0.0 and da_box[i] == 1.0:
-                fixed[box[i]] = True
-        for b in range(idx.shape[0]):
-            if sep[b]:
-                for j in range(3):
-                    fixed[idx[b, j]] = True
-        for i in range(n):
-            if fixed[i]:
-                d[i] = -phi[i]
+        fixed, d = _fixed_rows(phi, da_box, db_box, sep, box, idx)
         keep = np.flatnonzero(~fixed)
         m = keep.shape[0]
         if m == 0:
@@ -282,17 +319,75 @@ if AVAILABLE:
         return d, ok
 
     @numba.njit(cache=True)
+    def _fixed_rows(phi, da_box, db_box, sep, box, idx):
+        """The unit rows of H (box rows at a bound, separating blocks) and ``d`` on them: ``(fixed, d)``."""
+        n = phi.shape[0]
+        fixed = np.zeros(n, dtype=np.bool_)
+        d = np.zeros(n)
+        for i in range(box.shape[0]):
+            if db_box[i] == 0.0 and da_box[i] == 1.0:
+                fixed[box[i]] = True
+        for b in range(idx.shape[0]):
+            if sep[b]:
+                for j in range(3):
+                    fixed[idx[b, j]] = True
+        for i in range(n):
+            if fixed[i]:
+                d[i] = -phi[i]
+        return fixed, d
+
+    @numba.njit(cache=True)
+    def _sparse_direction(x, phi, da_box, db_box, Da, Db, sep, box, idx, Jdat, pattern, eps):
+        """``H d = -Phi`` with the unit rows of H eliminated, the kept block by SuperLU (run by the
+        interpreter): ConeMethod.newton_direction on its sparse path, with the same kernels for
+        the entries of H and the kept block (``pattern``: the ``_Pattern``'s rows, indptr, gather,
+        dpos, the rows' blocks and the blocks' order); ``(d, ok)``."""
+        rows, indptr, gather, dpos, block, order = pattern
+        fixed, d = _fixed_rows(phi, da_box, db_box, sep, box, idx)
+        keep = ~fixed
+        if not keep.any():
+            return d, True
+        data = _cone_values(Jdat, rows, gather, dpos, block, order, da_box, db_box, Da, Db, eps)
+        kptr, krows, kdata, rhs = _cone_cut(data, rows, indptr, keep, d, phi)
+        with numba.objmode(y="float64[::1]", ok="boolean"):
+            y = _solve_kept(kdata, krows, kptr, rhs)
+            ok = y is not None
+            y = np.ascontiguousarray(y, dtype=float) if ok else np.zeros(0)
+        if not ok:
+            return d, False
+        j = 0
+        for i in range(d.shape[0]):
+            if keep[i]:
+                d[i] = y[j]
+                j += 1
+        return d, _usable(d, x)
+
+    @numba.njit(cache=True)
+    def _sparse_lm(phi, da_box, db_box, Da, Db, Jdat, pattern, lm_mu):
+        """:func:`lm_sparse` on ``H`` at eps = 0 (ConeMethod.lm_direction on its sparse path), run
+        by the interpreter: ``(d, ok)``."""
+        rows, indptr, gather, dpos, block, order = pattern
+        data = _cone_values(Jdat, rows, gather, dpos, block, order, da_box, db_box, Da, Db, 0.0)
+        with numba.objmode(d="float64[::1]", ok="boolean"):
+            d = _lm_pattern(data, rows, indptr, phi, lm_mu)
+            ok = d is not None
+            d = np.ascontiguousarray(d, dtype=float) if ok else np.zeros(phi.shape[0])
+        return d, ok
+
+    @numba.njit(cache=True)
     def descent(grad, d, rho, p):
         return np.dot(grad, d) <= -rho * math.sqrt(np.dot(d, d)) ** p
 
     @numba.njit(cache=True)
     def attempt(
         x0, Md, Mi, Mp, q, Jdat, Jind, Jptr, Jd, box, lb, ub, s_box, idx, mu, rho,
-        fopt, iopt, regularized, boost, phi0, j_scale, deadline,
+        fopt, iopt, regularized, boost, phi0, j_scale, deadline, dense, pattern,
     ):  # fmt: skip
         """One attempt from ``x0`` (projected): ``core.iterate`` with ConeMethod plugged in.
 
-        ``M`` (Md, Mi, Mp) and ``J`` (Jdat, Jind, Jptr; canonical) in CSR, ``Jd`` = J dense; the box rows
+        ``M`` (Md, Mi, Mp) and ``J`` (Jdat, Jind, Jptr; canonical) in CSR; ``dense``: the Newton
+        matrix dense (``Jd`` = J dense), else by SuperLU on the sparse ``pattern`` of H (see
+        :func:`_sparse_direction`; ``Jd`` unread); the box rows
         ``box`` with their bounds and scales, the cone blocks ``idx``, ``mu``, ``rho``;
         ``fopt`` = (tol, armijo_sigma, backtrack, min_step, newton_min_step, descent_rho,
         descent_p, lm_mu, newton_reg), ``iopt`` = (max_iter, stall_iter, nonmonotone_memory,
@@ -377,7 +472,12 @@ if AVAILABLE:
                         pmax = max(pmax, abs(phi[i]))
                     eps = 0.1 * newton_reg * j_scale * boost * min(1.0, pmax / phi0)
                 n_factor += 1
-                d, ok = _newton_direction(x, phi, da_box, db_box, Da, Db, sep, box, idx, Jd, eps)
+                if dense:
+                    d, ok = _newton_direction(x, phi, da_box, db_box, Da, Db, sep, box, idx, Jd, eps)
+                else:
+                    d, ok = _sparse_direction(
+                        x, phi, da_box, db_box, Da, Db, sep, box, idx, Jdat, pattern, eps
+                    )  # fmt: skip
                 newton = ok and descent(grad, d, descent_rho, descent_p)
                 if newton or rung == 1 or not (can_escalate and not regularized):
                     break
@@ -386,7 +486,10 @@ if AVAILABLE:
             if not newton:
                 n_factor += 1
                 n_lm += 1
-                d, ok = _lm_direction(phi, da_box, db_box, Da, Db, box, idx, Jd, lm_mu)
+                if dense:
+                    d, ok = _lm_direction(phi, da_box, db_box, Da, Db, box, idx, Jd, lm_mu)
+                else:
+                    d, ok = _sparse_lm(phi, da_box, db_box, Da, Db, Jdat, pattern, lm_mu)
                 have = ok and descent(grad, d, descent_rho, descent_p)
             for ladder in range(2):
                 if ladder == 0 and not have:
