@@ -11,6 +11,7 @@ import scipy.sparse as sp
 import contactmodel as cm
 from contactmodel.mcp.types import MCP, CoulombBlocks
 from contactmodel.solvers.newton import NewtonOptions
+from contactmodel.solvers.newton import kernels as newton_kernels
 from contactmodel.solvers.newton.cones import ConeMethod
 
 
@@ -65,7 +66,11 @@ def test_a_100_contact_fc3d_solve_takes_its_steps() -> None:
     fast, plain = (cm.solve(cm.formulate_from_matrices(W, q, mu), kernels=k) for k in ("auto", "numpy"))
     for sol in (fast, plain):
         assert sol.status is cm.Status.SOLVED and sol.extras["regularized"]  # SuperLU's path
-    assert fast.extras["compiled_attempts"] >= 1 and plain.extras["compiled_attempts"] == 0
+    # without numba (the 'fast' extra) both run the numpy path
+    assert (fast.extras["compiled_attempts"] >= 1) is newton_kernels.AVAILABLE
+    assert plain.extras["compiled_attempts"] == 0
     assert fast.iterations == plain.iterations
-    np.testing.assert_allclose(fast.extras["residual_history"], plain.extras["residual_history"], rtol=1e-12)
+    history = fast.extras["residual_history"], plain.extras["residual_history"]
+    floor = 8 * np.finfo(float).eps * max(1.0, max(history[1]))  # residuals at the rounding level
+    np.testing.assert_allclose(*history, rtol=1e-12, atol=floor)
     np.testing.assert_allclose(fast.x, plain.x, rtol=0, atol=1e-12 * max(1.0, float(np.abs(plain.x).max())))
