@@ -126,8 +126,9 @@ def solve(
     the problem (absent when none did).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
-    2-core machine. ``fallback``: a contact problem newton did not solve is solved again in its
-    other statements (the other form, the cone in the other form; see :mod:`contactmodel.fallback`).
+    2-core machine. ``fallback``: a contact problem newton did not solve goes through the fallback
+    ladder of :func:`rescue` (its unloaded contacts frictionless, its other statements, newton from
+    its LCP surrogate's answer, newton's last try; see :mod:`contactmodel.fallback`).
     """
     accept_tol = validate.real(accept_tol, "solve: accept_tol", low=0, low_open=True, error=OptionError)
     if blas_threads is not None:
@@ -159,7 +160,7 @@ def solve(
     if compiled is not None and solution.ok:
         compiled.derived[LAST_X] = solution.x  # in the order of the problem solved
     if fallback and problem is asked:
-        solution = _fallback(problem, solution, solver, accept_tol, blas_threads, options)
+        solution = rescue(problem, solution, solver, accept_tol, blas_threads, **options)
     if problem is not asked:
         solution.extras["reductions"] = [r.label for r in chain.applied]
         if solution.x is not None:
@@ -186,42 +187,63 @@ def statement(solver: str) -> Chain:
 NEWTON_LAST_TRY = {"merit": "penalized_fb", "regularize": "always"}
 
 
-def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or a better answer: a solved-inaccurate one through its unloaded contacts
-    stated frictionless (:func:`contactmodel.fallback.retry_unloaded`), then :func:`_retries`, whose
-    solved-inaccurate answer gets the same try."""
-    if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
+def rescue(
+    problem,
+    solution: Solution,
+    solver: str = "newton",
+    accept_tol: float = TOL,
+    blas_threads: int | None = 1,
+    tolerance: float = 0.0,
+    **options,
+) -> Solution:
+    """``solution`` (``problem`` solved by ``solver`` as stated, without fallback), or a better
+    answer of the fallback ladder: a solved-inaccurate answer through its unloaded contacts stated
+    frictionless (:func:`contactmodel.fallback.retry_unloaded`), then the problem's other
+    statements (:func:`contactmodel.fallback.retry_other_statements`), newton from the LCP
+    surrogate's answer (:func:`contactmodel.fallback.lcp_start`) and newton with
+    :data:`NEWTON_LAST_TRY`, in that order until one is solved; a solved-inaccurate answer a later
+    rung gives gets the unloaded-contacts try too. ``cm.solve(..., fallback=True)`` runs it, and
+    so does a simulation's step. Nothing runs for an answer
+    :func:`~contactmodel.fallback.worth_retrying` does not retry (solved, certified infeasible,
+    solved-inaccurate within ``tolerance``, relative; or a solver whose registry row asks no
+    retry); between the rungs, an answer within ``tolerance`` is kept (a simulation's
+    ``step_tol``). ``accept_tol``, ``blas_threads`` and the solver's ``options`` are those of
+    :func:`solve`. The answer's message and ``extras["fallback"]`` say which rung gave it
+    (``solved_by``) and what the others ended with."""
+    if not isinstance(problem, Problem) or not worth_retrying(solution, solver, tolerance):
         return solution
 
     def from_point(twin: Problem, x0) -> Solution:
         return solve(twin, solver, accept_tol, x0, blas_threads, fallback=False, **options)
 
     solution = retry_unloaded(problem, solution, accept_tol, from_point)
-    if solution.status is Status.SOLVED:
+    if not worth_retrying(solution, solver, tolerance):
         return solution
-    answer = _retries(problem, solution, solver, accept_tol, blas_threads, options)
+    answer = _retries(problem, solution, solver, accept_tol, blas_threads, tolerance, options)
     if answer is not solution:  # another statement's or the last try's answer
         answer = retry_unloaded(problem, answer, accept_tol, from_point)
     return answer
 
 
-def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
+def _retries(
+    problem, solution: Solution, solver: str, accept_tol, blas_threads, tolerance: float, options
+) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
     else of newton again as stated from its LCP surrogate's answer (:func:`_from_lcp_start`), else
     with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one statement and no surrogate: that
-    try only)."""
+    try only); each rung runs only while the answer is worth retrying at ``tolerance``."""
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
             solution,
             lambda twin: solve(twin, solver, accept_tol, None, blas_threads, fallback=False, **options),
         )
-        if solution.status is Status.SOLVED:
+        if not worth_retrying(solution, solver, tolerance):
             return solution
     if solver != "newton":
         return solution
     solution = _from_lcp_start(problem, solution, accept_tol, blas_threads, options)
-    if solution.status is Status.SOLVED or set(options) & set(NEWTON_LAST_TRY):
+    if not worth_retrying(solution, solver, tolerance) or set(options) & set(NEWTON_LAST_TRY):
         return solution
     again = {**options, **NEWTON_LAST_TRY}
     retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
