@@ -5,6 +5,7 @@ Usage:
                                   [--max-boxes 4] [--max-contacts 8] [--jsonl out.jsonl [--resume]]
     python benchmarks/fuzz_run.py --classify out.jsonl [--seed 1] [--solver newton]
     python benchmarks/fuzz_run.py --summary out.jsonl [more.jsonl ...]
+    python benchmarks/fuzz_run.py --rerun before.jsonl --jsonl after.jsonl [--torsion ...] --solvers newton
 
 ``--jsonl`` writes one line per run as it goes; ``--resume`` appends to it and skips the
 (scene, solver) runs it already holds, so a long run can be stopped (even by kill -9) and
@@ -78,6 +79,7 @@ import json
 import sys
 import time
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -279,6 +281,14 @@ def classify(args) -> int:
     return 0
 
 
+def _rerun_split(rows: list[dict], solvers: list[str]) -> tuple[list[dict], list[int]]:
+    """(the rows kept as they are, the scenes to run again): every scene with a run of one of
+    ``solvers`` that did not end solved is run again for all of ``solvers``."""
+    again = sorted({r["scene"] for r in rows if r["solver"] in solvers and r["outcome"] != "solved"})
+    redo = set(again)
+    return [r for r in rows if not (r["scene"] in redo and r["solver"] in solvers)], again
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000, help="number of scenes")
@@ -304,6 +314,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", type=Path, nargs="+", help="print the table of earlier --jsonl files")
     ap.add_argument("--classify", type=Path, help="classify the not-solved runs of a --jsonl file")
     ap.add_argument("--solver", default="newton", help="the solver whose runs --classify reads")
+    ap.add_argument(
+        "--rerun",
+        type=Path,
+        help="run again only the scenes an earlier --jsonl file's runs did not solve (solved-inaccurate "
+        "included); --jsonl then gets that file's other rows and the new runs (exact for a change that "
+        "only adds retries after the first solve: the scenes solved before keep their answers)",
+    )
     args = ap.parse_args(argv)
     if args.summary:
         rows = _read(args.summary)
@@ -316,7 +333,14 @@ def main(argv: list[str] | None = None) -> int:
     done = {(r["scene"], r["solver"]) for r in _read([args.jsonl])} if args.jsonl and args.resume else set()
     out = args.jsonl.open("a" if args.resume else "w") if args.jsonl else None
     t0 = time.perf_counter()
-    for i in range(args.start, args.start + args.n):
+    scenes: Iterable[int] = range(args.start, args.start + args.n)
+    if args.rerun:
+        kept, scenes = _rerun_split(_read([args.rerun]), args.solvers)
+        if out:
+            for row in kept:
+                out.write(json.dumps(row) + "\n")
+        print(f"{len(scenes)} scenes of {args.rerun} run again")
+    for i in scenes:
         wanted = [s for s in args.solvers if (i, s) not in done]
         if not wanted:
             continue

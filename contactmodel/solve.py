@@ -20,6 +20,7 @@ from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import (
     adopt,
     better_answer,
+    friction_continuation,
     lcp_start,
     retry_other_statements,
     retry_unloaded,
@@ -200,8 +201,10 @@ def rescue(
     answer of the fallback ladder: a solved-inaccurate answer through its unloaded contacts stated
     frictionless (:func:`contactmodel.fallback.retry_unloaded`), then the problem's other
     statements (:func:`contactmodel.fallback.retry_other_statements`), newton from the LCP
-    surrogate's answer (:func:`contactmodel.fallback.lcp_start`) and newton with
-    :data:`NEWTON_LAST_TRY`, in that order until one is solved; a solved-inaccurate answer a later
+    surrogate's answer (:func:`contactmodel.fallback.lcp_start`), newton with
+    :data:`NEWTON_LAST_TRY` (from its own start, then from the LCP surrogate's answer) and newton
+    from the end of a friction continuation (:func:`contactmodel.fallback.friction_continuation`),
+    in that order until one is solved; a solved-inaccurate answer a later
     rung gives gets the unloaded-contacts try too. ``cm.solve(..., fallback=True)`` runs it, and
     so does a simulation's step. Nothing runs for an answer
     :func:`~contactmodel.fallback.worth_retrying` does not retry (solved, certified infeasible,
@@ -229,9 +232,10 @@ def _retries(
     problem, solution: Solution, solver: str, accept_tol, blas_threads, tolerance: float, options
 ) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
-    else of newton again as stated from its LCP surrogate's answer (:func:`_from_lcp_start`), else
-    with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one statement and no surrogate: that
-    try only); each rung runs only while the answer is worth retrying at ``tolerance``."""
+    else of newton again as stated: from its LCP surrogate's answer, with :data:`NEWTON_LAST_TRY`
+    from its own start, with both, and from the end of a friction continuation (a quasistatic
+    problem has one statement and no surrogate: the :data:`NEWTON_LAST_TRY` try only). Each rung
+    runs only while the answer is worth retrying at ``tolerance``."""
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
@@ -242,11 +246,37 @@ def _retries(
             return solution
     if solver != "newton":
         return solution
-    solution = _from_lcp_start(problem, solution, accept_tol, blas_threads, options)
+    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
+    how = "from the LCP surrogate's answer"
+    solution = _from_start(problem, solution, x0, how, accept_tol, blas_threads, options)
     if not worth_retrying(solution, solver, tolerance) or set(options) & set(NEWTON_LAST_TRY):
         return solution
     again = {**options, **NEWTON_LAST_TRY}
-    retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
+    solution = _last_try(problem, solution, accept_tol, blas_threads, again)
+    if not worth_retrying(solution, solver, tolerance):
+        return solution
+    how = f"from the LCP surrogate's answer with {NEWTON_LAST_TRY}"
+    solution = _from_start(problem, solution, x0, how, accept_tol, blas_threads, again)
+    if not worth_retrying(solution, solver, tolerance):
+        return solution
+
+    def from_point(stage: Problem, start) -> Solution:
+        return solve(stage, solver, accept_tol, start, blas_threads, fallback=False, **options)
+
+    x0, runs = friction_continuation(problem, from_point)
+    for run in runs:  # every run counted
+        solution.iterations += run.iterations
+        solution.seconds += run.seconds
+    if x0 is None and runs:
+        solution.message += f"; friction continuation stopped at stage {len(runs)}: {runs[-1].status.value}"
+    how = "from a friction continuation"
+    return _from_start(problem, solution, x0, how, accept_tol, blas_threads, options)
+
+
+def _last_try(problem, solution: Solution, accept_tol, blas_threads, again: dict) -> Solution:
+    """``solution``, or newton's answer with the options ``again`` (:data:`NEWTON_LAST_TRY`) from
+    its own start: a dynamic problem's when solved, a quasistatic one's when accepted."""
+    retry = solve(problem, "newton", accept_tol, None, blas_threads, fallback=False, **again)
     if retry.status is not Status.SOLVED and not (
         problem.assembly.quasistatic and retry.ok
     ):  # a dynamic problem's answer kept unless solved; a quasistatic one's unless ok
@@ -258,19 +288,19 @@ def _retries(
     return adopt(retry, solution, f"with {NEWTON_LAST_TRY}", str(NEWTON_LAST_TRY))
 
 
-def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or newton's answer from :func:`contactmodel.fallback.lcp_start` when that one is
-    better (solved, or solved-inaccurate closer); every run counted."""
-    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
+def _from_start(
+    problem: Problem, solution: Solution, x0, how: str, accept_tol, blas_threads, options
+) -> Solution:
+    """``solution``, or newton's answer from ``x0`` (obtained ``how``; nothing runs when None)
+    when that one is better (solved, or solved-inaccurate closer); every run counted."""
     if x0 is None:
         return solution
     retry = solve(problem, "newton", accept_tol, x0, blas_threads, fallback=False, **options)
     if not better_answer(retry, solution):
-        solution.message += f"; tried from the LCP surrogate's answer: {retry.status.value}"
+        solution.message += f"; tried {how}: {retry.status.value}"
         solution.iterations += retry.iterations
         solution.seconds += retry.seconds
         return solution
-    how = "from the LCP surrogate's answer"
     return adopt(retry, solution, how, how, tried=f"{how}: {retry.status.value}")
 
 

@@ -72,16 +72,16 @@ from contactmodel.validate import dense_csr, integer, real
 
 #: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
 DENSE_A = 20_000
-#: the simulation tolerance (default ``step_tol`` of :func:`simulate`): a step that the solver
-#: leaves solved-inaccurate (relative natural residual r between the dispatcher's ``accept_tol``,
-#: 1e-8, and 1e-5) is accepted as it is when r <= step_tol, and only above it is the fallback
-#: ladder of ``cm.solve`` tried (:func:`contactmodel.solve.rescue`; among its rungs cold re-solves
-#: of the whole step in the other form and cone form: 6 s each on a 100-box pile). The residual is in the MCP's units,
-#: relative to s = ||F(0)||_inf (``Solution.residual_scale``): for a step, post-step velocities
-#: (m/s) and impulses (N s), so r <= 1e-6 leaves every contact's velocity within 1e-6 s m/s of the
-#: law (a position error of at most h r s per step, 1e-9 s m at h = 1e-3 s), five orders below the
-#: scheme's own error of order g h per step when s (a velocity and impulse scale) is order 1.
-#: Such steps keep their status "solved-inaccurate" and residual in the Trajectory.
+#: the simulation tolerance (default ``step_tol`` of :func:`simulate`): a step that the solver leaves
+#: solved-inaccurate (relative natural residual r between the dispatcher's ``accept_tol``, 1e-8, and 1e-5)
+#: is accepted as it is when r <= step_tol, and only above it is the fallback ladder of ``cm.solve`` tried
+#: (:func:`contactmodel.solve.rescue`; among its rungs cold re-solves of the whole step in the other form
+#: and cone form: 6 s each on a 100-box pile). The residual is in the MCP's units, relative to s =
+#: ||F(0)||_inf (``Solution.residual_scale``): for a step, post-step velocities (m/s) and impulses (N s), so
+#: r <= 1e-6 leaves every contact's velocity within 1e-6 s m/s of the law (a position error of at most h r s
+#: per step, 1e-9 s m at h = 1e-3 s), five orders below the scheme's own error of order g h per step when s
+#: (a velocity and impulse scale) is order 1. Such steps keep their status "solved-inaccurate" and residual
+#: in the Trajectory.
 STEP_TOL = 1e-6
 #: steps between two writes of a run given ``out=`` (see :func:`simulate`)
 SAVE_EVERY = 50
