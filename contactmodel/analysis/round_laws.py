@@ -31,6 +31,7 @@ from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted
 from contactmodel.friction.rows import ContactRows, Norm, Product, Square
+from contactmodel.friction.sets import FrictionSet
 
 #: a singular value of A W (W: unit columns) at most this times max(1, max|A|) counts as zero in
 #: the continuum test (:func:`continuum_solution`: internal forces d with A d = 0)
@@ -179,6 +180,18 @@ class NormalRelaxed(FrictionLaw):
             force[axis] = [(float(g[j, i]), j) for j in range(len(g)) if g[j, i] != 0.0] or [(0.0, 0)]
         pairs = tuple((f"normal_{j}", j, ((1.0, "n"),)) for j in range(len(g)))
         return ContactRows(variables, force, pairs)
+
+    def friction_set(self) -> FrictionSet:
+        """The wrapped law's set (what the contact modes name); the relaxation's own conditions
+        are :meth:`law_residual`'s."""
+        return self.law.friction_set()
+
+    def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
+        """The wrapped law's residual where its rows are kept; else the normal pair's alone
+        (the force lies in the outer cone by construction, maximum dissipation is dropped)."""
+        if linear_rows(self.law.rows(ctx)):
+            return self.law.law_residual(ctx, force, accel)
+        return abs(min(float(force[0]), float(accel[0])))
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         if linear_rows(self.law.rows(ctx)):
