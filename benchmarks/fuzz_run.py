@@ -68,6 +68,40 @@ solution-exists, 12 undecided), the 16 and 4 of the undecided are now solved. Th
 24 no-solution, 4 solution-exists (1638, 1790, 1958, 2129), 33 undecided: 37 (1.23 %) not solved
 and not decided to have no solution. ``decide`` took 2 s (median) where it proved no solution,
 23 s (median; up to 194 s) where it left a scene undecided.
+
+Then two more rungs of the ladder after newton's last try (newton from the LCP surrogate's answer
+with the last-try options; from the end of a friction continuation,
+``fallback.friction_continuation``), and in ``decide`` the relaxation that keeps every contact's
+linear rows exact (``round_laws.linear_rows_relaxation``: a polyhedral law's maximum dissipation
+kept, only the nonlinear contacts relaxed). ``--max-boxes 6 --torsion``, seed 1, scenes 0-2999
+(before: the tree before these changes, run whole; after: ``--rerun`` of its not-solved scenes,
+exact here since the new rungs come after every old one; both classified by ``--classify``):
+
+=======================================  ===========================  ===========================
+                                         before                       after
+=======================================  ===========================  ===========================
+not solved                               61 (2.03 %): 27 iteration-   56 (1.87 %): 23 iteration-
+                                         limit, 34 failed             limit, 33 failed
+  no-solution / solution-exists /        23 / 5 / 33                  34 / 1 / 21
+  undecided
+  not decided to have no solution        38 (1.27 %)                  22 (0.73 %)
+=======================================  ===========================  ===========================
+
+Gained by the rungs: 1598, 1638, 2129 (the continuation), 1325, 1958 (the LCP surrogate's answer
+with the last-try options). Decided by the tighter relaxation (no solution, an exact tree in
+exact geometry): 338, 432, 598, 1384, 1417, 1573, 1622, 1649, 2125, 2550, 2659 (mixes, and
+EllipticTorsion scenes whose sliding contacts keep the torsional interval's rows). Left: 1790
+(ipopt finds a solution; newton from every start tried does not) and 21 undecided: round laws
+throughout or relaxations with a solution (newton from up to three of the normal relaxation's
+solutions, k = 16 and 6, both forms, solved none of 7 tried; outer 64-gons decided none of 5).
+``decide`` took 5 s (median) where it proved no solution, 28 s (median; up to 147 s) where it
+left a scene undecided. Commands::
+
+    python benchmarks/fuzz_run.py --n 3000 --seed 1 --solvers newton --max-boxes 6 --torsion --jsonl b.jsonl
+    python benchmarks/fuzz_run.py --seed 1 --solvers newton --max-boxes 6 --torsion --rerun b.jsonl \
+        --jsonl a.jsonl
+    python benchmarks/fuzz_run.py --seed 1 --max-boxes 6 --torsion --classify a.jsonl   # (and b.jsonl)
+    python benchmarks/fuzz_run.py --summary a.jsonl
 """
 
 from __future__ import annotations
