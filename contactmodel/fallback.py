@@ -32,10 +32,15 @@ it solves most of the 59 answers newton left solved-inaccurate.
 problem's LCP surrogate (the pyramid of each round law), from which newton reaches answers its
 merit function misses from the default start (contacts loaded where the answer has them
 separated).
+
+:func:`friction_continuation` is the start of newton's last rung: the problem solved with every
+friction coefficient scaled down (:data:`CONTINUATION`) and raised step by step, each stage from
+the answer of the one before, the last one's forces lifted to the problem as stated.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -59,6 +64,10 @@ _RANK = {Status.SOLVED: 0, Status.SOLVED_INACCURATE: 1}
 #: the most contact rows for which :func:`lcp_start` solves the problem's LCP surrogate (Lemke's
 #: method: a dense tableau, cubic work)
 LCP_START_ROWS = 500
+
+#: the fractions of each law's friction coefficient at which :func:`friction_continuation` solves a
+#: problem on its way to the problem as stated, each stage from the answer of the one before
+CONTINUATION = (0.2, 0.4, 0.6, 0.8)
 
 #: a contact of a solved-inaccurate answer counts as unloaded (:func:`retry_unloaded`) when its
 #: normal force is at most this fraction of the problem's residual scale (||q||_inf)
@@ -274,3 +283,46 @@ def lcp_start(problem: Problem, solve_lcp: Callable[[Problem], Solution]) -> np.
     if answer.status is not Status.SOLVED:
         return None
     return problem.point_at(surrogate_problem.interpret(answer.x).forces)
+
+
+def with_friction_scaled(problem: Problem, factor: float) -> Problem:
+    """``problem`` with every law's friction coefficient ``mu`` multiplied by ``factor`` (a law
+    without ``mu``, e.g. Frictionless, as it is); the same assembly and form."""
+    scaled: dict[int, object] = {}
+    laws = {}
+    for name, law in problem.laws.items():
+        if getattr(law, "mu", 0.0) and id(law) not in scaled:
+            twin = copy.copy(law)  # its key (and so its shared rows) follows the new mu
+            twin.mu = law.mu * factor
+            scaled[id(law)] = twin
+        laws[name] = scaled.get(id(law), law)
+    return problem.reformulate(friction=laws)
+
+
+def friction_continuation(
+    problem: Problem, solve_from: Callable[[Problem, np.ndarray | None], Solution]
+) -> tuple[np.ndarray | None, list[Solution]]:
+    """(a start for ``problem``, the runs made): ``problem`` with its friction coefficients
+    scaled by each fraction of :data:`CONTINUATION` in turn (:func:`with_friction_scaled`), each
+    stage solved by ``solve_from(stage, x0)`` from the forces of the stage before (the first
+    from the solver's own start), the last stage's forces lifted to ``problem`` (its MCP's
+    variable order). The start is None when a stage's answer is not accepted (``ok``), and for
+    a quasistatic problem (its forces do not fix its velocities).
+
+    Small friction is closer to the frictionless problem, whose merit newton descends to its
+    solution; the answers then move with mu, and each stage starts near its own (soft-finger fuzz
+    scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` where every other start stalls)."""
+    runs: list[Solution] = []
+    if problem.assembly.quasistatic:
+        return None, runs
+    before: tuple[Problem, Solution] | None = None
+    for factor in CONTINUATION:
+        stage = with_friction_scaled(problem, factor)
+        x0 = None if before is None else stage.point_at(before[0].interpret(before[1].x).forces)
+        answer = solve_from(stage, x0)
+        runs.append(answer)
+        if not answer.ok or answer.x is None:
+            return None, runs
+        before = (stage, answer)
+    assert before is not None
+    return problem.point_at(before[0].interpret(before[1].x).forces), runs

@@ -20,6 +20,7 @@ from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import (
     adopt,
     better_answer,
+    friction_continuation,
     lcp_start,
     retry_other_statements,
     retry_unloaded,
@@ -126,8 +127,9 @@ def solve(
     the problem (absent when none did).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
-    2-core machine. ``fallback``: a contact problem newton did not solve is solved again in its
-    other statements (the other form, the cone in the other form; see :mod:`contactmodel.fallback`).
+    2-core machine. ``fallback``: a contact problem newton did not solve goes through the fallback
+    ladder of :func:`rescue` (its unloaded contacts frictionless, its other statements, newton from
+    its LCP surrogate's answer, newton's last try; see :mod:`contactmodel.fallback`).
     Many problems solved with the same settings: :class:`SolveCall` checks them once.
     """
     fallback = validate.boolean(fallback, "solve: fallback", error=OptionError)
@@ -137,7 +139,7 @@ def solve(
     call = SolveCall.of(solver, accept_tol, blas_threads, **options)
     solution = call.run(problem, x0, warm)
     if fallback and isinstance(problem, Problem) and "reductions" not in solution.extras:
-        solution = _fallback(problem, solution, solver, call.accept_tol, call.blas_threads, options)
+        solution = rescue(problem, solution, solver, call.accept_tol, call.blas_threads, **options)
     return solution
 
 
@@ -224,45 +226,95 @@ def statement(solver: str) -> Chain:
 NEWTON_LAST_TRY = {"merit": "penalized_fb", "regularize": "always"}
 
 
-def _fallback(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or a better answer: a solved-inaccurate one through its unloaded contacts
-    stated frictionless (:func:`contactmodel.fallback.retry_unloaded`), then :func:`_retries`, whose
-    solved-inaccurate answer gets the same try."""
-    if not isinstance(problem, Problem) or not worth_retrying(solution, solver):
+def rescue(
+    problem,
+    solution: Solution,
+    solver: str = "newton",
+    accept_tol: float = TOL,
+    blas_threads: int | None = 1,
+    tolerance: float = 0.0,
+    **options,
+) -> Solution:
+    """``solution`` (``problem`` solved by ``solver`` as stated, without fallback), or a better
+    answer of the fallback ladder: a solved-inaccurate answer through its unloaded contacts stated
+    frictionless (:func:`contactmodel.fallback.retry_unloaded`), then the problem's other
+    statements (:func:`contactmodel.fallback.retry_other_statements`), newton from the LCP
+    surrogate's answer (:func:`contactmodel.fallback.lcp_start`), newton with
+    :data:`NEWTON_LAST_TRY` (from its own start, then from the LCP surrogate's answer) and newton
+    from the end of a friction continuation (:func:`contactmodel.fallback.friction_continuation`),
+    in that order until one is solved; a solved-inaccurate answer a later
+    rung gives gets the unloaded-contacts try too. ``cm.solve(..., fallback=True)`` runs it, and
+    so does a simulation's step. Nothing runs for an answer
+    :func:`~contactmodel.fallback.worth_retrying` does not retry (solved, certified infeasible,
+    solved-inaccurate within ``tolerance``, relative; or a solver whose registry row asks no
+    retry); between the rungs, an answer within ``tolerance`` is kept (a simulation's
+    ``step_tol``). ``accept_tol``, ``blas_threads`` and the solver's ``options`` are those of
+    :func:`solve`. The answer's message and ``extras["fallback"]`` say which rung gave it
+    (``solved_by``) and what the others ended with."""
+    if not isinstance(problem, Problem) or not worth_retrying(solution, solver, tolerance):
         return solution
 
     def from_point(twin: Problem, x0) -> Solution:
         return solve(twin, solver, accept_tol, x0, blas_threads, fallback=False, **options)
 
     solution = retry_unloaded(problem, solution, accept_tol, from_point)
-    if solution.status is Status.SOLVED:
+    if not worth_retrying(solution, solver, tolerance):
         return solution
-    answer = _retries(problem, solution, solver, accept_tol, blas_threads, options)
+    answer = _retries(problem, solution, solver, accept_tol, blas_threads, tolerance, options)
     if answer is not solution:  # another statement's or the last try's answer
         answer = retry_unloaded(problem, answer, accept_tol, from_point)
     return answer
 
 
-def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads, options) -> Solution:
+def _retries(
+    problem, solution: Solution, solver: str, accept_tol, blas_threads, tolerance: float, options
+) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
-    else of newton again as stated from its LCP surrogate's answer (:func:`_from_lcp_start`), else
-    with :data:`NEWTON_LAST_TRY` (a quasistatic problem has one statement and no surrogate: that
-    try only)."""
+    else of newton again as stated: from its LCP surrogate's answer, with :data:`NEWTON_LAST_TRY`
+    from its own start, with both, and from the end of a friction continuation (a quasistatic
+    problem has one statement and no surrogate: the :data:`NEWTON_LAST_TRY` try only). Each rung
+    runs only while the answer is worth retrying at ``tolerance``."""
     if not problem.assembly.quasistatic:
         solution = retry_other_statements(
             problem,
             solution,
             lambda twin: solve(twin, solver, accept_tol, None, blas_threads, fallback=False, **options),
         )
-        if solution.status is Status.SOLVED:
+        if not worth_retrying(solution, solver, tolerance):
             return solution
     if solver != "newton":
         return solution
-    solution = _from_lcp_start(problem, solution, accept_tol, blas_threads, options)
-    if solution.status is Status.SOLVED or set(options) & set(NEWTON_LAST_TRY):
+    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
+    how = "from the LCP surrogate's answer"
+    solution = _from_start(problem, solution, x0, how, accept_tol, blas_threads, options)
+    if not worth_retrying(solution, solver, tolerance) or set(options) & set(NEWTON_LAST_TRY):
         return solution
     again = {**options, **NEWTON_LAST_TRY}
-    retry = solve(problem, solver, accept_tol, None, blas_threads, fallback=False, **again)
+    solution = _last_try(problem, solution, accept_tol, blas_threads, again)
+    if not worth_retrying(solution, solver, tolerance):
+        return solution
+    how = f"from the LCP surrogate's answer with {NEWTON_LAST_TRY}"
+    solution = _from_start(problem, solution, x0, how, accept_tol, blas_threads, again)
+    if not worth_retrying(solution, solver, tolerance):
+        return solution
+
+    def from_point(stage: Problem, start) -> Solution:
+        return solve(stage, solver, accept_tol, start, blas_threads, fallback=False, **options)
+
+    x0, runs = friction_continuation(problem, from_point)
+    for run in runs:  # every run counted
+        solution.iterations += run.iterations
+        solution.seconds += run.seconds
+    if x0 is None and runs:
+        solution.message += f"; friction continuation stopped at stage {len(runs)}: {runs[-1].status.value}"
+    how = "from a friction continuation"
+    return _from_start(problem, solution, x0, how, accept_tol, blas_threads, options)
+
+
+def _last_try(problem, solution: Solution, accept_tol, blas_threads, again: dict) -> Solution:
+    """``solution``, or newton's answer with the options ``again`` (:data:`NEWTON_LAST_TRY`) from
+    its own start: a dynamic problem's when solved, a quasistatic one's when accepted."""
+    retry = solve(problem, "newton", accept_tol, None, blas_threads, fallback=False, **again)
     if retry.status is not Status.SOLVED and not (
         problem.assembly.quasistatic and retry.ok
     ):  # a dynamic problem's answer kept unless solved; a quasistatic one's unless ok
@@ -274,19 +326,19 @@ def _retries(problem, solution: Solution, solver: str, accept_tol, blas_threads,
     return adopt(retry, solution, f"with {NEWTON_LAST_TRY}", str(NEWTON_LAST_TRY))
 
 
-def _from_lcp_start(problem: Problem, solution: Solution, accept_tol, blas_threads, options) -> Solution:
-    """``solution``, or newton's answer from :func:`contactmodel.fallback.lcp_start` when that one is
-    better (solved, or solved-inaccurate closer); every run counted."""
-    x0 = lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
+def _from_start(
+    problem: Problem, solution: Solution, x0, how: str, accept_tol, blas_threads, options
+) -> Solution:
+    """``solution``, or newton's answer from ``x0`` (obtained ``how``; nothing runs when None)
+    when that one is better (solved, or solved-inaccurate closer); every run counted."""
     if x0 is None:
         return solution
     retry = solve(problem, "newton", accept_tol, x0, blas_threads, fallback=False, **options)
     if not better_answer(retry, solution):
-        solution.message += f"; tried from the LCP surrogate's answer: {retry.status.value}"
+        solution.message += f"; tried {how}: {retry.status.value}"
         solution.iterations += retry.iterations
         solution.seconds += retry.seconds
         return solution
-    how = "from the LCP surrogate's answer"
     return adopt(retry, solution, how, how, tried=f"{how}: {retry.status.value}")
 
 

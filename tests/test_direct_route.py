@@ -13,6 +13,7 @@ import pytest
 
 import contactmodel as cm
 from contactmodel._pyomo import Complementarity, complements, pe
+from contactmodel.analysis.round_laws import NormalRelaxed
 from contactmodel.friction.anisotropic import AnisotropicCone
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.mcp.compile import compile_model
@@ -46,6 +47,8 @@ LAWS = {
     "polyhedral": lambda: cm.PolyhedralLimitSurface(
         np.array([[1.0, 0.0], [-1.0, 0.5], [0.0, -2.0], [0.3, 1.0]]), 0.5
     ),
+    # decide's relaxation (round_laws.linear_rows_relaxation): the cone's generators where rolling
+    "normal_relaxed": lambda: NormalRelaxed(cm.CoulombCone(0.4), 6),
 }
 
 

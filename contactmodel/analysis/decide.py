@@ -89,7 +89,11 @@ contact is decided by its modes (below), and any other problem through the **nor
 relaxation** (:func:`normal_relaxation`: outer polygons, exact sliding directions, normal
 complementarity only, maximum dissipation dropped), an LCP every solution of the problem
 solves, so that a relaxation without solution proves the problem has none. A solvable
-relaxation leaves the problem ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
+relaxation is tightened where the problem has contacts whose rows are linear (polyhedral laws,
+sliding contacts): those keep their own rows, maximum dissipation included, and only the
+nonlinear contacts are relaxed (:func:`~contactmodel.analysis.round_laws.linear_rows_relaxation`,
+an LCP decided as any other); no solution there proves none for the problem. Otherwise the
+problem is ``UNDECIDED``, with the reason. (Deciding on the outer pyramid
 with its own maximum dissipation would not be sound: its solutions are not the cone's.)
 
 With a verified solution x1, uniqueness of the forces is decided, in this order, by (the proofs
@@ -148,6 +152,7 @@ from contactmodel.analysis.round_laws import (
     eps_text,
     force_map,
     internal_uniqueness,
+    linear_rows_relaxation,
     monotone_terms,
     monotone_uniqueness,
     normal_relaxation,
@@ -1650,7 +1655,31 @@ def _decide_relaxation(problem: Problem, k: int, time_limit: float, tol: float, 
             ev["min_solution_norm"] = ev.pop("relaxation_min_solution_norm")
             ev["norm_of"] = "the sum of the contacts' normal forces"
         return _Verdict(v.status, [], ev, v.exact)
+    tighter = _linear_rows_verdict(problem, k, time_limit, tol, tried)
+    if tighter is not None:
+        return tighter
     reason = f"round friction laws make the MCP nonlinear; no solver found a solution and the {what} " + (
         "has a solution (maximum dissipation not checked)" if v.solutions else "is undecided"
     )
     return _Verdict(Status.UNDECIDED, [], {"reason": reason, "relaxation_k": k})
+
+
+def _linear_rows_verdict(problem: Problem, k: int, time_limit: float, tol: float, tried: list[str]):
+    """NO_SOLUTION when the relaxation that keeps every contact's linear rows exact
+    (:func:`~contactmodel.analysis.round_laws.linear_rows_relaxation`: a polyhedral law's maximum
+    dissipation kept, a round law's rolling contacts relaxed as in the normal relaxation) has no
+    solution, decided as an LCP of its own; else None (that relaxation has a solution, is
+    undecided, or is the normal relaxation itself)."""
+    relaxed = linear_rows_relaxation(problem, k)
+    if relaxed is None:
+        return None
+    what = f"relaxation keeping the linear rows (outer {k}-gons at the nonlinear contacts)"
+    verdict = decide(relaxed, time_limit=time_limit, tol=tol, uniqueness=False)
+    tried.append(f"{what}: {verdict.status.value}")
+    if verdict.status is not Status.NO_SOLUTION:
+        return None
+    evidence = {f"relaxation_{key}": val for key, val in verdict.evidence.items() if key != "certificate"}
+    evidence["certificate"] = f"the {what} has no solution ({verdict.evidence.get('certificate', '')})"
+    evidence["relaxation_k"] = k
+    evidence["relaxation"] = "linear rows kept"
+    return _Verdict(Status.NO_SOLUTION, [], evidence, verdict.exact)

@@ -5,6 +5,9 @@ do not apply directly. This module holds what decides such problems instead:
 
 * :func:`normal_relaxation`: an LCP (outer polygons, normal complementarity only) that every
   solution of the problem solves, so that its having no solution proves the problem has none;
+  :func:`linear_rows_relaxation` the same relaxation of the contacts whose rows are nonlinear only
+  (:class:`NormalRelaxed`), every other contact keeping its own rows (maximum dissipation
+  included): a tighter relaxation, a problem of its own;
 * :func:`monotone_uniqueness`: unique forces by strong monotonicity of De Saxcé's form;
 * :func:`internal_uniqueness`: unique forces up to internal forces that the faces of a verified
   solution's cones exclude (A singular);
@@ -16,18 +19,26 @@ Each returns plain data (arrays, dicts) or None where it does not apply; the ver
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import nnls
 
-from contactmodel.constants import TOL
+from contactmodel.constants import TOL, Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted
+from contactmodel.friction.rows import ContactRows, Norm, Product, Square
+from contactmodel.friction.sets import FrictionSet
 
 #: a singular value of A W (W: unit columns) at most this times max(1, max|A|) counts as zero in
 #: the continuum test (:func:`continuum_solution`: internal forces d with A d = 0)
 NULL_TOL = 1e-10
+#: relative widening of the outer polygons of :class:`NormalRelaxed` (their vertices are floats
+#: rounded to 14 digits; widened, the polygon contains the law's set whatever the rounding)
+WIDEN = 1e-9
 
 
 def force_map(problem: Problem) -> sp.csr_matrix:
@@ -114,6 +125,99 @@ def normal_relaxation(problem: Problem, k: int = 16) -> tuple[sp.csr_matrix, np.
     G = sp.csr_matrix(np.array(cols).T) if cols else sp.csr_matrix((m, 0))
     rows = np.array(normals)[owner]
     return sp.csr_matrix(A[rows] @ G), b[rows], G
+
+
+def linear_rows(rows: ContactRows) -> bool:
+    """Whether a contact's statement is linear: no cone block and no product, square or norm in
+    its pairs and named expressions (a polyhedral law anywhere, a round law where the sliding
+    velocity fixes its friction direction)."""
+
+    def linear(terms) -> bool:
+        for _, what in terms:
+            if isinstance(what, (Product, Square, Norm)):
+                return False
+            if type(what) is tuple and not linear(what):  # a group of terms
+                return False
+        return True
+
+    return (
+        rows.cone is None
+        and all(linear(terms) for _, _, terms in rows.pairs)
+        and all(linear(terms) for _, terms in rows.expressions)
+    )
+
+
+class NormalRelaxed(FrictionLaw):
+    """The normal relaxation of ``law`` (:func:`normal_relaxation`) at the contacts where its rows
+    are nonlinear: the force ``c = sum_j w_j g_j`` over the generators (1, f_j) of the law's
+    outer polyhedral cone (``k``-gons circumscribing its round sets; variables ``weight[j]``),
+    ``0 <= w_j _|_ a_n >= 0`` (normal complementarity only, maximum dissipation dropped);
+    elsewhere ``law``'s own rows. Every force of ``law`` lies in that cone with c_n = sum_j w_j
+    (and c_n a_n = 0 gives w_j a_n = 0), so every solution of a
+    problem under ``law`` solves the problem under ``NormalRelaxed(law, k)``."""
+
+    def __init__(self, law: FrictionLaw, k: int = 16):
+        self.law = law
+        self.k = int(k)
+        self.needs_torsion = law.needs_torsion
+
+    def _generators(self, dim: int) -> np.ndarray:
+        """The outer cone's generators, their friction parts widened by :data:`WIDEN` so that
+        the float vertices (rounded) still circumscribe the law's set."""
+        g = _section_vertices(self.law, dim, self.k)
+        g[:, 1:] *= 1.0 + WIDEN
+        return g
+
+    def rows(self, ctx: ContactContext) -> ContactRows:
+        own = self.law.rows(ctx)
+        if linear_rows(own):
+            return own
+        dim = len(ctx.velocity)
+        g = self._generators(dim)
+        variables = tuple(("weight", j, 0.0, math.inf) for j in range(len(g)))
+        force = {}
+        for i, axis in enumerate("ntor"[:dim]):
+            force[axis] = [(float(g[j, i]), j) for j in range(len(g)) if g[j, i] != 0.0] or [(0.0, 0)]
+        pairs = tuple((f"normal_{j}", j, ((1.0, "n"),)) for j in range(len(g)))
+        return ContactRows(variables, force, pairs)
+
+    def friction_set(self) -> FrictionSet:
+        """The wrapped law's set (what the contact modes name); the relaxation's own conditions
+        are :meth:`law_residual`'s."""
+        return self.law.friction_set()
+
+    def law_residual(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> float:
+        """The wrapped law's residual where its rows are kept; else the normal pair's alone
+        (the force lies in the outer cone by construction, maximum dissipation is dropped)."""
+        if linear_rows(self.law.rows(ctx)):
+            return self.law.law_residual(ctx, force, accel)
+        return abs(min(float(force[0]), float(accel[0])))
+
+    def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
+        if linear_rows(self.law.rows(ctx)):
+            return self.law.lift(ctx, force, accel)
+        g = self._generators(len(force))
+        beta = nnls(g.T, np.asarray(force, dtype=float))[0]  # the force in the generators
+        return {"weight": {j: float(b) for j, b in enumerate(beta)}}
+
+
+def linear_rows_relaxation(problem: Problem, k: int = 16) -> Problem | None:
+    """``problem`` in reduced form with every law ``L`` replaced by ``NormalRelaxed(L, k)``: an
+    LCP whose solutions include (the forces of) every solution of ``problem``, tighter than
+    :func:`normal_relaxation` where a contact's rows are linear and state more than its normal
+    force (a rolling contact under a polyhedral law keeps its maximum dissipation). None when no
+    contact does (the two relaxations are then the same)."""
+    if problem.assembly.quasistatic:
+        return None
+    kept = [
+        name
+        for name, law in problem.laws.items()
+        if linear_rows(own := law.rows(problem.contexts[name])) and len(own.variables) > 1
+    ]
+    if not kept:
+        return None
+    laws = {name: NormalRelaxed(law, k) for name, law in problem.laws.items()}
+    return problem.reformulate(friction=laws, form=Form.REDUCED)
 
 
 @dataclass

@@ -49,7 +49,7 @@ from contactmodel import solvers
 from contactmodel.assembly import Assembly, assemble
 from contactmodel.constants import TOL, TOL_INACCURATE, Choice
 from contactmodel.errors import ContactModelError, SolverError
-from contactmodel.fallback import retry_other_statements, worth_retrying
+from contactmodel.fallback import worth_retrying
 from contactmodel.formulation import Problem, formulate
 from contactmodel.friction.base import FrictionLaw
 from contactmodel.mcp.types import MCP
@@ -72,16 +72,16 @@ from contactmodel.validate import dense_csr, integer, real
 
 #: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
 DENSE_A = 20_000
-#: the simulation tolerance (default ``step_tol`` of :func:`simulate`): a step that the solver
-#: leaves solved-inaccurate (relative natural residual r between the dispatcher's ``accept_tol``,
-#: 1e-8, and 1e-5) is accepted as it is when r <= step_tol, and only above it are the step's
-#: other statements tried (:mod:`contactmodel.fallback`, cold re-solves of the whole step in the
-#: other form and cone form: 6 s each on a 100-box pile). The residual is in the MCP's units,
-#: relative to s = ||F(0)||_inf (``Solution.residual_scale``): for a step, post-step velocities
-#: (m/s) and impulses (N s), so r <= 1e-6 leaves every contact's velocity within 1e-6 s m/s of the
-#: law (a position error of at most h r s per step, 1e-9 s m at h = 1e-3 s), five orders below the
-#: scheme's own error of order g h per step when s (a velocity and impulse scale) is order 1.
-#: Such steps keep their status "solved-inaccurate" and residual in the Trajectory.
+#: the simulation tolerance (default ``step_tol`` of :func:`simulate`): a step that the solver leaves
+#: solved-inaccurate (relative natural residual r between the dispatcher's ``accept_tol``, 1e-8, and 1e-5)
+#: is accepted as it is when r <= step_tol, and only above it is the fallback ladder of ``cm.solve`` tried
+#: (:func:`contactmodel.solve.rescue`; among its rungs cold re-solves of the whole step in the other form
+#: and cone form: 6 s each on a 100-box pile). The residual is in the MCP's units, relative to s =
+#: ||F(0)||_inf (``Solution.residual_scale``): for a step, post-step velocities (m/s) and impulses (N s), so
+#: r <= 1e-6 leaves every contact's velocity within 1e-6 s m/s of the law (a position error of at most h r s
+#: per step, 1e-9 s m at h = 1e-3 s), five orders below the scheme's own error of order g h per step when s
+#: (a velocity and impulse scale) is order 1. Such steps keep their status "solved-inaccurate" and residual
+#: in the Trajectory.
 STEP_TOL = 1e-6
 #: steps between two writes of a run given ``out=`` (see :func:`simulate`)
 SAVE_EVERY = 50
@@ -785,20 +785,24 @@ class Simulator:
         return self.settle(problem, self._solve_call.run(problem, x0))
 
     def settle(self, problem: Problem, first: Solution) -> Solution:
-        """``first``, or the best answer of the step's other statements
-        (:func:`~contactmodel.fallback.retry_other_statements`, as ``cm.solve`` would try): they
-        are tried when ``first`` is neither solved nor solved-inaccurate within ``step_tol``
-        (and the solver is one whose answers are retried and ``fallback`` was not turned off)."""
-        from contactmodel.solve import solve
-
+        """``first``, or the better answer of the fallback ladder ``cm.solve`` runs
+        (:func:`contactmodel.solve.rescue`: the unloaded contacts frictionless, the step's other
+        statements, newton from the LCP surrogate's answer, newton's last try): it runs when
+        ``first`` is neither solved nor solved-inaccurate within ``step_tol`` (and the solver is
+        one whose answers are retried and ``fallback`` was not turned off), and stops at the
+        first answer within ``step_tol``. The problem is left holding the answer's point (the
+        rungs load their own), which :meth:`Problem.force_vector` then reads."""
         if not self.solver_options.get("fallback", True) or not worth_retrying(
             first, self.solver, self.step_tol
         ):
             return first
+        from contactmodel.solve import rescue
+
         options = {k: v for k, v in self.solver_options.items() if k != "fallback"}
-        return retry_other_statements(
-            problem, first, lambda twin: solve(twin, solver=self.solver, fallback=False, **options)
-        )
+        answer = rescue(problem, first, self.solver, tolerance=self.step_tol, **options)
+        if answer.x is not None:
+            problem.compile().load(answer.x)
+        return answer
 
     def solved(self, problem: Problem, x: np.ndarray) -> None:
         """Keep the step's answer ``x`` (``problem``'s MCP order) for the next warm start."""
@@ -1158,7 +1162,7 @@ def simulate(
     reused, or carried over by contact and variable name after a rebuild). ``reuse``: keep the
     previous step's model while the contact set and laws stay (False: a new model every step).
     ``step_tol``: the simulation tolerance, see :data:`STEP_TOL` (0: every solved-inaccurate
-    step is retried in the step's other statements, as ``cm.solve`` does).
+    step goes through ``cm.solve``'s fallback ladder, :func:`contactmodel.solve.rescue`).
     ``islands``: solve each island of bodies (bodies joined through contacts; the ground joins
     none) as a problem of its own, so one hard island does not slow the others; False solves
     every step's contacts as one problem (the answers agree to the solver's tolerance).

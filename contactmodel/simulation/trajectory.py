@@ -28,8 +28,10 @@ class Trajectory:
     (N+1, n). ``kinetic`` / ``potential`` (N+1,) J. Per step k (from times[k] to times[k+1]):
     ``status`` (str), ``residual``, ``iterations``, ``seconds`` (solver time), ``reused`` (the
     previous step's model was updated instead of rebuilt), ``timings`` (name -> (N,) s),
-    ``fallback`` (str: '' when the step's other statements were not tried, else the one whose
-    answer was kept, 'as stated' when none was better; see :mod:`contactmodel.fallback`).
+    ``fallback`` (str: '' when the fallback ladder did not run, else the rung whose answer was
+    kept: another statement's label, the unloaded contacts' route, "from the LCP surrogate's
+    answer" or newton's last-try options; 'as stated' when none was better; see
+    :func:`contactmodel.solve.rescue`).
     ``step_tol``: the run's simulation tolerance (solved-inaccurate steps whose residual is at
     most this were accepted without the fallback; see ``contactmodel.simulation.stepper.STEP_TOL``).
     Per contact name: ``impulses[name]`` (N, d) N s in its (n, t, o[, r]) frame (NaN while

@@ -11,9 +11,9 @@ import pytest
 from scenes import ALL_LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
-from contactmodel.fallback import lcp_start, unloaded_contacts
+from contactmodel.fallback import lcp_start, unloaded_contacts, with_friction_scaled
 from contactmodel.reductions import Unloaded
-from contactmodel.solve import relative_residual
+from contactmodel.solve import NEWTON_LAST_TRY, relative_residual
 
 
 def scene(i: int):
@@ -125,6 +125,49 @@ def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
     assert sol.iterations > first.iterations
     verdict = check_answer(sc, sol, 1e-6)
     assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+@pytest.mark.parametrize(
+    ("index", "rung", "also_tried"),
+    [
+        # 1 box, 19 Ellipsoid contacts, sparse form: from the LCP surrogate's answer newton stalls
+        # with the default merit, converges with the penalized one
+        (
+            1958,
+            f"from the LCP surrogate's answer with {NEWTON_LAST_TRY}",
+            ["tried from the LCP surrogate's answer"],
+        ),
+        # 2 boxes, 7 contacts (EllipticTorsion, SOC cone, Pyramid), sparse form: the LCP surrogate
+        # has no answer (Lemke ends on a secondary ray); mu raised from 0.2 mu in four stages
+        (1598, "from a friction continuation", []),
+    ],
+)
+def test_scenes_solved_by_the_last_rungs(index: int, rung: str, also_tried: list[str]) -> None:
+    """Newton from every earlier start (the statements, the LCP surrogate's answer, the last-try
+    options) ends unsolved; the later rungs of cm.solve's ladder solve them."""
+    sc = torsion_scene(index)
+    problem = sc.problem()
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == rung
+    for earlier in ("other statements tried", f"tried again with {NEWTON_LAST_TRY}", *also_tried):
+        assert earlier in sol.message  # ... and did not solve it
+    verdict = check_answer(sc, sol, 1e-6)  # the physics, from the declarations
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def test_friction_scaled_problem_scales_every_mu_and_leaves_the_problem_alone() -> None:
+    problem = torsion_scene(1598).problem()
+    before = {name: law.key for name, law in problem.laws.items()}
+    twin = with_friction_scaled(problem, 0.25)
+    assert {name: law.key for name, law in problem.laws.items()} == before
+    for name, law in problem.laws.items():
+        scaled = twin.laws[name]
+        assert type(scaled) is type(law)
+        assert scaled.mu == pytest.approx(0.25 * law.mu)
+        if law.mu:
+            assert scaled.key != law.key
+    assert twin.form == problem.form and twin.assembly is problem.assembly
 
 
 def test_lcp_start_of_a_polyhedral_problem_is_its_solution() -> None:

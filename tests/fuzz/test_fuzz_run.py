@@ -62,6 +62,29 @@ def test_chunks_resume_and_reproduce(fr, tmp_path, capsys) -> None:
     capsys.readouterr()
 
 
+def test_rerun_runs_only_the_scenes_not_solved(fr, tmp_path, capsys) -> None:
+    """--rerun runs again the scenes an earlier file's runs did not solve and keeps its other rows."""
+    before = tmp_path / "before.jsonl"
+    rows = [
+        {"scene": i, "law": "pyramid", "form": "reduced", "contacts": 1, "solver": solver, "outcome": outcome}
+        for i, solver, outcome in (
+            (3, "newton", "solved"),
+            (4, "newton", "failed"),
+            (4, "lemke", "failed"),
+            (5, "newton", "solved-inaccurate"),
+        )
+    ]
+    before.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    after = tmp_path / "after.jsonl"
+    argv = ["--seed", "1", "--solvers", "newton", "--rerun", str(before), "--jsonl", str(after)]
+    assert fr.main(argv) == 0
+    got = [json.loads(line) for line in after.read_text().splitlines()]
+    assert got[:2] == [rows[0], rows[2]]  # kept as they were
+    assert [(r["scene"], r["solver"]) for r in got[2:]] == [(4, "newton"), (5, "newton")]
+    assert all("cpu_seconds" in r for r in got[2:])  # run again
+    capsys.readouterr()
+
+
 def test_classify_decides_a_scene_without_solution(fr, tmp_path) -> None:
     """Scene 2027 of seed 1 (pyramid, sparse form: newton reaches its iteration limit) has no
     solution: cm.decide proves it on the reduced form."""

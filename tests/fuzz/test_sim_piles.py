@@ -12,41 +12,8 @@ import numpy as np
 import pytest
 
 import contactmodel as cm
-from contactmodel.shapes import Box
 from contactmodel.simulation import load
-
-SIDE = 0.2
-
-
-def random_pile(rng: np.random.Generator, n: int) -> cm.System:
-    """n unit-mass cubes in columns of up to 3, each shifted and turned from the one below and
-    dropped from a few mm above it."""
-    from scipy.spatial.transform import Rotation
-
-    system = cm.System(gravity=(0, 0, -9.81))
-    top = 0.0
-    for k in range(n):
-        column, level = divmod(k, 3)
-        if level == 0:
-            top = 0.0
-        rot = Rotation.from_rotvec([*rng.normal(scale=0.01, size=2), rng.uniform(-0.1, 0.1)])
-        corners = (np.array([[a, b, c] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)]) * SIDE / 2) @ (
-            rot.as_matrix().T
-        )
-        z = top + rng.uniform(1e-3, 5e-3) - corners[:, 2].min()
-        top = z + corners[:, 2].max()
-        shift = rng.uniform(-0.03, 0.03, size=2) if level else np.zeros(2)
-        system.add_body(
-            f"b{k}",
-            1.0,
-            cm.inertia.box(1.0, (SIDE,) * 3),
-            position=(0.35 * column + shift[0], shift[1], z),
-            orientation=rot.as_matrix(),
-            velocity=rng.normal(scale=0.1, size=3),
-            shape=Box((SIDE,) * 3),
-        )
-    return system
-
+from tests.simulation.scenes import SIDE, random_pile
 
 LAWS = [
     lambda mu: cm.Pyramid(mu),
