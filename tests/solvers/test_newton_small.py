@@ -92,13 +92,18 @@ def random_fc3d(seed: int, nc: int, rank: int, nbox: int = 0):
     n = 3 * nc + nbox
     G = rng.standard_normal((n, rank + nbox))
     W = G @ G.T + 1e-3 * (lambda A: A - A.T)(rng.standard_normal((n, n)))
-    q = rng.standard_normal(n)
+    return _fc3d_mcp(sp.csr_matrix(W), rng, nc, nbox)
+
+
+def _fc3d_mcp(M: sp.csr_matrix, rng: np.random.Generator, nc: int, nbox: int) -> MCP:
+    """The MCP of matrix ``M`` with nc cone blocks then ``nbox`` box rows (free, lower-bounded,
+    two-sided): q pressing in, mu in (0.1, 1)."""
+    q = rng.standard_normal(3 * nc + nbox)
     q[: 3 * nc : 3] -= rng.uniform(0.0, 2.0, nc)
     mu = rng.uniform(0.1, 1.0, nc)
     kind = rng.integers(0, 3, nbox)
     lb = np.concatenate([np.full(3 * nc, -np.inf), np.where(kind == 0, -np.inf, 0.0)])
     ub = np.concatenate([np.full(3 * nc, np.inf), np.where(kind == 2, 1.0, np.inf)])
-    M = sp.csr_matrix(W)
     blocks = CoulombBlocks(np.arange(3 * nc).reshape(nc, 3), mu)
     return MCP(F=lambda x: M @ x + q, J=lambda x: M, lb=lb, ub=ub, M=M, q=q, cones=blocks)
 
@@ -216,14 +221,7 @@ def random_sparse_fc3d(seed: int, nc: int, deficit: int = 0, nbox: int = 0):
     S = sp.random(n, n, density=0.01, random_state=seed + 1, format="csr")
     W = (G @ G.T + 1e-3 * (S - S.T) + 1e-6 * sp.eye(n)).tocsr()
     W.sum_duplicates()
-    q = rng.standard_normal(n)
-    q[: 3 * nc : 3] -= rng.uniform(0.0, 2.0, nc)
-    mu = rng.uniform(0.1, 1.0, nc)
-    kind = rng.integers(0, 3, nbox)
-    lb = np.concatenate([np.full(3 * nc, -np.inf), np.where(kind == 0, -np.inf, 0.0)])
-    ub = np.concatenate([np.full(3 * nc, np.inf), np.where(kind == 2, 1.0, np.inf)])
-    blocks = CoulombBlocks(np.arange(3 * nc).reshape(nc, 3), mu)
-    return MCP(F=lambda x: W @ x + q, J=lambda x: W, lb=lb, ub=ub, M=W, q=q, cones=blocks)
+    return _fc3d_mcp(W, rng, nc, nbox)
 
 
 def python_loop(mcp, **options):
