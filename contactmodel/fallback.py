@@ -223,15 +223,11 @@ def retry_unloaded(
     first = solve_one(twin, route.forward(solution.x))
     if first.status is not Status.SOLVED:
         solution.message += f"; tried {route.label}: {first.status.value}"
-        solution.iterations += first.iterations
-        solution.seconds += first.seconds
-        return solution
+        return counted(solution, first)
     again = solve_one(problem, route.invert(first.x))
     if again.status is not Status.SOLVED:
         solution.message += f"; tried {route.label}: solved there, {again.status.value} as stated"
-        solution.iterations += first.iterations + again.iterations
-        solution.seconds += first.seconds + again.seconds
-        return solution
+        return counted(solution, first, again)
     return adopt(again, solution, route.label, route.label, f"{route.label}: solved", runs=(first,))
 
 
@@ -251,10 +247,16 @@ def adopt(
     fallback["solved_by"] = solved_by
     fallback.setdefault("first_status", solution.status.value)
     retry.extras["fallback"] = fallback
-    for run in (solution, *runs):
-        retry.iterations += run.iterations
-        retry.seconds += run.seconds
-    return retry
+    return counted(retry, solution, *runs)
+
+
+def counted(solution: Solution, *runs: Solution) -> Solution:
+    """``solution`` with the iterations and seconds of ``runs`` added to its own (every run of a
+    retry counts toward the answer's cost)."""
+    for run in runs:
+        solution.iterations += run.iterations
+        solution.seconds += run.seconds
+    return solution
 
 
 def lcp_start(problem: Problem, solve_lcp: Callable[[Problem], Solution]) -> np.ndarray | None:

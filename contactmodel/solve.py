@@ -20,6 +20,7 @@ from contactmodel.errors import OptionError, SolverError
 from contactmodel.fallback import (
     adopt,
     better_answer,
+    counted,
     friction_continuation,
     lcp_start,
     retry_other_statements,
@@ -260,26 +261,23 @@ def rescue(
     solution = retry_unloaded(problem, solution, accept_tol, from_point)
     if not worth_retrying(solution, solver, tolerance):
         return solution
-    answer = _retries(problem, solution, solver, accept_tol, blas_threads, tolerance, options)
+    answer = _retries(problem, solution, solver, accept_tol, blas_threads, tolerance, options, from_point)
     if answer is not solution:  # another statement's or the last try's answer
         answer = retry_unloaded(problem, answer, accept_tol, from_point)
     return answer
 
 
 def _retries(
-    problem, solution: Solution, solver: str, accept_tol, blas_threads, tolerance: float, options
+    problem, solution: Solution, solver: str, accept_tol, blas_threads, tolerance: float, options, from_point
 ) -> Solution:
     """``solution``, or a better answer of another statement of ``problem`` (contactmodel.fallback),
     else of newton again as stated: from its LCP surrogate's answer, with :data:`NEWTON_LAST_TRY`
     from its own start, with both, and from the end of a friction continuation (a quasistatic
     problem has one statement and no surrogate: the :data:`NEWTON_LAST_TRY` try only). Each rung
-    runs only while the answer is worth retrying at ``tolerance``."""
+    runs only while the answer is worth retrying at ``tolerance``; ``from_point(problem, x0)``
+    solves a statement with ``solver`` and the options, without fallback."""
     if not problem.assembly.quasistatic:
-        solution = retry_other_statements(
-            problem,
-            solution,
-            lambda twin: solve(twin, solver, accept_tol, None, blas_threads, fallback=False, **options),
-        )
+        solution = retry_other_statements(problem, solution, lambda twin: from_point(twin, None))
         if not worth_retrying(solution, solver, tolerance):
             return solution
     if solver != "newton":
@@ -297,14 +295,8 @@ def _retries(
     solution = _from_start(problem, solution, x0, how, accept_tol, blas_threads, again)
     if not worth_retrying(solution, solver, tolerance):
         return solution
-
-    def from_point(stage: Problem, start) -> Solution:
-        return solve(stage, solver, accept_tol, start, blas_threads, fallback=False, **options)
-
     x0, runs = friction_continuation(problem, from_point)
-    for run in runs:  # every run counted
-        solution.iterations += run.iterations
-        solution.seconds += run.seconds
+    counted(solution, *runs)
     if x0 is None and runs:
         solution.message += f"; friction continuation stopped at stage {len(runs)}: {runs[-1].status.value}"
     how = "from a friction continuation"
@@ -320,8 +312,7 @@ def _last_try(problem, solution: Solution, accept_tol, blas_threads, again: dict
     ):  # a dynamic problem's answer kept unless solved; a quasistatic one's unless ok
         solution.message += f"; tried again with {NEWTON_LAST_TRY}: {retry.status.value}"
         if not problem.assembly.quasistatic:  # every run counted, as in retry_other_statements
-            solution.iterations += retry.iterations
-            solution.seconds += retry.seconds
+            counted(solution, retry)
         return solution
     return adopt(retry, solution, f"with {NEWTON_LAST_TRY}", str(NEWTON_LAST_TRY))
 
@@ -336,9 +327,7 @@ def _from_start(
     retry = solve(problem, "newton", accept_tol, x0, blas_threads, fallback=False, **options)
     if not better_answer(retry, solution):
         solution.message += f"; tried {how}: {retry.status.value}"
-        solution.iterations += retry.iterations
-        solution.seconds += retry.seconds
-        return solution
+        return counted(solution, retry)
     return adopt(retry, solution, how, how, tried=f"{how}: {retry.status.value}")
 
 

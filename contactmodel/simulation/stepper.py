@@ -814,7 +814,8 @@ class Simulator:
         ``contacts``: two bodies are in one island when a contact joins them (the ground joins
         nothing). The islands' step problems share no body, so A is block diagonal over them and
         each island is a problem of its own with the answer of the whole step. One group (all
-        contacts) when ``islands=False``, with manipulators, or with fewer than two contacts."""
+        contacts) when ``islands=False``, with manipulators, with one body, or with fewer than two
+        contacts."""
         kin = self.kinematics
         whole = [np.arange(len(contacts))]
         if not self.split or kin is None or len(contacts) < 2 or len(kin.bodies) < 2:
