@@ -206,7 +206,7 @@ def summarize(rows: list[dict], classes: list[dict] | None = None) -> str:
             total = sum(counts.values())
             bad = total - counts["solved"]
             lines.append(
-                f"  {law:<13}{form:<9}{total:>6}{bad:>6}   ({counts['solved-inaccurate']} / "
+                f"  {law:<17}{form:<9}{total:>6}{bad:>6}   ({counts['solved-inaccurate']} / "
                 f"{counts['iteration-limit']} / "
                 f"{counts['time-limit']} / {counts['failed']} / {counts['infeasible-certified']})"
             )

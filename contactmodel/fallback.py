@@ -69,6 +69,12 @@ LCP_START_ROWS = 500
 #: problem on its way to the problem as stated, each stage from the answer of the one before
 CONTINUATION = (0.2, 0.4, 0.6, 0.8)
 
+#: the most contact rows for which :func:`friction_continuation` runs: its four stages are four
+#: more solves of the whole problem, which on a large pile's failing step cost tens of seconds
+#: before the step gives up (the fuzz scenes it rescues, at most 6 bodies of 8 contacts, have
+#: under 200 rows)
+CONTINUATION_ROWS = 500
+
 #: a contact of a solved-inaccurate answer counts as unloaded (:func:`retry_unloaded`) when its
 #: normal force is at most this fraction of the problem's residual scale (||q||_inf)
 UNLOADED_NORMAL = 1e-3
@@ -308,14 +314,15 @@ def friction_continuation(
     scaled by each fraction of :data:`CONTINUATION` in turn (:func:`with_friction_scaled`), each
     stage solved by ``solve_from(stage, x0)`` from the forces of the stage before (the first
     from the solver's own start), the last stage's forces lifted to ``problem`` (its MCP's
-    variable order). The start is None when a stage's answer is not accepted (``ok``), and for
-    a quasistatic problem (its forces do not fix its velocities).
+    variable order). The start is None, and nothing runs, for a quasistatic problem (its forces do
+    not fix its velocities) and one above :data:`CONTINUATION_ROWS` rows; it is None when a
+    stage's answer is not accepted (``ok``).
 
     Small friction is closer to the frictionless problem, whose merit newton descends to its
     solution; the answers then move with mu, and each stage starts near its own (soft-finger fuzz
     scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` where every other start stalls)."""
     runs: list[Solution] = []
-    if problem.assembly.quasistatic:
+    if problem.assembly.quasistatic or problem.assembly.m > CONTINUATION_ROWS:
         return None, runs
     before: tuple[Problem, Solution] | None = None
     for factor in CONTINUATION:

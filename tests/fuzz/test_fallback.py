@@ -11,6 +11,7 @@ import pytest
 from scenes import ALL_LAWS, NumpyDraw, check_answer, draw_scene
 
 import contactmodel as cm
+from contactmodel import fallback
 from contactmodel.fallback import lcp_start, unloaded_contacts, with_friction_scaled
 from contactmodel.reductions import Unloaded
 from contactmodel.solve import NEWTON_LAST_TRY, relative_residual
@@ -154,6 +155,27 @@ def test_scenes_solved_by_the_last_rungs(index: int, rung: str, also_tried: list
         assert earlier in sol.message  # ... and did not solve it
     verdict = check_answer(sc, sol, 1e-6)  # the physics, from the declarations
     assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def test_friction_continuation_runs_only_up_to_its_row_cap(monkeypatch) -> None:
+    """Scene 1598's continuation solves its stages; with the cap below the scene's rows nothing
+    runs and there is no start (cm.solve then ends at the rung before, not solved)."""
+    problem = torsion_scene(1598).problem()
+    calls = []
+
+    def solve_from(stage, x0):
+        calls.append(stage)
+        return cm.solve(stage, x0=x0, fallback=False)
+
+    x0, runs = fallback.friction_continuation(problem, solve_from)
+    assert x0 is not None and len(runs) == len(calls) == len(fallback.CONTINUATION)
+    monkeypatch.setattr(fallback, "CONTINUATION_ROWS", problem.assembly.m - 1)
+    calls.clear()
+    assert fallback.friction_continuation(problem, solve_from) == (None, [])
+    assert not calls
+    sol = cm.solve(problem)
+    assert sol.status is not cm.Status.SOLVED
+    assert "friction continuation" not in sol.message
 
 
 def test_friction_scaled_problem_scales_every_mu_and_leaves_the_problem_alone() -> None:
