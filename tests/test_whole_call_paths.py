@@ -74,3 +74,31 @@ def test_a_100_contact_fc3d_solve_takes_its_steps() -> None:
     floor = 8 * np.finfo(float).eps * max(1.0, max(history[1]))  # residuals at the rounding level
     np.testing.assert_allclose(*history, rtol=1e-12, atol=floor)
     np.testing.assert_allclose(fast.x, plain.x, rtol=0, atol=1e-12 * max(1.0, float(np.abs(plain.x).max())))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_kept_block_factored_by_gstrf_is_splu_s(seed) -> None:
+    """SuperLU's ``gstrf`` called directly on a canonical CSC matrix (the kept block of a sparse
+    Newton matrix) gives spla.splu's solution bit for bit, and raises on a singular one as it does."""
+    from contactmodel.solvers.newton import small
+
+    m = 150
+    A = sp.random(m, m, density=0.08, random_state=seed, format="csc") + sp.eye(m, format="csc")
+    A = sp.csc_matrix(A)
+    A.sort_indices()
+    data, rows, indptr = A.data, A.indices.astype(np.intc), A.indptr.astype(np.intc)
+    rhs = np.random.default_rng(seed).standard_normal(m)
+    got = small.canonical_solve(data, rows, indptr, rhs)
+    want = small.csc_solve(data, rows, indptr, rhs)  # the long way: spla.splu of a SciPy matrix
+    assert got.tobytes() == want.tobytes()
+    np.testing.assert_allclose(A @ got, rhs, atol=1e-8 * max(1.0, np.abs(got).max()))
+    S = A.tolil()
+    S[:, 3] = 0.0  # an empty column: singular
+    S = sp.csc_matrix(S)
+    S.eliminate_zeros()
+    sdata, srows, sptr = S.data, S.indices.astype(np.intc), S.indptr.astype(np.intc)
+    with pytest.raises(RuntimeError):
+        small.csc_solve(sdata, srows, sptr, rhs)
+    with pytest.raises(RuntimeError):
+        small.canonical_solve(sdata, srows, sptr, rhs)
+    assert small._solve_kept(sdata, srows, sptr, rhs) is None
