@@ -111,9 +111,9 @@ def canonical_solve(data: np.ndarray, rows: np.ndarray, indptr: np.ndarray, rhs:
     m = rhs.shape[0]
     if _gstrf is None or rows.dtype != np.intc or indptr.dtype != np.intc or data.dtype != np.float64:
         return csc_solve(data, rows, indptr, rhs)
-    lu = _gstrf(
-        m, int(indptr[m]), data, rows, indptr, csc_construct_func=sp.csc_matrix, ilu=False, options=_SPLU_OPTIONS
-    )
+    nnz = int(indptr[m])
+    made = sp.csc_matrix  # what the factors L and U are read as
+    lu = _gstrf(m, nnz, data, rows, indptr, csc_construct_func=made, ilu=False, options=_SPLU_OPTIONS)
     return lu.solve(rhs)
 
 
