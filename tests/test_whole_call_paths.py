@@ -102,3 +102,51 @@ def test_the_kept_block_factored_by_gstrf_is_splu_s(seed) -> None:
     with pytest.raises(RuntimeError):
         small.canonical_solve(sdata, srows, sptr, rhs)
     assert small._solve_kept(sdata, srows, sptr, rhs) is None
+
+
+def _compiled_both_ways(make, monkeypatch):
+    """The compiled MCP and force matrix T of ``make()`` with and without the uniform path of
+    contactmodel.mcp.direct (every contact stating one shared ContactRows)."""
+    from contactmodel.mcp import direct
+
+    out = []
+    for uniform in (False, True):
+        monkeypatch.setattr(direct, "UNIFORM_PATH", uniform)
+        problem = make()
+        out.append((problem.T, problem.compile().mcp))
+    return out
+
+
+@pytest.mark.parametrize(
+    "friction",
+    [None, cm.CoulombCone(0.4, form="mncp"), cm.Pyramid(0.5), "sliding"],
+    ids=["soc", "mncp", "pyramid", "some-sliding"],
+)
+def test_one_shared_statement_compiles_as_the_loop_s(friction, monkeypatch) -> None:
+    """Contacts sharing one statement (the rolling contacts of one law) give the same force matrix
+    and MCP (F, J, bounds, names, cone blocks) at once as contact by contact."""
+    rng = np.random.default_rng(3)
+    nc = 12
+    B = rng.standard_normal((3 * nc, 3 * nc + 6))
+    W, q, mu = B @ B.T, rng.standard_normal(3 * nc), np.full(nc, 0.4)
+    if friction == "sliding":
+        velocities = np.zeros((nc, 2))
+        velocities[::3, 0] = 1.0
+
+        def make():
+            return cm.formulate_from_matrices(W, q, mu, velocities=velocities)
+    else:
+
+        def make():
+            return cm.formulate_from_matrices(W, q, mu, friction=friction)
+
+    (T0, m0), (T1, m1) = _compiled_both_ways(make, monkeypatch)
+    assert T0.shape == T1.shape and (T0 != T1).nnz == 0
+    x = rng.standard_normal(m0.n)
+    assert m0.F(x).tobytes() == m1.F(x).tobytes()
+    assert (m0.J(x) != m1.J(x)).nnz == 0
+    assert m0.lb.tobytes() == m1.lb.tobytes() and m0.ub.tobytes() == m1.ub.tobytes()
+    assert list(m0.names) == list(m1.names)
+    assert (m0.cones is None) == (m1.cones is None)
+    if m0.cones is not None:
+        assert np.array_equal(m0.cones.index, m1.cones.index) and np.array_equal(m0.cones.mu, m1.cones.mu)

@@ -22,6 +22,7 @@ model).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -51,6 +52,9 @@ def force_matrix(
     """(starts, T): the first of each contact's force variables among T's columns (each
     contact's own, in order of first use: :attr:`ContactRows.terms`) and T (m, columns) with
     c = T y."""
+    shared = _shared_rows(direct)
+    if shared is not None:
+        return _uniform_force_matrix(assembly, direct, shared)
     starts: list[int] = []
     ti, tj, tv = [], [], []
     contact_rows = assembly.contact_rows
@@ -66,6 +70,45 @@ def force_matrix(
     return starts, _csr(
         np.array(ti, dtype=np.int64), np.array(tj, dtype=np.int64), np.array(tv), (assembly.m, base)
     )
+
+
+#: False: :func:`force_matrix` and :func:`compile_direct` run their contact-by-contact loops even
+#: when every contact shares one statement (the tests compare the two ways)
+UNIFORM_PATH = True
+
+
+def _shared_rows(direct: dict[str, ContactRows]) -> ContactRows | None:
+    """The one :class:`ContactRows` object every contact states (e.g. a rolling contact's cached
+    rows of one law), or None (no contacts, several statements, or :data:`UNIFORM_PATH` off)."""
+    if not UNIFORM_PATH or not direct:
+        return None
+    every = list(direct.values())
+    first = every[0]
+    return first if all(r is first for r in every) else None
+
+
+def _row_table(assembly: ContactAssembly, names, comps: list[str]) -> np.ndarray:
+    """(nc, len(comps)) the assembly rows of each contact's components ``comps``."""
+    contact_rows = assembly.contact_rows
+    if not comps:
+        return np.zeros((len(names), 0), dtype=np.int64)
+    pick = operator.itemgetter(*comps)
+    if len(comps) == 1:
+        return np.fromiter((pick(contact_rows[name]) for name in names), dtype=np.int64).reshape(-1, 1)
+    return np.array([pick(contact_rows[name]) for name in names], dtype=np.int64).reshape(-1, len(comps))
+
+
+def _uniform_force_matrix(
+    assembly: ContactAssembly, direct: dict[str, ContactRows], shared: ContactRows
+) -> tuple[list[int], sp.csr_matrix]:
+    """:func:`force_matrix` when every contact states ``shared``: the same entries at once."""
+    comps, ranks, coefs, positions = shared.terms
+    nc, width = len(direct), len(positions)
+    base = np.arange(nc, dtype=np.int64) * width
+    ti = _row_table(assembly, direct, comps).reshape(-1)
+    tj = (base[:, None] + np.asarray(ranks, dtype=np.int64)).reshape(-1)
+    tv = np.tile(np.asarray(coefs, dtype=float), nc)
+    return base.tolist(), _csr(ti, tj, tv, (assembly.m, nc * width))
 
 
 def _csr(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
@@ -300,7 +343,9 @@ def compile_direct(
     row_terms = []  # (MCP row, contact's rows, its flat terms, where its variables are)
     cones = []  # (contact, its cone rows, its first T column)
     where: dict[str, dict[int, int]] = {}  # contact -> its variables' MCP columns
-    for (name, rows), start in zip(direct.items(), starts):
+    shared = _shared_rows(direct)
+    only_cones = shared is not None and not shared.rows[0][0] and bool(shared.rows[1][0])
+    for (name, rows), start in zip(() if only_cones else direct.items(), starts):
         (keys, pvars, lows, highs, flat, pranks), cone_rows = rows.rows
         mine = where[name] = {}
         if cone_rows[0]:
@@ -321,6 +366,11 @@ def compile_direct(
     cone_names = [name for name, *_ in cones]
     cone_mu = [rows.mu for _, rows, _, _ in cones]
     cone_theirs: list[int] = []  # each cone row's assembly row
+    if only_cones:  # every contact one cone block of ``shared``, no pairs: the same lists at once
+        cone_names, cone_theirs, more_names, more_tcols = _uniform_cones(asm, direct, shared, starts)
+        cone_mu = [shared.mu] * len(cone_names)
+        names += more_names
+        tcols += more_tcols
     for name, rows, (cvars, caxes, cranks), start in cones:
         crow, mine = contact_rows[name], where[name]
         if mine:  # the contact's pairs may read its cone variables
@@ -399,6 +449,22 @@ def compile_direct(
     compiled.derived["nu_dot_columns"] = np.arange(nf, dtype=np.int64)
     compiled.derived["pairs"] = [Pair(name, key, row, compiled.variables) for name, key, row in pairs]
     return compiled
+
+
+def _uniform_cones(
+    asm: ContactAssembly, direct: dict[str, ContactRows], shared: ContactRows, starts: list[int]
+) -> tuple[list[str], list[int], list[tuple], list[int]]:
+    """:func:`compile_direct`'s cone rows when every contact states ``shared``, one cone block and
+    no pairs: (the contacts' names, each cone row's assembly row, each row's key (contact,
+    variable, index), each row's T column or -1)."""
+    cvars, caxes, cranks = shared.rows[1]
+    contact_names = list(direct)
+    labels = [shared.variables[pos][:2] for pos in cvars]
+    keys = [(name, *label) for name in contact_names for label in labels]
+    ranks = np.asarray(cranks, dtype=np.int64)
+    tcols = np.where(ranks >= 0, np.asarray(starts, dtype=np.int64)[:, None] + ranks, -1)
+    theirs = _row_table(asm, contact_names, caxes)
+    return contact_names, theirs.reshape(-1).tolist(), keys, tcols.reshape(-1).tolist()
 
 
 def _linear_part(
