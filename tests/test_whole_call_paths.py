@@ -150,3 +150,23 @@ def test_one_shared_statement_compiles_as_the_loop_s(friction, monkeypatch) -> N
     assert (m0.cones is None) == (m1.cones is None)
     if m0.cones is not None:
         assert np.array_equal(m0.cones.index, m1.cones.index) and np.array_equal(m0.cones.mu, m1.cones.mu)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_exact_symmetry_test_is_the_transpose_s(seed) -> None:
+    """assembly's exact test on the nonzeros (each one's mirror entry) says what A == A.T says;
+    the 1e-9 tolerance after it is unchanged."""
+    from contactmodel.assembly import _symmetric
+    from contactmodel.validate import dense_csr
+
+    rng = np.random.default_rng(seed)
+    B = rng.standard_normal((9, 9)) * (rng.random((9, 9)) < 0.4)
+    A = B + B.T
+    cases = [A, B, A.copy(), A.copy(), A.copy()]
+    cases[2][1, 4] = 0.0  # a nonzero whose mirror is zero
+    cases[2][4, 1] = 3.0
+    cases[3][2, 5] += 1e-12 * max(1.0, np.abs(A).max())  # symmetric within the tolerance only
+    cases[4][3, 3] = -0.0
+    for M in cases:
+        want = np.array_equal(M, M.T) or np.abs(M - M.T).max() <= 1e-9 * max(1.0, np.abs(M).max())
+        assert _symmetric(M, dense_csr(M)) == want
