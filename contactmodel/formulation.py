@@ -501,10 +501,13 @@ def _contexts(assembly: ContactAssembly) -> dict[str, ContactContext]:
     contacts = assembly.system.contacts
     rows = [list(assembly.contact_rows[c.name].values()) for c in contacts]  # assembly.indices
     if rows and all(len(r) == len(rows[0]) for r in rows):
-        velocities = list(v[np.array(rows, dtype=np.int64)])  # v[rows[j]] of each, as views
+        table = v[np.array(rows, dtype=np.int64)]
+        velocities = list(table)  # v[rows[j]] of each, as views
+        still = (~np.any(table != 0.0, axis=1)).tolist()  # NaN is moving, -0.0 still
     else:
         velocities = [v[r] for r in rows]
-    return {c.name: ContactContext(c, vel, rolling_tol) for c, vel in zip(contacts, velocities)}
+        still = [not np.any(vel != 0.0) for vel in velocities]
+    return {c.name: ContactContext(c, vel, rolling_tol, s) for c, vel, s in zip(contacts, velocities, still)}
 
 
 def _assembly_of(system, form: Form) -> ContactAssembly:

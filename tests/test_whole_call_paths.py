@@ -170,3 +170,26 @@ def test_the_exact_symmetry_test_is_the_transpose_s(seed) -> None:
     for M in cases:
         want = np.array_equal(M, M.T) or np.abs(M - M.T).max() <= 1e-9 * max(1.0, np.abs(M).max())
         assert _symmetric(M, dense_csr(M)) == want
+
+
+def test_a_still_contact_s_speeds_are_the_computed_ones() -> None:
+    """Contexts made by formulate know which contacts have zero velocity (-0.0 too, NaN not): their
+    speeds, 0 without computing them, are the norms a context computes without that knowledge."""
+    from contactmodel.friction.base import ContactContext
+
+    nc = 6
+    velocities = np.zeros((nc, 3))
+    velocities[1] = [0.0, 2.0, 0.0]
+    velocities[2] = [-0.0, 0.0, -0.0]
+    velocities[3] = [0.0, 1e-12, 3e-12]
+    velocities[4] = [0.5, 0.0, 0.0]
+    problem = cm.formulate_from_matrices(
+        np.eye(4 * nc), np.zeros(4 * nc), 0.5, velocities=velocities, torsion=True
+    )
+    still = [ctx.still for ctx in problem.contexts.values()]
+    assert still == [True, False, True, False, False, True]
+    for ctx in problem.contexts.values():
+        long_way = ContactContext(ctx.contact, ctx.velocity, ctx.rolling_tol)
+        for comps in ("t", "to", "tor", "r"):
+            assert ctx.speed(comps) == long_way.speed(comps)
+            assert ctx.sliding(comps) == long_way.sliding(comps)

@@ -53,6 +53,8 @@ class ContactContext:
     contact: DeclaredContact
     velocity: np.ndarray
     rolling_tol: float
+    #: True when every entry of ``velocity`` is 0 (known to the caller): every speed is then 0
+    still: bool = False
     _speeds: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -62,6 +64,8 @@ class ContactContext:
     def speed(self, components: str) -> float:
         """Norm of the relative velocity over the given components, e.g. ``"to"`` (computed once:
         the laws ask several times per contact)."""
+        if self.still:  # the norm of zeros, without computing it (most contacts of most problems)
+            return 0.0
         speed = self._speeds.get(components)
         if speed is None:
             v = self.velocity.tolist()
