@@ -12,6 +12,7 @@ assembly with other numbers, the same rows); the same objects give the same layo
 
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -135,8 +136,11 @@ class Layout:
         by_key: dict[tuple, list[int]] = {}
         laws = list(problem.laws.values())  # in the order of the names
         keys = _law_keys(laws)
-        for j, key in enumerate(keys):
-            by_key.setdefault((key, len(rows[j])), []).append(j)
+        if even and keys.count(keys[0]) == len(keys):  # one group, every contact in order
+            by_key[keys[0], len(rows[0])] = list(range(len(keys)))
+        else:
+            for j, key in enumerate(keys):
+                by_key.setdefault((key, len(rows[j])), []).append(j)
         contexts = list(problem.contexts.values()) if list(problem.contexts) == names else None
         groups = []
         for js in by_key.values():
@@ -249,6 +253,8 @@ class Layout:
 def _law_keys(laws: list) -> list:
     """Each law's :attr:`~contactmodel.friction.base.FrictionLaw.key`, asked once per law object
     (a problem often shares one object among many contacts)."""
+    if laws and all(map(operator.is_, laws, itertools.repeat(laws[0]))):  # one object (one mu)
+        return [laws[0].key] * len(laws)
     by_object: dict[int, tuple] = {}
     out = []
     for law in laws:

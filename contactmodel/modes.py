@@ -24,6 +24,8 @@ References:
 
 from __future__ import annotations
 
+import itertools
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -396,9 +398,18 @@ def _signatures(layout: Layout, pa: _PairArrays) -> tuple[np.ndarray, int]:
     kept = layout.mode_signatures
     if kept is None or kept[0] is not pa:
         sets = layout.friction_sets()
+        fsets, keys = sets.fsets, pa.keys
+        if (
+            fsets
+            and all(map(operator.is_, fsets, itertools.repeat(fsets[0])))
+            and not layout.sliding.any()
+            and keys.count(keys[0]) == len(keys)
+        ):  # one set, no sliding contact, the same pair keys: one signature (most problems)
+            kept = layout.mode_signatures = (pa, np.zeros(len(fsets), dtype=np.int64), 1)
+            return kept[1], kept[2]
         seen: dict[tuple, int] = {}
         sliding = layout.sliding.tolist()
-        numbers = [seen.setdefault((id(f), s, k), len(seen)) for f, s, k in zip(sets.fsets, sliding, pa.keys)]
+        numbers = [seen.setdefault((id(f), s, k), len(seen)) for f, s, k in zip(fsets, sliding, keys)]
         kept = layout.mode_signatures = (pa, np.array(numbers, dtype=np.int64), len(seen))
     return kept[1], kept[2]
 

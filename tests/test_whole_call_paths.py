@@ -193,3 +193,46 @@ def test_a_still_contact_s_speeds_are_the_computed_ones() -> None:
         for comps in ("t", "to", "tor", "r"):
             assert ctx.speed(comps) == long_way.speed(comps)
             assert ctx.sliding(comps) == long_way.sliding(comps)
+
+
+@pytest.mark.parametrize("laws", ["one object", "equal objects", "two laws", "some sliding"])
+def test_one_law_object_groups_as_the_loops_s(laws) -> None:
+    """The layout's law groups and the modes' signatures of contacts sharing one law object (the
+    shortcut) are those of the contact-by-contact grouping."""
+    from contactmodel import modes
+
+    rng = np.random.default_rng(5)
+    nc = 9
+    B = rng.standard_normal((3 * nc, 3 * nc + 3))
+    W, q = B @ B.T, rng.standard_normal(3 * nc)
+    velocities = None
+    if laws == "one object":
+        friction = cm.CoulombCone(0.5)
+    elif laws == "equal objects":
+        friction = [cm.CoulombCone(0.5) for _ in range(nc)]
+    elif laws == "two laws":
+        friction = [cm.CoulombCone(0.5 if j % 3 else 0.2) for j in range(nc)]
+    else:
+        friction = cm.CoulombCone(0.5)
+        velocities = np.zeros((nc, 2))
+        velocities[::4, 1] = 1.0
+    problem = cm.formulate_from_matrices(W, q, friction=friction, velocities=velocities)
+    sol = cm.solve(problem)
+    assert sol.ok
+    layout = problem.layout
+    names = problem.contact_names
+    by_key: dict = {}
+    for j, law in enumerate(problem.laws.values()):
+        by_key.setdefault((law.key, len(layout.rows[j])), []).append(j)
+    assert [g.contacts.tolist() for g in layout.groups] == list(by_key.values())
+    assert [g.law.key for g in layout.groups] == [k for k, _ in by_key]
+    compiled = problem.compile()
+    pa = modes._pair_arrays(problem, compiled, names)
+    numbers, count = modes._signatures(layout, pa)
+    seen: dict = {}
+    sets = layout.friction_sets()
+    want = [
+        seen.setdefault((id(f), s, k), len(seen))
+        for f, s, k in zip(sets.fsets, layout.sliding.tolist(), pa.keys)
+    ]
+    assert numbers.tolist() == want and count == len(seen)
