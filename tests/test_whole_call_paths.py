@@ -126,7 +126,7 @@ def test_one_shared_statement_compiles_as_the_loop_s(friction, monkeypatch) -> N
     """Contacts sharing one statement (the rolling contacts of one law) give the same force matrix
     and MCP (F, J, bounds, names, cone blocks) at once as contact by contact."""
     rng = np.random.default_rng(3)
-    nc = 12
+    nc = 14
     B = rng.standard_normal((3 * nc, 3 * nc + 6))
     W, q, mu = B @ B.T, rng.standard_normal(3 * nc), np.full(nc, 0.4)
     if friction == "sliding":

@@ -75,12 +75,16 @@ def force_matrix(
 #: False: :func:`force_matrix` and :func:`compile_direct` run their contact-by-contact loops even
 #: when every contact shares one statement (the tests compare the two ways)
 UNIFORM_PATH = True
+#: fewer contacts than this take the loops: the arrays' fixed cost (~10-20 us) is more than a few
+#: contacts' loop
+UNIFORM_MIN = 12
 
 
 def _shared_rows(direct: dict[str, ContactRows]) -> ContactRows | None:
     """The one :class:`ContactRows` object every contact states (e.g. a rolling contact's cached
-    rows of one law), or None (no contacts, several statements, or :data:`UNIFORM_PATH` off)."""
-    if not UNIFORM_PATH or not direct:
+    rows of one law), or None (fewer than :data:`UNIFORM_MIN` contacts, several statements, or
+    :data:`UNIFORM_PATH` off)."""
+    if not UNIFORM_PATH or len(direct) < UNIFORM_MIN:
         return None
     every = list(direct.values())
     first = every[0]
