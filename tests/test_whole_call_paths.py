@@ -92,6 +92,8 @@ def test_the_kept_block_factored_by_gstrf_is_splu_s(seed) -> None:
     want = small.csc_solve(data, rows, indptr, rhs)  # the long way: spla.splu of a SciPy matrix
     assert got.tobytes() == want.tobytes()
     np.testing.assert_allclose(A @ got, rhs, atol=1e-8 * max(1.0, np.abs(got).max()))
+    wide = small.canonical_solve(data, rows.astype(np.int64), indptr.astype(np.int64), rhs)  # splu's way
+    assert wide.tobytes() == want.tobytes()
     S = A.tolil()
     S[:, 3] = 0.0  # an empty column: singular
     S = sp.csc_matrix(S)
