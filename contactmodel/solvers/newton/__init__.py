@@ -673,8 +673,10 @@ def _solved_start(
     first attempt projects it): that point, CONVERGED after 0 iterations, as the attempts would
     end at once, without setting them up (a time step starting at the answer of the last step of
     a body at rest or sliding steadily: most of a small step's solver time). ``extras`` has the
-    counters of a run (nothing factored, F evaluated once) and ``start_solved``. None when the
-    start does not meet ``tol`` or F is not finite there."""
+    counters of a run (nothing factored, F evaluated once) and ``start_solved``. With
+    ``active_set_steps``, a start that does not meet ``tol`` may be replaced by its first
+    active-set point that does (:func:`_active_set_point`; ``active_set_steps`` in ``extras``,
+    as many iterations and factorizations). None when neither meets ``tol`` or F is not finite."""
     with np.errstate(all="ignore"):
         if mcp.cones is None:
             x = np.clip(x, lb, ub) if opt.feasible else x
@@ -692,6 +694,11 @@ def _solved_start(
                 float(np.max(np.abs(xb - np.clip(xb - F[box], lb[box], ub[box])), initial=0.0)),
                 float(np.max(np.abs(cone_residual(x[idx], F[idx], mcp.cones.mu)), initial=0.0)),
             )
+        steps = 0
+        if not res <= opt.tol and opt.active_set_steps and mcp.M is not None and mcp.cones is None:
+            found = _active_set_point(mcp, opt, x, F, lb, ub)
+            if found is not None:
+                x, F, res, steps = found
     if not res <= opt.tol or not np.all(np.isfinite(F)):  # NaN included
         return None
     extras = {
@@ -706,7 +713,83 @@ def _solved_start(
         "cpu_seconds": time.process_time() - c0,
     }
     message = "natural residual below tolerance at the starting point"
-    return SolverResult(x, Outcome.CONVERGED, iterations=0, message=message, extras=extras)
+    if steps:
+        extras.update(start_solved=False, active_set_steps=steps, factorizations=steps)
+        message = f"natural residual below tolerance after {steps} active-set step(s) from the starting point"
+    return SolverResult(x, Outcome.CONVERGED, iterations=steps, message=message, extras=extras)
+
+
+def _active_set_point(
+    mcp: MCP, opt: NewtonOptions, x: np.ndarray, F: np.ndarray, lb: np.ndarray, ub: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float, int] | None:
+    """The first of at most ``opt.active_set_steps`` active-set points from the start ``x`` (in
+    the box, ``F`` = F(x)) of an affine box MCP of at most ``core.SETUP_CACHE_N`` rows that
+    meets ``tol`` (see ``NewtonOptions.active_set_steps``): ``(x, F(x), natural residual, steps
+    taken)``; None when none does. Each step holds the rows of its active set at their bound and
+    moves the others by the least-norm least-squares solution of their rows of ``F = 0``
+    (LAPACK's ``dgelsy``), so the variables a degenerate, non-unique solution leaves
+    undetermined keep the start's values. ``F`` is ``M z + q`` with a dense copy of ``M``."""
+    n = x.shape[0]
+    if n > core.SETUP_CACHE_N or not sp.issparse(mcp.M) and np.ndim(mcp.M) != 2:
+        return None
+    M = _dense_matrix(mcp.M, n)
+    q = np.asarray(mcp.q, dtype=float).reshape(n)
+    upper = bool(np.isfinite(ub).any())
+
+    def mid(v: np.ndarray) -> np.ndarray:  # np.clip(v, lb, ub), without its cost when ub = inf
+        return np.minimum(np.maximum(v, lb), ub) if upper else np.maximum(v, lb)
+
+    z = x
+    basic = (z > lb) & (z < ub)
+    for step in range(1, opt.active_set_steps + 1):
+        B = np.flatnonzero(basic)
+        if B.size:
+            move = _least_norm(M[B][:, B], F[B])
+            if move is None:
+                return None
+            z = z.copy()
+            z[B] -= move
+            if opt.feasible:
+                z = mid(z)
+            F = M @ z + q
+        y = z - F
+        res = float(np.abs(z - mid(y)).max(initial=0.0))
+        if not math.isfinite(res):
+            return None
+        if res <= opt.tol:
+            return z, F, res, step
+        at_lb, at_ub = y <= lb, y >= ub
+        basic = ~(at_lb | at_ub)
+        z = np.where(at_lb, lb, np.where(at_ub, ub, z))
+        F = M @ z + q
+    return None
+
+
+def _least_norm(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """The least-norm least-squares solution of ``A d = b`` (A square), by LAPACK's ``dgelsy``
+    (complete orthogonal factorization, rank at relative condition ``n eps``); None when LAPACK
+    reports an error or the solution is not finite."""
+    k = b.shape[0]
+    rhs = np.array(b, dtype=float).reshape(k, 1)
+    lwork = 4 * k + 1  # dgelsy's least: max(min(m, n) + 3 n + 1, 2 min(m, n) + nrhs)
+    _, d, _, _, info = sla.lapack.dgelsy(A, rhs, np.zeros(k, dtype=np.int32), k * _EPS, lwork)
+    d = d[:, 0]
+    return d if info == 0 and np.all(np.isfinite(d)) else None
+
+
+_EPS = float(np.finfo(float).eps)
+
+
+def _dense_matrix(M: Any, n: int) -> np.ndarray:
+    """The dense (n, n) copy of an affine MCP's ``M``, kept with its other set-ups
+    (:func:`core.setup_cache`) while ``M`` is unchanged."""
+    cache = core.setup_cache(M) if sp.issparse(M) else None
+    dense = None if cache is None else cache.get("dense")
+    if dense is None:
+        dense = M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float)
+        if cache is not None:
+            cache["dense"] = dense
+    return dense.reshape(n, n)
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
