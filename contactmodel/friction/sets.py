@@ -391,17 +391,20 @@ class PolygonPart(PolytopePart):
         corner when beyond its ends). Agrees with :meth:`project` to rounding."""
         y = np.asarray(y, dtype=float).reshape(-1, 2)
         cn = np.asarray(cn, dtype=float).reshape(-1)
-        r = (self.mu * cn)[:, None]
+        r = self.mu * cn
+        flat = r <= 0.0  # the polygon is the point 0
         D, E, E2 = self._sides
         reach = y @ self.G.T  # (m, k): each side's normal . y
         side = np.argmax(reach, axis=1)
-        beyond = np.take_along_axis(reach, side[:, None], axis=1) > self.h[0] * cn[:, None]
-        start, edge = r * D[side], r * E[side]
-        with np.errstate(invalid="ignore", divide="ignore"):  # r = 0: the point 0, set below
-            t = np.einsum("ij,ij->i", y - start, edge) / (r[:, 0] * r[:, 0] * E2[side])
+        beyond = reach.max(axis=1) > self.h[0] * cn
+        rc = r[:, None]
+        start, edge = rc * D[side], rc * E[side]
+        safe = r + flat  # no division by 0 where flat
+        t = np.einsum("ij,ij->i", y - start, edge) / (safe * safe * E2[side])
         t = np.minimum(np.maximum(t, 0.0), 1.0)[:, None]
-        out = np.where(beyond, start + t * edge, y)
-        out[cn * self.mu <= 0.0] = 0.0
+        out = np.where(beyond[:, None], start + t * edge, y)
+        if flat.any():
+            out[flat] = 0.0
         return out
 
     @cached_property
