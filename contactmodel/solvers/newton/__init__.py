@@ -731,24 +731,31 @@ def _active_set_point(
     the box, ``F`` = F(x)) of an affine box MCP of at most ``core.SETUP_CACHE_N`` rows that
     meets ``tol`` (see ``NewtonOptions.active_set_steps``): ``(x, F(x), natural residual, steps
     taken)``; None when none does. Each step holds the rows of its active set at their bound and
-    moves the others by the least-norm least-squares solution of their rows of ``F = 0``
-    (LAPACK's ``dgelsy``), so the variables a degenerate, non-unique solution leaves
-    undetermined keep the start's values. ``F`` is ``M z + q`` with a dense copy of ``M``."""
+    moves the others by the least-norm least-squares solution of their rows of ``F = 0`` (the
+    pseudo-inverse of their block of ``M``, kept with ``M`` for the next steps of the same
+    active set), so the variables a degenerate, non-unique solution leaves undetermined keep the
+    start's values. ``F`` is ``M z + q`` with a dense copy of ``M``."""
     n = x.shape[0]
     if n > core.SETUP_CACHE_N or not sp.issparse(mcp.M) and np.ndim(mcp.M) != 2:
         return None
-    M = _dense_matrix(mcp.M, n)
+    cache = core.setup_cache(mcp.M) if sp.issparse(mcp.M) else None
+    kept: dict[str, Any] = {} if cache is None else cache.setdefault("active_set", {})
+    M = kept.get("M")
+    if M is None:
+        M = kept["M"] = (mcp.M.toarray() if sp.issparse(mcp.M) else np.asarray(mcp.M, dtype=float)).reshape(
+            n, n
+        )
     q = np.asarray(mcp.q, dtype=float).reshape(n)
     z = x
     basic = (z > lb) & (z < ub)
     for step in range(1, opt.active_set_steps + 1):
         B = np.flatnonzero(basic)
         if B.size:
-            move = _least_norm(M[B][:, B], F[B])
-            if move is None:
+            inverse = _block_inverse(M, B, kept)
+            if inverse is None:
                 return None
             z = z.copy()
-            z[B] -= move
+            z[B] -= inverse @ F[B]
             if opt.feasible:
                 z = _mid(z, lb, ub)
             F = M @ z + q
@@ -765,31 +772,30 @@ def _active_set_point(
     return None
 
 
-def _least_norm(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """The least-norm least-squares solution of ``A d = b`` (A square), by LAPACK's ``dgelsy``
-    (complete orthogonal factorization, rank at relative condition ``n eps``); None when LAPACK
-    reports an error or the solution is not finite."""
-    k = b.shape[0]
-    rhs = np.array(b, dtype=float).reshape(k, 1)
-    lwork = 4 * k + 1  # dgelsy's least: max(min(m, n) + 3 n + 1, 2 min(m, n) + nrhs)
-    _, d, _, _, info = sla.lapack.dgelsy(A, rhs, np.zeros(k, dtype=np.int32), k * _EPS, lwork)
-    d = d[:, 0]
-    return d if info == 0 and np.all(np.isfinite(d)) else None
+#: the most active sets whose block inverses :func:`_block_inverse` keeps per matrix
+_BLOCKS_KEPT = 16
+
+
+def _block_inverse(M: np.ndarray, B: np.ndarray, kept: dict[str, Any]) -> np.ndarray | None:
+    """The pseudo-inverse of ``M[B][:, B]`` (singular values below ``len(B) eps`` of the largest
+    taken as 0), kept in ``kept`` for at most :data:`_BLOCKS_KEPT` index sets ``B``; None when
+    the SVD fails or is not finite."""
+    blocks = kept.setdefault("blocks", {})
+    key = B.tobytes()
+    inverse = blocks.get(key)
+    if inverse is None:
+        try:
+            inverse = np.linalg.pinv(M[B][:, B], rcond=B.size * _EPS)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(inverse)):
+            return None
+        if len(blocks) < _BLOCKS_KEPT:
+            blocks[key] = inverse
+    return inverse
 
 
 _EPS = float(np.finfo(float).eps)
-
-
-def _dense_matrix(M: Any, n: int) -> np.ndarray:
-    """The dense (n, n) copy of an affine MCP's ``M``, kept with its other set-ups
-    (:func:`core.setup_cache`) while ``M`` is unchanged."""
-    cache = core.setup_cache(M) if sp.issparse(M) else None
-    dense = None if cache is None else cache.get("dense")
-    if dense is None:
-        dense = M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float)
-        if cache is not None:
-            cache["dense"] = dense
-    return dense.reshape(n, n)
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:
