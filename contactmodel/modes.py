@@ -506,6 +506,10 @@ def _named_slides(
     if not which:
         return {}
     sets = layout.friction_sets()
+    if len(which) == 1:  # one slide: named alone (the arrays cost more than they save)
+        (j,) = which
+        aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
+        return {j: _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))}
     by_set: dict[int, list[int]] = {}
     for j in which:
         by_set.setdefault(id(sets.fsets[j]), []).append(j)
