@@ -321,11 +321,8 @@ def decide_modes(
         )
         for j, found in found_at.items():
             physical[j] = found
-    for j in moving.tolist():
-        if j in found_at:
-            continue
-        aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
-        found = _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))
+    named = _named_slides(layout, a, grazing, eps, [j for j in moving.tolist() if j not in found_at])
+    for j, found in named.items():
         physical[j] = found
         label[j] = labels.setdefault(found[:2], len(labels))
     groups, first = _groups(layout, pa, codes, label, len(labels))
@@ -490,17 +487,59 @@ def _slide(fset: FrictionSet, aT: np.ndarray, grazing: bool, eps: float) -> _Phy
     full = np.zeros(2)
     full[: len(aT)] = aT
     direction = (full / np.linalg.norm(full)).tolist()
-    label, index, degenerate, notes = "slide", None, False, []
     named = fset.slide_index(aT, eps)
+    return _slide_mode(direction, None if named is None else (named[0], tuple(named[1])), grazing)
+
+
+def _slide_mode(
+    direction: list[float], named: tuple[str, tuple[str, ...]] | None, grazing: bool
+) -> _Physical:
+    """The physical mode of a slide in ``direction`` named ``named`` (index, notes; None: not
+    named) by its friction set."""
+    label, index, degenerate, notes = "slide", None, False, ()
     if named is not None:
-        index, more = named
+        index, notes = named
         label = f"slide {index}"
-        degenerate = bool(more)
-        notes += more
+        degenerate = bool(notes)
     if grazing:
         degenerate = True
         notes += _GRAZING
-    return Mode.SLIDE, label, degenerate, direction, index, tuple(notes)
+    return Mode.SLIDE, label, degenerate, direction, index, notes
+
+
+def _named_slides(
+    layout: Layout, a: np.ndarray, grazing: np.ndarray, eps: np.ndarray, which: list[int]
+) -> dict[int, _Physical]:
+    """:func:`_slide` of the contacts ``which`` (initially rolling, slipping contacts whose friction
+    sets name their slides), with each friction set's names made for its contacts at once
+    (:meth:`~contactmodel.friction.sets.FrictionSet.slide_indices`): contact -> its physical
+    mode, in the order of ``which``."""
+    if not which:
+        return {}
+    sets = layout.friction_sets()
+    if len(which) == 1:  # one slide: named alone (the arrays cost more than they save)
+        (j,) = which
+        aT = a[[layout.rows[j][i] for i in sets.tangential[j]]]
+        return {j: _slide(sets.fsets[j], aT, bool(grazing[j]), float(eps[j]))}
+    by_set: dict[int, list[int]] = {}
+    for j in which:
+        by_set.setdefault(id(sets.fsets[j]), []).append(j)
+    found: dict[int, _Physical] = {}
+    for members in by_set.values():
+        fset = sets.fsets[members[0]]
+        idx = np.array(members, dtype=np.int64)
+        full = np.zeros((idx.size, 2))  # (t, o) of each, o = 0 where the law has no o friction
+        full[:, 0] = a[sets.t_row[idx]]
+        o = sets.o_row[idx]
+        two = len(fset.tangential) > 1
+        if two:
+            full[:, 1] = a[o]
+        named = fset.slide_indices(full if two else full[:, :1], eps[idx])
+        norm = np.sqrt(full[:, 0] * full[:, 0] + full[:, 1] * full[:, 1])  # as np.linalg.norm of each
+        directions = (full / norm[:, None]).tolist()
+        for j, d, n, g in zip(members, directions, named, grazing[idx].tolist()):
+            found[j] = _slide_mode(d, n, g)
+    return found if len(by_set) == 1 else {j: found[j] for j in which}
 
 
 @dataclass(frozen=True)

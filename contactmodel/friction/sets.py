@@ -155,6 +155,12 @@ class SetPart(ABC):
         ``"d3"``) and notes on degeneracy (non-empty: degenerate); None when not named."""
         return None
 
+    def slide_indices(self, aT: np.ndarray, eps: np.ndarray) -> list[tuple[str, tuple[str, ...]] | None]:
+        """:meth:`slide_index` of m slides at once (``aT`` (m, len(t[, o])), ``eps`` (m,)), its
+        notes as tuples."""
+        named = (self.slide_index(a, e) for a, e in zip(aT, np.asarray(eps, dtype=float).tolist()))
+        return [None if n is None else (n[0], tuple(n[1])) for n in named]
+
     def spare_pairs(self, weak: list[str]) -> list[str]:
         """Of the weakly complementary pairs ``weak`` at a rolling contact, the ones that only mean
         the friction uses fewer generators (not impending slip)."""
@@ -232,11 +238,22 @@ class BoxPart(SetPart):
     def slide_index(self, aT: np.ndarray, eps: float) -> tuple[str, list[str]] | None:
         signs = ["+" if s > eps else "-" if s < -eps else "0" for s in aT]
         index = "".join(f"{s}{ax}" for s, ax in zip(signs, self.components) if s != "0")
-        notes = (
-            ["slides along one pyramid axis: force on a face, between two quadrants"] if "0" in signs else []
-        )
+        notes = [_FACE_SLIDE] if "0" in signs else []
         return index, notes
 
+    def slide_indices(self, aT: np.ndarray, eps: np.ndarray) -> list[tuple[str, tuple[str, ...]] | None]:
+        e = np.asarray(eps, dtype=float)[:, None]
+        signs = (aT > e).astype(np.int64) - (aT < -e)  # +1, -1, 0 as slide_index's "+", "-", "0"
+        return _named(self, signs.tolist(), self._slide_name)
+
+    def _slide_name(self, signs: list[int]) -> tuple[str, list[str]]:
+        """:meth:`slide_index` of a slide whose acceleration has the ``signs`` (+1, -1, 0)."""
+        index = "".join(f"{'+' if s > 0 else '-'}{ax}" for s, ax in zip(signs, self.components) if s)
+        notes = [_FACE_SLIDE] if 0 in signs else []
+        return index, notes
+
+
+_FACE_SLIDE = "slides along one pyramid axis: force on a face, between two quadrants"
 
 #: sliding sign along an interval axis from its (plus_, minus_) pattern bits
 _AXIS_STATE = {("1", "0"): "0", ("0", "0"): "+", ("1", "1"): "-", ("0", "1"): "?"}
@@ -367,6 +384,36 @@ class PolygonPart(PolytopePart):
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_polygon(y, self.mu * cn * self.directions)
 
+    def project_many(self, cn: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`project` of m points at once (``cn`` (m,), ``y`` (m, 2)), by the polygon's
+        regularity: a point outside lies beyond the side whose normal is nearest its own
+        direction (largest ``G y``), and its projection is the nearest point of that side (a
+        corner when beyond its ends). Agrees with :meth:`project` to rounding."""
+        y = np.asarray(y, dtype=float).reshape(-1, 2)
+        cn = np.asarray(cn, dtype=float).reshape(-1)
+        r = self.mu * cn
+        flat = r <= 0.0  # the polygon is the point 0
+        D, E, E2 = self._sides
+        reach = y @ self.G.T  # (m, k): each side's normal . y
+        side = np.argmax(reach, axis=1)
+        beyond = reach.max(axis=1) > self.h[0] * cn
+        rc = r[:, None]
+        start, edge = rc * D[side], rc * E[side]
+        safe = r + flat  # no division by 0 where flat
+        t = np.einsum("ij,ij->i", y - start, edge) / (safe * safe * E2[side])
+        t = np.minimum(np.maximum(t, 0.0), 1.0)[:, None]
+        out = np.where(beyond[:, None], start + t * edge, y)
+        if flat.any():
+            out[flat] = 0.0
+        return out
+
+    @cached_property
+    def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(corners d_i (k, 2), sides d_{i+1} - d_i (k, 2), their squared lengths (k,)) at unit radius."""
+        D = self.directions
+        E = np.roll(D, -1, axis=0) - D
+        return D, E, np.sum(E * E, axis=1)
+
     def section(self) -> tuple[np.ndarray, int] | None:
         return self.mu * self.directions, len(self.directions)
 
@@ -397,8 +444,42 @@ class PolygonPart(PolytopePart):
         notes = ["slides between two friction directions"] if len(idx) > 1 else []
         return "|".join(f"d{i}" for i in idx), notes
 
+    def slide_indices(self, aT: np.ndarray, eps: np.ndarray) -> list[tuple[str, tuple[str, ...]] | None]:
+        proj = np.asarray(aT, dtype=float) @ self.directions.T  # row j: directions @ aT[j]
+        lo = proj.min(axis=1, keepdims=True)
+        lowest = proj <= lo + 1e-6 * np.abs(proj).max(axis=1, keepdims=True)
+        return _named(self, lowest.tolist(), self._slide_name)
+
+    @staticmethod
+    def _slide_name(lowest: list[bool]) -> tuple[str, list[str]]:
+        """:meth:`slide_index` of a slide whose lowest projections are ``lowest`` (a mask)."""
+        idx = [i for i, low in enumerate(lowest) if low]
+        notes = ["slides between two friction directions"] if len(idx) > 1 else []
+        return "|".join(f"d{i}" for i in idx), notes
+
     def spare_pairs(self, weak: list[str]) -> list[str]:
         return [k for k in weak if k.startswith("direction_")]
+
+
+#: the most slide names a part keeps (see :func:`_named`)
+_NAMES_KEPT = 256
+
+
+def _named(part: SetPart, keys: list[list], name) -> list[tuple[str, tuple[str, ...]]]:
+    """The slide name ``name(key)`` (index, notes) of each of ``keys`` (each a list of what
+    decides the name), the notes as a tuple; the names of at most :data:`_NAMES_KEPT` keys are
+    kept with ``part`` (a run meets a few)."""
+    kept = part.__dict__.setdefault("_slide_names", {})
+    out = []
+    for key in map(tuple, keys):
+        found = kept.get(key)
+        if found is None:
+            index, notes = name(list(key))
+            found = (index, tuple(notes))
+            if len(kept) < _NAMES_KEPT:
+                kept[key] = found
+        out.append(found)
+    return out
 
 
 @dataclass
@@ -514,6 +595,13 @@ class FrictionSet:
         if len(self.parts) != 1 or not self.lcp:
             return None
         return self.parts[0].slide_index(aT, eps)
+
+    def slide_indices(self, aT: np.ndarray, eps: np.ndarray) -> list[tuple[str, tuple[str, ...]] | None]:
+        """:meth:`slide_index` of m slides at once: ``aT`` (m, len(:attr:`tangential`)), ``eps``
+        (m,); the notes as tuples."""
+        if len(self.parts) != 1 or not self.lcp:
+            return [None] * len(aT)
+        return self.parts[0].slide_indices(aT, eps)
 
     def spare_pairs(self, weak: list[str]) -> list[str]:
         """Weak pairs at a rolling contact that do not mean impending slip."""

@@ -415,6 +415,11 @@ class Simulator:
             # step newton leaves solved-inaccurate, which step_tol then accepts (16-box cone
             # pile: 1.7x the CPU per step): off in the steps unless asked for
             self.solver_options.setdefault("liftoff_rounds", 0)
+        if hasattr(solvers.load(solver)[1], "active_set_steps"):
+            # a step's warm start is the last step's answer: where the motion keeps its mode (a
+            # slide slowing down) its active set gives the step's answer in one or two linear
+            # solves, where the iteration needs five to eight (the sliding box's polygonal cone)
+            self.solver_options.setdefault("active_set_steps", 2)
         self.step_tol = real(step_tol, "step_tol", low=0.0, high=TOL_INACCURATE, error=SimulationError)
         self.warm_start = warm_start
         self.reuse = bool(reuse)
@@ -1175,7 +1180,7 @@ def simulate(
     A step whose solver fails ends the run: the partial trajectory is returned (with a warning)
     and ``trajectory.failed_problem`` holds that step's Problem; ``on_failure="raise"`` raises
     :class:`~contactmodel.errors.SolverError` instead. Other keywords go to :func:`cm.solve`
-    (newton's ``liftoff_rounds`` is 0 in the steps unless given).
+    (newton's ``liftoff_rounds`` is 0 and its ``active_set_steps`` 2 in the steps unless given).
 
     ``out`` (``.h5`` / ``.hdf5`` or ``.npz``) with ``save_every`` (steps, default
     :data:`SAVE_EVERY`): the run is written as it goes, every ``save_every`` steps and at the

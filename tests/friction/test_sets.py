@@ -111,3 +111,40 @@ def test_sign_patterns_only_for_lcp_laws() -> None:
         .pattern_label(False, ["normal", "plus_t", "minus_t", "plus_o", "minus_o"], "10010")
     )
     assert (label.mode, label.label, label.degenerate) == ("slide", "slide +t", True)
+
+
+@pytest.mark.parametrize("k", [3, 4, 8, 17])
+def test_polygon_projection_of_many_points_is_each_projected_alone(k):
+    """PolygonPart.project_many (by the side nearest each point's direction) against
+    project_polygon of each point over every side: inside, outside, near corners, at c_n = 0."""
+    rng = np.random.default_rng(k)
+    part = cm.Polygonal(0.5, k, offset=rng.uniform(0, 7)).friction_set().parts[0]
+    for trial in range(200):
+        m = int(rng.integers(1, 6))
+        cn = rng.uniform(0, 2, m) * (rng.random(m) > 0.2)
+        y = rng.normal(size=(m, 2)) * rng.choice([1e-3, 1.0, 10.0])
+        if trial % 3 == 0:  # about the corners
+            y = part.mu * cn[:, None] * part.directions[rng.integers(0, k, m)] * rng.uniform(0.9, 1.1, (m, 1))
+        alone = np.array([part.project(c, p) for c, p in zip(cn, y)])
+        assert np.abs(part.project_many(cn, y) - alone).max() <= 1e-14 * max(1.0, np.abs(y).max())
+
+
+@pytest.mark.parametrize(
+    "law", [cm.Pyramid(0.5), cm.Planar(0.5), cm.Polygonal(0.5, 8), cm.Polygonal(0.4, 5, 0.3)]
+)
+def test_slide_names_of_many_slides_are_each_named_alone(law):
+    """FrictionSet.slide_indices (kept names, one pass) against slide_index of each slide, on
+    random accelerations and on the ties: along the axes, the friction directions and between two."""
+    fset = law.friction_set()
+    d = len(fset.tangential)
+    rng = np.random.default_rng(1)
+    aT = rng.normal(size=(60, d))
+    th = np.arange(16) * np.pi / 8
+    ties = np.column_stack([np.cos(th), np.sin(th)])[:, :d]
+    if isinstance(law, cm.Polygonal):
+        ties = np.vstack([law.directions, -law.directions, law.directions + np.roll(law.directions, -1, 0)])
+    aT = np.vstack([aT, ties, 1e-9 * ties])
+    eps = np.full(len(aT), 1e-8)
+    alone = [fset.slide_index(a, e) for a, e in zip(aT, eps)]
+    assert fset.slide_indices(aT, eps) == [(i, tuple(n)) for i, n in alone]
+    assert fset.slide_indices(aT, eps) == [(i, tuple(n)) for i, n in alone]  # the kept names

@@ -63,7 +63,8 @@ def test_newton_steps_run_without_liftoff_rounds_unless_asked():
 
     system, planes = sliding_box(v0=(0.4, 0.3, 0.0))
     law = cm.CoulombCone(0.5, form="soc")
-    assert Simulator(system, 1e-2, law, "newton", planes).solver_options == {"liftoff_rounds": 0}
+    steps = {"liftoff_rounds": 0, "active_set_steps": 2}  # and the active-set start on
+    assert Simulator(system, 1e-2, law, "newton", planes).solver_options == steps
     asked = Simulator(system, 1e-2, law, "newton", planes, solver_options={"liftoff_rounds": 5})
-    assert asked.solver_options == {"liftoff_rounds": 5}
+    assert asked.solver_options == {**steps, "liftoff_rounds": 5}
     assert Simulator(system, 1e-2, cm.Pyramid(0.5), "lemke", planes).solver_options == {}

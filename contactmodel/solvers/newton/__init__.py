@@ -673,8 +673,10 @@ def _solved_start(
     first attempt projects it): that point, CONVERGED after 0 iterations, as the attempts would
     end at once, without setting them up (a time step starting at the answer of the last step of
     a body at rest or sliding steadily: most of a small step's solver time). ``extras`` has the
-    counters of a run (nothing factored, F evaluated once) and ``start_solved``. None when the
-    start does not meet ``tol`` or F is not finite there."""
+    counters of a run (nothing factored, F evaluated once) and ``start_solved``. With
+    ``active_set_steps``, a start that does not meet ``tol`` may be replaced by its first
+    active-set point that does (:func:`_active_set_point`; ``active_set_steps`` in ``extras``,
+    as many iterations and factorizations). None when neither meets ``tol`` or F is not finite."""
     with np.errstate(all="ignore"):
         if mcp.cones is None:
             x = np.clip(x, lb, ub) if opt.feasible else x
@@ -692,6 +694,11 @@ def _solved_start(
                 float(np.max(np.abs(xb - np.clip(xb - F[box], lb[box], ub[box])), initial=0.0)),
                 float(np.max(np.abs(cone_residual(x[idx], F[idx], mcp.cones.mu)), initial=0.0)),
             )
+        steps = 0
+        if not res <= opt.tol and opt.active_set_steps and mcp.M is not None and mcp.cones is None:
+            found = _active_set_point(mcp, opt, x, F, lb, ub)
+            if found is not None:
+                x, F, res, steps = found
     if not res <= opt.tol or not np.all(np.isfinite(F)):  # NaN included
         return None
     extras = {
@@ -706,7 +713,89 @@ def _solved_start(
         "cpu_seconds": time.process_time() - c0,
     }
     message = "natural residual below tolerance at the starting point"
-    return SolverResult(x, Outcome.CONVERGED, iterations=0, message=message, extras=extras)
+    if steps:
+        extras.update(start_solved=False, active_set_steps=steps, factorizations=steps)
+        message = f"natural residual below tolerance after {steps} active-set step(s) from the starting point"
+    return SolverResult(x, Outcome.CONVERGED, iterations=steps, message=message, extras=extras)
+
+
+def _mid(v: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
+    """``v`` clipped to ``[lb, ub]`` without ``np.clip``'s dispatch (a few us a call)."""
+    return np.minimum(np.maximum(v, lb), ub)
+
+
+def _active_set_point(
+    mcp: MCP, opt: NewtonOptions, x: np.ndarray, F: np.ndarray, lb: np.ndarray, ub: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float, int] | None:
+    """The first of at most ``opt.active_set_steps`` active-set points from the start ``x`` (in
+    the box, ``F`` = F(x)) of an affine box MCP of at most ``core.SETUP_CACHE_N`` rows that
+    meets ``tol`` (see ``NewtonOptions.active_set_steps``): ``(x, F(x), natural residual, steps
+    taken)``; None when none does. Each step holds the rows of its active set at their bound and
+    moves the others by the least-norm least-squares solution of their rows of ``F = 0`` (the
+    pseudo-inverse of their block of ``M``, kept with ``M`` for the next steps of the same
+    active set), so the variables a degenerate, non-unique solution leaves undetermined keep the
+    start's values. ``F`` is ``M z + q`` with a dense copy of ``M``."""
+    n = x.shape[0]
+    if n > core.SETUP_CACHE_N or not sp.issparse(mcp.M) and np.ndim(mcp.M) != 2:
+        return None
+    cache = core.setup_cache(mcp.M) if sp.issparse(mcp.M) else None
+    kept: dict[str, Any] = {} if cache is None else cache.setdefault("active_set", {})
+    M = kept.get("M")
+    if M is None:
+        M = kept["M"] = (mcp.M.toarray() if sp.issparse(mcp.M) else np.asarray(mcp.M, dtype=float)).reshape(
+            n, n
+        )
+    q = np.asarray(mcp.q, dtype=float).reshape(n)
+    z = x
+    basic = (z > lb) & (z < ub)
+    for step in range(1, opt.active_set_steps + 1):
+        B = np.flatnonzero(basic)
+        if B.size:
+            inverse = _block_inverse(M, B, kept)
+            if inverse is None:
+                return None
+            z = z.copy()
+            z[B] -= inverse @ F[B]
+            if opt.feasible:
+                z = _mid(z, lb, ub)
+            F = M @ z + q
+        y = z - F
+        res = float(np.abs(z - _mid(y, lb, ub)).max(initial=0.0))
+        if not math.isfinite(res):
+            return None
+        if res <= opt.tol:
+            return z, F, res, step
+        at_lb, at_ub = y <= lb, y >= ub
+        basic = ~(at_lb | at_ub)
+        z = np.where(at_lb, lb, np.where(at_ub, ub, z))
+        F = M @ z + q
+    return None
+
+
+#: the most active sets whose block inverses :func:`_block_inverse` keeps per matrix
+_BLOCKS_KEPT = 16
+
+
+def _block_inverse(M: np.ndarray, B: np.ndarray, kept: dict[str, Any]) -> np.ndarray | None:
+    """The pseudo-inverse of ``M[B][:, B]`` (singular values below ``len(B) eps`` of the largest
+    taken as 0), kept in ``kept`` for at most :data:`_BLOCKS_KEPT` index sets ``B``; None when
+    the SVD fails or is not finite."""
+    blocks = kept.setdefault("blocks", {})
+    key = B.tobytes()
+    inverse = blocks.get(key)
+    if inverse is None:
+        try:
+            inverse = np.linalg.pinv(M[B][:, B], rcond=B.size * _EPS)
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(inverse)):
+            return None
+        if len(blocks) < _BLOCKS_KEPT:
+            blocks[key] = inverse
+    return inverse
+
+
+_EPS = float(np.finfo(float).eps)
 
 
 def _pivot_fallback(st: _Newton, mcp: MCP) -> tuple[_Point | None, Outcome, str]:

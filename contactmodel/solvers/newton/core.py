@@ -171,6 +171,17 @@ class NewtonOptions(Options):
         separates and the other penetrates by ~1e-6: a local minimum of the merit whose
         linearization is nearly singular; holding one separated removes the near-dependence (FCLIB
         RockPile_tob1). 0 turns them off; see :mod:`contactmodel.solvers.newton.cones`.
+    active_set_steps: *affine box MCPs only* when the starting point does not meet ``tol``, at
+        most this many active-set steps are tried from it before any attempt: the first holds
+        the rows at a bound at the start (``x`` not strictly inside its bounds) there and solves
+        ``F = 0`` on the others for the least change of their ``x`` (least squares: the rows of a
+        degenerate, non-unique solution leave the rest as they were), each next one does the same
+        at the active set of the natural map at the last point. The first point that meets
+        ``tol`` is the answer; when none does, the attempts start from the starting point as
+        without them. A time step's start is the last step's answer: its active set, where the
+        motion keeps its mode (a slide slowing down), gives the step's answer in one or two
+        linear solves, where the iteration needs five to eight (``cm.simulate`` sets 2 unless
+        given). 0 turns them off.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
@@ -205,6 +216,7 @@ class NewtonOptions(Options):
     kernels: Kernels = Kernels.AUTO
     decouple: bool = True
     liftoff_rounds: int = 30
+    active_set_steps: int = 0
     x0: np.ndarray | None = field(default=None, repr=False)
 
     def validate(self) -> None:
@@ -246,6 +258,8 @@ class NewtonOptions(Options):
             )
         if self.liftoff_rounds < 0:
             raise OptionError(f"NewtonOptions.liftoff_rounds must be >= 0, got {self.liftoff_rounds!r}")
+        if self.active_set_steps < 0:
+            raise OptionError(f"NewtonOptions.active_set_steps must be >= 0, got {self.active_set_steps!r}")
         if self.pivot_after < 0:
             raise OptionError(f"NewtonOptions.pivot_after must be >= 0, got {self.pivot_after!r}")
 
