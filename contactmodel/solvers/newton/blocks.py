@@ -108,6 +108,12 @@ def _components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
             return [np.arange(n)]
         if np.all(labels[idx] == labels[idx[:, :1]]):
             return _split(labels)
+    if not mcp.is_linear:
+        # J at the start alone couples everything (one body's contacts): the union below, which
+        # only adds edges, is one component too, without J at the probe point
+        count, labels = connected_components(G, directed=True, connection="weak")
+        if count == 1:
+            return [np.arange(n)]
     extra = []
     if not mcp.is_linear:
         with np.errstate(all="ignore"):
