@@ -76,14 +76,17 @@ class CompiledMCP:
             self.mcp.cones.mu[:] = list(map(stored_value, self.cone_mu))
 
     def set_matrix(self, M: sp.csr_matrix) -> None:
-        """Give an affine MCP (``mcp.M`` not None) the matrix ``M`` (n, n) in place of its own:
-        F(x) = M x + q, J = M and ``mcp.M`` all read it from now on (the model is not written)."""
-        if self.mcp.M is None or self.functions is None:
-            raise FormulationError("CompiledMCP.set_matrix: the MCP is not affine (it has no matrix M)")
-        if M.shape != self.mcp.M.shape:
-            raise FormulationError(f"CompiledMCP.set_matrix: M must be {self.mcp.M.shape}, got {M.shape}")
+        """Give the MCP the linear part ``M`` (n, n, CSR) in place of its own (the model is not
+        written): F(x) = M x + q + the quadratic and nonlinear terms, which are kept, and J read it
+        from now on; an affine MCP's ``mcp.M`` is ``M``."""
+        if self.functions is None:
+            raise FormulationError("CompiledMCP.set_matrix: the MCP has no functions of its terms to update")
+        n = self.mcp.n
+        if M.shape != (n, n):
+            raise FormulationError(f"CompiledMCP.set_matrix: M must be {(n, n)}, got {M.shape}")
         self.functions.t.L = M
-        self.mcp.M = M
+        if self.mcp.M is not None:
+            self.mcp.M = M
 
     def values(self) -> np.ndarray:
         """Current values of the model's variables in MCP order (0 where unset)."""
@@ -149,6 +152,8 @@ class Functions:
             return t.L
         if not t.nonlinear:
             fill = self._fill
+            if fill is not None and fill.L is not t.L and fill.same_pattern(t.L):
+                fill.L = t.L  # a new linear part on the same (read-only) index arrays
             if fill is None or fill.L is not t.L:
                 fill = self._fill = _QuadraticFill(t, self.n)
             if fill.ok:
@@ -223,6 +228,17 @@ class _QuadraticFill:
         self._templates: dict[bytes, sp.csr_matrix] = {}
         self.full = self._template(np.ones(keys.size, dtype=bool))
 
+    def same_pattern(self, L: sp.csr_matrix) -> bool:
+        """Whether ``L`` shares this fill's linear part's index arrays, read-only (the matrices
+        of one template, :func:`contactmodel.sparse_product.with_data`): its pattern holds."""
+        mine = self.L
+        return (
+            self.ok
+            and L.indptr is mine.indptr
+            and L.indices is mine.indices
+            and not (L.indptr.flags.writeable or L.indices.flags.writeable)
+        )
+
     def _template(self, keep: np.ndarray) -> sp.csr_matrix:
         """A canonical CSR template of the entries ``keep`` (mask over the pattern), see
         :func:`contactmodel.sparse_product.pattern_of`."""
@@ -235,19 +251,19 @@ class _QuadraticFill:
         return pattern_of(M)
 
     def __call__(self, x: np.ndarray) -> sp.csr_matrix:
-        t = self
-        vals = np.concatenate([t.qv * x[t.qb], t.qv * x[t.qa]])
-        data = np.bincount(t.qpos, vals, minlength=t.nnz)  # Q's entries, in SciPy's sums
-        lsum = data[t.lpos]
-        lsum += t.L.data  # L + Q where both have an entry (exact: one rounding, either order)
-        data[t.lpos] = lsum
+        vals = np.concatenate([self.qv * x[self.qb], self.qv * x[self.qa]])
+        data = np.bincount(self.qpos, vals, minlength=self.nnz)  # Q's entries, in SciPy's sums
+        lsum = data[self.lpos]
+        lsum += self.L.data  # L + Q where both have an entry (exact: one rounding, either order)
+        data[self.lpos] = lsum
         keep = data != 0.0
         if keep.all():
-            return with_data(t.full, data)
+            return with_data(self.full, data)
         key = keep.tobytes()
-        template = t._templates.get(key)
+        templates = self._templates
+        template = templates.get(key)
         if template is None:
-            if len(t._templates) >= _TEMPLATES:
-                t._templates.clear()
-            template = t._templates[key] = t._template(keep)
+            if len(templates) >= _TEMPLATES:
+                templates.clear()
+            template = templates[key] = self._template(keep)
         return with_data(template, data[keep])

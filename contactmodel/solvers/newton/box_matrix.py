@@ -46,20 +46,17 @@ class Assembler:
         counts = np.diff(J.indptr)
         rows = np.repeat(np.arange(n), counts)
         cols = J.indices
-        has_diag = np.zeros(n, dtype=bool)
-        has_diag[rows[rows == cols]] = True
-        miss = np.flatnonzero(~has_diag)
-        K = sp.coo_matrix(
-            (np.zeros(rows.size + miss.size), (np.r_[rows, miss], np.r_[cols, miss])), shape=(n, n)
-        ).tocsr()
-        K.sort_indices()
-        krows = np.repeat(np.arange(n, dtype=np.int64), np.diff(K.indptr))
-        kkeys = krows * n + K.indices
-        self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
-        self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
+        jkeys = rows.astype(np.int64) * n + cols
+        diag = np.arange(n, dtype=np.int64) * (n + 1)
+        kkeys = np.union1d(jkeys, diag)  # J + I: J's entries and the diagonal, sorted by row, column
+        krows = kkeys // n
+        self.jpos = np.searchsorted(kkeys, jkeys)
+        self.dpos = np.searchsorted(kkeys, diag)
         self.jrows = rows
         self.krows = krows
-        self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
+        self.kindptr = np.searchsorted(kkeys, np.arange(n + 1, dtype=np.int64) * n)
+        self.kindices = kkeys - krows * n
+        self.knnz = kkeys.size
         self._key = (J.indptr, J.indices, J.indptr.copy(), J.indices.copy())
 
     def _switch(self, J: sp.csr_matrix) -> None:
