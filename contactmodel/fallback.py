@@ -22,8 +22,9 @@ order by its route's ``invert``, its ``cone_form`` is the form that ran, its mes
 every run. An answer no route improves is returned as it was, its message naming the routes tried.
 
 :func:`retry_unloaded` is the try before them (and after them, on a solved-inaccurate answer they
-give): an answer solved-inaccurate because a law's rows are degenerate at c_n = 0 (friction left
-~sqrt of the MCP residual at unloaded contacts) is solved again with those contacts frictionless
+give): an answer solved-inaccurate (or failed, with its MCP solved) because a law's rows are
+degenerate at c_n = 0 (friction left ~sqrt of the MCP residual at unloaded contacts) is solved
+again with those contacts frictionless
 (:class:`~contactmodel.reductions.Unloaded`) from its own forces, then once more as stated from
 that answer. On the 3,000 scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` (seed 1)
 it solves most of the 59 answers newton left solved-inaccurate.
