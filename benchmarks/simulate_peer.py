@@ -404,13 +404,19 @@ def system_of(scene: dict):
 
 
 #: our friction law of each law name, (contactmodel class, keywords): the peers' two (Siconos and
-#: MuJoCo model the cone and the pyramid), then laws of ours alone (benchmarks/small_problems.py)
+#: MuJoCo model the cone and the pyramid), then laws of ours alone (benchmarks/small_problems.py);
+#: ``aniso`` is ``AnisotropicCone(mu, 0.8 mu)``
 LAWS = {
     "cone": ("CoulombCone", {"form": "soc"}),
     "pyramid": ("Pyramid", {}),
     "polygon8": ("Polygonal", {"k": 8}),
     "cone_mncp": ("CoulombCone", {"form": "mncp"}),
+    "aniso": ("AnisotropicCone", {}),
+    "ellipsoid": ("Ellipsoid", {}),
+    "elltor": ("EllipticTorsion", {}),
 }
+#: the laws whose runs have torsion contacts (soft fingers: a torsional friction row each)
+TORSION_LAWS = {"ellipsoid", "elltor"}
 
 
 def our_law(law: str, mu: float):
@@ -418,6 +424,8 @@ def our_law(law: str, mu: float):
     import contactmodel as cm
 
     name, keywords = LAWS[law]
+    if name == "AnisotropicCone":
+        return cm.AnisotropicCone(mu, 0.8 * mu)
     return getattr(cm, name)(mu, **keywords)
 
 
@@ -441,6 +449,7 @@ def ours(scene: dict, h: float, law: str, beta: float = 0.2, step_tol: float | N
             keep_steps=False,
             beta=beta,
             islands=ISLANDS,
+            torsion=law in TORSION_LAWS,
             **({} if step_tol is None else {"step_tol": step_tol}),
         )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0

@@ -3,14 +3,16 @@
 - ``solve``: re-solves of the box of ``examples/box_push.py`` (a 3 kg cube on four corner
   contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
   ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
-  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``): the CPU time of the whole ``cm.solve`` call and
+  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``ellipsoid``, ``elltor``; the last
+  two with torsion contacts): the CPU time of the whole ``cm.solve`` call and
   of the solver inside it (``Solution.extras["cpu_seconds"]``), per call, min and median of
   ``--calls`` calls after one warm-up solve.
 - ``simulate``: ``cm.simulate`` of the one-body ``--scenes`` of ``benchmarks/simulate_peer.py``
   (default ``box_slide``: a cube sliding at 1 m/s along x, mu = 0.5, four contacts every step;
   also ``box_incline``, ``sphere_bowl``, ``sphere_incline``), dt = 1e-3, ``--t-end`` s: CPU time
   per step of the whole run, min and median of ``--runs`` runs after one unmeasured run, and the
-  run's mean split per step (contact generation, update, solve; wall time).
+  run's mean split per step (contact generation, update, solve; wall time) and its steps that
+  went through the fallback ladder.
 
 Run against another source tree of the package to compare (the same command, alternating):
 
@@ -74,6 +76,7 @@ def simulate_times(law: str, runs: int, t_end: float, scene_name: str = "box_sli
         "steps": last["steps"],
         "failed_step": last["failed_step"],
         "residual_max": last["residual_max"],
+        "retried": last["retried"],
         "step_ms": (min(per_step), statistics.median(per_step)),
         "split_ms": {k: round(1e3 * v, 3) for k, v in last["timings"].items()},
     }
@@ -103,8 +106,9 @@ def main() -> None:
             r = simulate_times(law, args.runs, args.t_end, scene)
             print(
                 f"simulate {law:8s} {scene:14s} {r['steps']} steps (failed step {r['failed_step']}, largest "
-                f"residual {r['residual_max']:.1e}): min {r['step_ms'][0]:.3f} median {r['step_ms'][1]:.3f} "
-                f"ms CPU per step; split (wall ms) {r['split_ms']}"
+                f"residual {r['residual_max']:.1e}, {r['retried']} through the fallback): min "
+                f"{r['step_ms'][0]:.3f} median {r['step_ms'][1]:.3f} ms CPU per step; split (wall ms) "
+                f"{r['split_ms']}"
             )
 
 

@@ -22,8 +22,9 @@ order by its route's ``invert``, its ``cone_form`` is the form that ran, its mes
 every run. An answer no route improves is returned as it was, its message naming the routes tried.
 
 :func:`retry_unloaded` is the try before them (and after them, on a solved-inaccurate answer they
-give): an answer solved-inaccurate because a law's rows are degenerate at c_n = 0 (friction left
-~sqrt of the MCP residual at unloaded contacts) is solved again with those contacts frictionless
+give): an answer solved-inaccurate (or failed, with its MCP solved) because a law's rows are
+degenerate at c_n = 0 (friction left ~sqrt of the MCP residual at unloaded contacts) is solved
+again with those contacts frictionless
 (:class:`~contactmodel.reductions.Unloaded`) from its own forces, then once more as stated from
 that answer. On the 3,000 scenes of ``benchmarks/fuzz_run.py --max-boxes 6 --torsion`` (seed 1)
 it solves most of the 59 answers newton left solved-inaccurate.
@@ -191,19 +192,32 @@ def retry_other_statements(
 
 
 def unloaded_contacts(problem: Problem, solution: Solution, tol: float) -> list[str]:
-    """The contacts of an accepted answer with friction where the law allows none: c_n at most
+    """The contacts of an answer with friction where the law allows none: c_n at most
     :data:`UNLOADED_NORMAL` and a friction component above ``tol`` (both relative to the
-    answer's residual scale), under a law with friction."""
+    answer's residual scale), under a law with friction. The forces are the answer's contact
+    results, or, for an answer not accepted (which has none), read at its point ``x``."""
     scale = solution.residual_scale or 1.0
     laws = problem.laws
+    if solution.contacts or solution.x is None:
+        forces = [(c.name, c.force) for c in solution.contacts]
+    else:
+        layout = problem.layout
+        forces = list(zip(layout.names, layout.per_contact(problem.interpret(solution.x).forces)))
     return [
-        c.name
-        for c in solution.contacts
-        if not isinstance(laws.get(c.name), Frictionless)
-        and len(c.force) > 1
-        and c.force[0] <= UNLOADED_NORMAL * scale
-        and max(abs(f) for f in c.force[1:]) > tol * scale
+        name
+        for name, force in forces
+        if not isinstance(laws.get(name), Frictionless)
+        and len(force) > 1
+        and force[0] <= UNLOADED_NORMAL * scale
+        and max(abs(f) for f in force[1:]) > tol * scale
     ]
+
+
+def _laws_alone(solution: Solution, tol: float) -> bool:
+    """An answer left unaccepted by its laws' residual alone: failed with an MCP residual within
+    ``tol`` (the degenerate rows of :func:`retry_unloaded` can leave the laws' residual past the
+    solved-inaccurate bound while the MCP is solved)."""
+    return solution.status is Status.FAILED and solution.x is not None and solution.residual <= tol
 
 
 def retry_unloaded(
@@ -218,8 +232,10 @@ def retry_unloaded(
     frictionless problem is solved by ``solve_one(twin, x0)`` from the answer's forces; its
     answer, carried back, is solved again as stated by ``solve_one(problem, x0)`` from there, so
     the verdict is the dispatcher's on the problem itself (an answer with c_n > 0 at an unloaded
-    contact fails the laws' check there). Applies to solved-inaccurate answers only."""
-    if solution.status is not Status.SOLVED_INACCURATE or solution.x is None:
+    contact fails the laws' check there). Applies to solved-inaccurate answers, and to failed
+    ones whose MCP residual is within ``tol`` (:func:`_laws_alone`)."""
+    inaccurate = solution.status is Status.SOLVED_INACCURATE and solution.x is not None
+    if not (inaccurate or _laws_alone(solution, tol)):
         return solution
     names = unloaded_contacts(problem, solution, tol)
     if not names:

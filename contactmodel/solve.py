@@ -237,8 +237,9 @@ def rescue(
     **options,
 ) -> Solution:
     """``solution`` (``problem`` solved by ``solver`` as stated, without fallback), or a better
-    answer of the fallback ladder: a solved-inaccurate answer through its unloaded contacts stated
-    frictionless (:func:`contactmodel.fallback.retry_unloaded`), then the problem's other
+    answer of the fallback ladder: a solved-inaccurate answer (or one failed by its laws alone)
+    through its unloaded contacts stated frictionless
+    (:func:`contactmodel.fallback.retry_unloaded`), then the problem's other
     statements (:func:`contactmodel.fallback.retry_other_statements`), newton from the LCP
     surrogate's answer (:func:`contactmodel.fallback.lcp_start`), newton with
     :data:`NEWTON_LAST_TRY` (from its own start, then from the LCP surrogate's answer) and newton

@@ -29,6 +29,7 @@ from contactmodel.errors import FormulationError
 from contactmodel.friction.base import check_coefficient
 from contactmodel.mcp.compiled import read_param_vector, write_param, write_param_vector
 from contactmodel.mcp.direct import DirectMCP, is_identity
+from contactmodel.sparse_product import csr_times, pattern_of, with_data
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
@@ -193,6 +194,10 @@ class AccelerationMap:
     t, o[, r], each row reading only its own contact's accelerations), and the probe must
     reproduce the compiled constants at the model's real b. ``ok`` is False when the compiled MCP
     is not of that shape (a row not affine, or reading another contact's accelerations).
+
+    The laws' own terms may be quadratic (the MNCP's cone slack and slip rows) in an MCP made from
+    the arrays: they read the laws' variables (the accelerations among them) and coefficients,
+    never A, so the map gives the linear part of F and leaves them as they are.
     """
 
     def __init__(self, problem: Problem, compiled: CompiledMCP, A: sp.csr_matrix) -> None:
@@ -200,8 +205,11 @@ class AccelerationMap:
         self.compiled = compiled
         self.ok = False
         mcp = compiled.mcp
-        if problem.form != "reduced" or mcp.M is None or compiled.functions is None:
+        if problem.form != "reduced" or compiled.functions is None:
             return
+        if mcp.M is None and not isinstance(compiled, DirectMCP):
+            return  # a model's compiled quadratic terms are not known to read no A: compile anew
+        L = compiled.functions.t.L  # the linear part (an affine MCP's M); the other terms read no A
         n = mcp.n
         if isinstance(compiled, DirectMCP):
             P = compiled.rows_b
@@ -215,14 +223,18 @@ class AccelerationMap:
         Q = sp.csr_matrix((np.ones(len(cols)), (np.arange(len(cols)), cols)), shape=(len(cols), n))
         self.P = P.tocsr()
         self.TQ = (problem.T @ Q).tocsr()
-        rest = (mcp.M - self.P @ (A @ self.TQ)).tocsr()
-        scale = max(1.0, float(abs(mcp.M).max()) if mcp.M.nnz else 1.0)
+        rest = (L - self.P @ (A @ self.TQ)).tocsr()
+        scale = max(1.0, float(abs(L).max()) if L.nnz else 1.0)
         rest.data[np.abs(rest.data) <= 1e-13 * scale] = 0.0
         rest.eliminate_zeros()
         self.rest = rest
         #: the matrix is A itself (P and T Q the identity, nothing else in the rows: every
         #: contact rolling with the SOC cone, or frictionless): no products to form
         self.is_A = rest.nnz == 0 and is_identity(self.P) and is_identity(self.TQ)
+        #: quadratic terms (no affine M): the matrix filled on a pattern kept while A keeps its
+        #: own (see :class:`_LinearFill`)
+        self._fill: _LinearFill | None = None
+        self._affine = mcp.M is not None
         self.ok = True
 
     def apply(self, A: sp.csr_matrix) -> None:
@@ -233,7 +245,58 @@ class AccelerationMap:
             M.eliminate_zeros()
             self.compiled.set_matrix(M)
             return
+        if not self._affine and A.has_canonical_format:
+            fill = self._fill
+            if fill is None or not fill.fits(A):
+                fill = self._fill = _LinearFill(self.rest, self.P, self.TQ, A)
+            self.compiled.set_matrix(fill(A))
+            return
         self.compiled.set_matrix((self.rest + self.P @ (A @ self.TQ)).tocsr())
+
+
+class _LinearFill:
+    """``rest + P A TQ`` (n, n) for every A (m, m) of one sparsity pattern, as one sparse product
+    with A's entries: ``M.data = rest + K A.data``, ``K`` (M's entries x A's entries) holding
+    ``P_ik TQ_lj`` for A's entry (k, l), on M's pattern made once (its index arrays shared by
+    every matrix it gives: the Jacobian of the quadratic terms keeps its own pattern by them).
+    M may hold entries that are exactly 0. The same numbers as the products up to rounding."""
+
+    def __init__(self, rest: sp.csr_matrix, P: sp.csr_matrix, TQ: sp.csr_matrix, A: sp.csr_matrix) -> None:
+        n = rest.shape[0]
+        self.indptr, self.indices = A.indptr.copy(), A.indices.copy()
+        arows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+        acols = A.indices.astype(np.int64)
+        Pc = P.tocsc()
+        Pc.sort_indices()
+        cp = np.diff(Pc.indptr)[arows]  # P's entries in column k of each A entry (k, l)
+        ct = np.diff(TQ.indptr)[acols]  # T Q's entries in row l
+        each = cp * ct
+        entry = np.repeat(np.arange(A.indices.size), each)  # the A entry of each product term
+        s = np.arange(entry.size) - np.repeat(np.cumsum(each) - each, each)
+        pk = Pc.indptr[arows[entry]] + s // ct[entry]
+        tl = TQ.indptr[acols[entry]] + s % ct[entry]
+        prow, tcol = Pc.indices[pk].astype(np.int64), TQ.indices[tl].astype(np.int64)
+        rrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(rest.indptr))
+        rkeys = rrows * n + rest.indices
+        keys = np.union1d(rkeys, prow * n + tcol)
+        self.rest = np.zeros(keys.size)
+        self.rest[np.searchsorted(keys, rkeys)] = rest.data
+        self.K = sp.csr_matrix(
+            (Pc.data[pk] * TQ.data[tl], (np.searchsorted(keys, prow * n + tcol), entry)),
+            shape=(keys.size, A.indices.size),
+        )
+        rows = keys // n
+        indptr = np.searchsorted(keys, np.arange(n + 1, dtype=np.int64) * n)
+        template = sp.csr_matrix((np.zeros(keys.size), keys - rows * n, indptr), shape=(n, n))
+        template.has_canonical_format = True
+        self.template = pattern_of(template)
+
+    def fits(self, A: sp.csr_matrix) -> bool:
+        """Whether A has the pattern this fill was made for."""
+        return np.array_equal(A.indptr, self.indptr) and np.array_equal(A.indices, self.indices)
+
+    def __call__(self, A: sp.csr_matrix) -> sp.csr_matrix:
+        return with_data(self.template, self.rest + csr_times(self.K, A.data))
 
 
 def _probe(problem: Problem, compiled: CompiledMCP) -> tuple:

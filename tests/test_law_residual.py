@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 
 import contactmodel as cm
 from contactmodel import catalogue
-from contactmodel.friction.sets import project_box, project_ellipsoid, project_polygon, project_polytope
+from contactmodel.friction.sets import (
+    project_box,
+    project_ellipsoid,
+    project_ellipsoids,
+    project_polygon,
+    project_polytope,
+)
 from contactmodel.solve import law_residual
 
 floats = st.floats(-10, 10, allow_nan=False)
@@ -31,6 +37,23 @@ def test_ellipsoid_projection(y, radii):
     assert _is_projection(y, p, boundary, lambda z: np.sum((z / r) ** 2) <= 1 + 1e-12)
     # and it is the nearest of the sampled points, up to the sampling
     assert np.linalg.norm(y - p) <= np.linalg.norm(boundary - y, axis=1).min() + 1e-12
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6), st.integers(1, 3))
+def test_ellipsoid_projections_of_many_points_are_each_ones(seed, k, d):
+    """The vectorized projection (Newton's method for the multiplier) is the one-point projection
+    (Brent's) row by row, to rounding: points inside and outside, zero radii, balls, any scale."""
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=(k, d)) * 10.0 ** rng.uniform(-6, 6, size=(k, 1))
+    r = rng.uniform(0.0, 2.0, size=(k, d)) * 10.0 ** rng.uniform(-6, 3, size=(k, 1))
+    r[rng.random((k, d)) < 0.15] = 0.0
+    if rng.random() < 0.3:
+        r[:] = r[:, :1]  # balls
+    many = project_ellipsoids(y, r)
+    for row, (yy, rr) in enumerate(zip(y, r)):
+        one = project_ellipsoid(yy, rr)
+        np.testing.assert_allclose(many[row], one, rtol=0, atol=1e-14 * np.abs(yy).max())
 
 
 @settings(max_examples=200, deadline=None)

@@ -58,6 +58,47 @@ def project_ellipsoid(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
     return out
 
 
+def project_ellipsoids(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """:func:`project_ellipsoid` of k points at once: ``y`` and ``radii`` (k, d), row by row; the
+    same cases (zero radii, inside, a ball by ``np.allclose``), the multiplier found by Newton's
+    method instead of Brent's: ``excess(lam)`` is convex and decreasing, so from a lower bound of
+    its root, ``||r y|| - max r^2``, the iterates rise monotonically to it (to rounding, as Brent's
+    method with its tolerances)."""
+    y = np.asarray(y, dtype=float)
+    r = np.asarray(radii, dtype=float)
+    live = r > 0
+    rl = np.where(live, r, 1.0)
+    yl = np.where(live, y, 0.0)
+    out = np.zeros_like(y)
+    inside = np.sum((yl / rl) ** 2, axis=1) <= 1.0
+    out[inside] = yl[inside]
+    first = np.take_along_axis(r, np.argmax(live, axis=1)[:, None], axis=1)  # a live radius per row
+    ball = np.all(~live | (np.abs(r - first) <= 1e-8 + 1e-5 * np.abs(first)), axis=1)
+    ball &= ~inside & live.any(axis=1)
+    if ball.any():
+        norm = np.linalg.norm(yl[ball], axis=1, keepdims=True)
+        out[ball] = yl[ball] * (first[ball] / norm)
+    rest = ~inside & ~ball & live.any(axis=1)
+    if rest.any():
+        on = live[rest]
+        yr, rr = yl[rest], np.where(on, r[rest], 0.0)
+        ry2 = (rr * yr) ** 2  # 0 at a zero radius: those terms drop out
+        r2 = np.where(on, rr**2, 1.0)
+        lam = np.maximum(np.sqrt(ry2.sum(axis=1)) - np.where(on, r2, 0.0).max(axis=1), 0.0)
+        idx = np.arange(lam.size)
+        for _ in range(200):
+            q = r2[idx] + lam[idx, None]
+            w = ry2[idx] / q**2
+            step = lam[idx] + (w.sum(axis=1) - 1.0) / (2.0 * np.sum(w / q, axis=1))
+            moved = step > lam[idx]
+            lam[idx[moved]] = step[moved]
+            idx = idx[moved]
+            if not idx.size:
+                break
+        out[rest] = np.where(on, yr * r2 / (r2 + lam[:, None]), 0.0)
+    return out
+
+
 def project_polygon(y: np.ndarray, vertices: np.ndarray) -> np.ndarray:
     """Projection of the 2-vector ``y`` onto the convex polygon with counter-clockwise
     ``vertices`` (k, 2), which contains the origin (all zero: the point 0)."""
@@ -272,6 +313,9 @@ class EllipsoidPart(SetPart):
 
     def project(self, cn: float, y: np.ndarray) -> np.ndarray:
         return project_ellipsoid(y, self.mu * cn * self.e)
+
+    def project_many(self, cn: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return project_ellipsoids(y, self.mu * np.asarray(cn, dtype=float)[:, None] * self.e)
 
     def excess(self, cn: float, f: np.ndarray) -> float:
         return float(np.linalg.norm(f / self.e)) - self.mu * cn

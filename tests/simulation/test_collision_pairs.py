@@ -235,3 +235,37 @@ def test_reused_warm_started_run_matches_a_from_scratch_run(law, balls):
         assert np.abs(run.velocities[:k] - slow.velocities[:k]).max() < 1e-5
         assert np.abs(run.angular_velocities[:k] - slow.angular_velocities[:k]).max() < 1e-4
     assert fast.iterations.sum() < slow.iterations.sum(), "warm starts save iterations"
+
+
+@pytest.mark.parametrize(
+    "law",
+    [cm.CoulombCone(0.5, form="mncp"), cm.AnisotropicCone(0.5, 0.4), cm.Ellipsoid(0.5)],
+    ids=["cone_mncp", "anisotropic", "ellipsoid"],
+)
+def test_quadratic_rows_follow_a_new_A(law):
+    """A law with quadratic rows (the MNCP's cone slack and slip rows) made from the arrays: the
+    reused MCP takes a new A in its linear part, keeps its quadratic terms, and its F and J are a
+    fresh formulation's."""
+    sim = Simulator(_stack(2), 1e-3, friction=law, planes=[Plane()], torsion=isinstance(law, cm.Ellipsoid))
+    contacts, gaps = sim.contacts()
+    step = sim.step_assembly(contacts, gaps)
+    problem = sim.rebuild(step)
+    compiled = problem.compile()
+    assert isinstance(compiled, DirectMCP) and compiled.mcp.M is None, "quadratic terms: not affine"
+    sim.advance(np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in sim.system.bodies]))
+    step2 = sim.step_assembly(contacts, gaps)
+    assert abs(step2.A_sparse - step.A_sparse).max() > 1e-6
+    assert problem.reassemble(step2)
+    assert problem.compile() is compiled, "the same compiled MCP, its linear part replaced"
+    fresh_problem = cm.formulate(step2, friction=dict(problem.laws))
+    fresh = fresh_problem.compile()
+    assert list(fresh.mcp.names) == list(compiled.mcp.names)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        x = rng.uniform(-1.0, 1.0, fresh.mcp.n)
+        assert np.allclose(compiled.mcp.F(x), fresh.mcp.F(x), rtol=0, atol=1e-12)
+        assert abs(compiled.mcp.J(x) - fresh.mcp.J(x)).max() < 1e-12
+    reused, anew = cm.solve(problem), cm.solve(fresh_problem)
+    assert reused.ok and anew.ok
+    for mine, theirs in zip(reused.bodies, anew.bodies):
+        assert np.allclose(mine.linear_acceleration, theirs.linear_acceleration, rtol=1e-6, atol=1e-6)

@@ -61,20 +61,25 @@ def components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
     if n <= 1:
         return [np.arange(n)]
     key = _pattern_key(mcp)
+    J0 = held = None
+    if key is None and not mcp.is_linear:
+        J0 = mcp.J(x0)
+        key, held = _jacobian_key(mcp, J0)
     found = _BLOCKS.get(key) if key is not None else None
-    if found is not None:
-        return [part.copy() for part in found]
-    parts = _components(mcp, x0)
+    if found is not None and (held is None or (found[1][0] is held[0] and found[1][1] is held[1])):
+        return [part.copy() for part in found[0]]
+    parts = _components(mcp, x0, J0)
     if key is not None:
         if len(_BLOCKS) >= _BLOCKS_SIZE:
             _BLOCKS.pop(next(iter(_BLOCKS), None), None)  # the oldest (solves may run in threads)
-        _BLOCKS[key] = [part.copy() for part in parts]
+        _BLOCKS[key] = ([part.copy() for part in parts], held)
     return parts
 
 
-#: the blocks of small affine MCPs by their structure (see :func:`_pattern_key`): a time step's
+#: the blocks of small affine MCPs by their structure (see :func:`_pattern_key`), of nonlinear ones
+#: by their Jacobian's template (see :func:`_jacobian_key`): a time step's
 #: problem has new numbers each step, and a step of many islands solves that many problems
-_BLOCKS: dict[tuple, list[np.ndarray]] = kept_table()
+_BLOCKS: dict[tuple, tuple[list[np.ndarray], tuple | None]] = kept_table()
 _BLOCKS_SIZE = 256
 
 
@@ -93,10 +98,23 @@ def _pattern_key(mcp: MCP) -> tuple | None:
     return M.shape, idx.shape, digest.digest()
 
 
-def _components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
-    """:func:`components`, found from the coupling graph."""
+def _jacobian_key(mcp: MCP, J0) -> tuple[tuple | None, tuple | None]:
+    """(key, held) of a nonlinear MCP's blocks by its Jacobian at the start ``J0``: when J0's
+    index arrays are read-only (the templates an MCP's Jacobian shares between its matrices,
+    :func:`contactmodel.sparse_product.pattern_of`), their identity, which ``held`` (the arrays
+    themselves, kept with the entry so the identity stays theirs) confirms; (None, None) else.
+    One template belongs to one MCP's terms, whose Jacobian at the probe point has one pattern
+    too (barring terms that cancel exactly there)."""
+    if not sp.isspmatrix_csr(J0) or J0.indptr.flags.writeable or J0.indices.flags.writeable:
+        return None, None
+    idx = mcp.cones.index if mcp.cones is not None and mcp.cones.k else np.zeros((0, 3), dtype=np.int64)
+    return ("J", id(J0.indptr), id(J0.indices), idx.tobytes()), (J0.indptr, J0.indices)
+
+
+def _components(mcp: MCP, x0: np.ndarray, J0=None) -> list[np.ndarray]:
+    """:func:`components`, found from the coupling graph (``J0``: J at ``x0``, when known)."""
     n = mcp.n
-    G = sp.csr_matrix(mcp.J(x0))
+    G = sp.csr_matrix(mcp.J(x0) if J0 is None else J0)
     if mcp.is_linear and G.nnz >= n * n:  # a full matrix couples everything
         return [np.arange(n)]
     if mcp.is_linear and mcp.cones is not None and mcp.cones.k:
@@ -108,6 +126,12 @@ def _components(mcp: MCP, x0: np.ndarray) -> list[np.ndarray]:
             return [np.arange(n)]
         if np.all(labels[idx] == labels[idx[:, :1]]):
             return _split(labels)
+    if not mcp.is_linear:
+        # J at the start alone couples everything (one body's contacts): the union below, which
+        # only adds edges, is one component too, without J at the probe point
+        count, labels = connected_components(G, directed=True, connection="weak")
+        if count == 1:
+            return [np.arange(n)]
     extra = []
     if not mcp.is_linear:
         with np.errstate(all="ignore"):

@@ -22,6 +22,8 @@ from contactmodel.solvers.newton import core
 DENSE_N = 150
 #: and denser ones too: more than this fraction of nonzeros
 DENSE_FRACTION = 0.15
+#: patterns an :class:`Assembler` keeps by the identity of their read-only index arrays
+_KEPT = 16
 
 
 class Assembler:
@@ -29,33 +31,49 @@ class Assembler:
 
     The sparsity pattern of ``J`` plus its diagonal is kept while ``J`` keeps the same pattern:
     the same index arrays (the constant ``M`` of an affine MCP) or equal ones (the Jacobian of a
-    nonlinear MCP, made anew at each iterate).
+    nonlinear MCP, made anew at each iterate). Up to :data:`_KEPT` patterns whose index arrays are
+    read-only (the templates of :func:`contactmodel.sparse_product.pattern_of`: a Jacobian whose
+    exact zeros come and go between a few patterns) are kept by those arrays' identity.
     """
 
     def __init__(self, n: int) -> None:
         self.n = n
         self._key: tuple[Any, ...] | None = None
+        self._kept: dict[tuple[int, int], tuple[Any, ...]] = {}
 
     def _pattern(self, J: sp.csr_matrix) -> None:
         n = self.n
         counts = np.diff(J.indptr)
         rows = np.repeat(np.arange(n), counts)
         cols = J.indices
-        has_diag = np.zeros(n, dtype=bool)
-        has_diag[rows[rows == cols]] = True
-        miss = np.flatnonzero(~has_diag)
-        K = sp.coo_matrix(
-            (np.zeros(rows.size + miss.size), (np.r_[rows, miss], np.r_[cols, miss])), shape=(n, n)
-        ).tocsr()
-        K.sort_indices()
-        krows = np.repeat(np.arange(n, dtype=np.int64), np.diff(K.indptr))
-        kkeys = krows * n + K.indices
-        self.jpos = np.searchsorted(kkeys, rows.astype(np.int64) * n + cols)
-        self.dpos = np.searchsorted(kkeys, np.arange(n, dtype=np.int64) * (n + 1))
+        jkeys = rows.astype(np.int64) * n + cols
+        diag = np.arange(n, dtype=np.int64) * (n + 1)
+        kkeys = np.union1d(jkeys, diag)  # J + I: J's entries and the diagonal, sorted by row, column
+        krows = kkeys // n
+        self.jpos = np.searchsorted(kkeys, jkeys)
+        self.dpos = np.searchsorted(kkeys, diag)
         self.jrows = rows
         self.krows = krows
-        self.kindptr, self.kindices, self.knnz = K.indptr, K.indices, K.nnz
+        self.kindptr = np.searchsorted(kkeys, np.arange(n + 1, dtype=np.int64) * n)
+        self.kindices = kkeys - krows * n
+        self.knnz = kkeys.size
         self._key = (J.indptr, J.indices, J.indptr.copy(), J.indices.copy())
+
+    def _switch(self, J: sp.csr_matrix) -> None:
+        """Take ``J``'s pattern: a kept one (read-only index arrays met before), else made."""
+        fields = ("_key", "jpos", "dpos", "jrows", "krows", "kindptr", "kindices", "knnz")
+        frozen = not (J.indptr.flags.writeable or J.indices.flags.writeable)
+        ident = (id(J.indptr), id(J.indices))
+        kept = self._kept.get(ident) if frozen else None
+        if kept is not None and kept[0] is J.indptr and kept[1] is J.indices:
+            for name, value in zip(fields, kept[2]):
+                setattr(self, name, value)
+            return
+        self._pattern(J)
+        if frozen:
+            if len(self._kept) >= _KEPT:
+                self._kept.clear()
+            self._kept[ident] = (J.indptr, J.indices, tuple(getattr(self, name) for name in fields))
 
     def values(self, J: sp.csr_matrix, da: np.ndarray, db: np.ndarray) -> np.ndarray:
         """Entries of ``H`` in the cached CSR pattern of ``J + I``."""
@@ -64,7 +82,7 @@ class Assembler:
             (key[0] is J.indptr and key[1] is J.indices)
             or (np.array_equal(key[2], J.indptr) and np.array_equal(key[3], J.indices))
         ):
-            self._pattern(J)
+            self._switch(J)
         data = np.zeros(self.knnz)
         data[self.jpos] = J.data * db[self.jrows]
         data[self.dpos] += da
