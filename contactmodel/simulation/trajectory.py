@@ -683,14 +683,18 @@ def _from_arrays(header: dict, data: dict) -> Trajectory:
 # -- a run written as it goes (simulate(..., out=..., save_every=...)) ---------------------
 #: the HDF5 attribute counting a journal file's complete parts
 JOURNAL_PARTS = "journal_parts"
+#: an HDF5 journal's attribute naming its parts in order, when a part is not named ``part{n:06d}``
+#: (the group a killed run left half-written under that name could not be deleted)
+JOURNAL_NAMES = "journal_names"
 
 
 def _load_journal(fh) -> Trajectory:
     """The Trajectory of an HDF5 journal: its complete parts, joined (a part written when the
     run was killed is not counted, so it is ignored)."""
     parts = []
+    names = fh.attrs.get(JOURNAL_NAMES)
     for n in range(int(fh.attrs[JOURNAL_PARTS])):
-        group = fh[f"part{n:06d}"]
+        group = fh[f"part{n:06d}" if names is None else str(names[n])]
         header = json.loads(group["header"][()])
         parts.append(_from_arrays(header, {key: group[key][()] for key in group.keys() if key != "header"}))
     if not parts:
@@ -748,14 +752,16 @@ class Journal:
         arrays, header = _with_warm_start(part)
         with self._open() as fh:
             n = int(fh.attrs[JOURNAL_PARTS])
-            name = f"part{n:06d}"
-            if name in fh:  # left by a run killed while writing it
-                del fh[name]
+            names = fh.attrs.get(JOURNAL_NAMES)
+            name = _free_part_name(fh, f"part{n:06d}")
             group = fh.create_group(name)
             for key, val in arrays.items():
                 group.create_dataset(key, data=val)
             group.create_dataset("header", data=json.dumps(header))
             fh.flush()
+            if names is not None or name != f"part{n:06d}":
+                known = [f"part{k:06d}" for k in range(n)] if names is None else [str(v) for v in names[:n]]
+                fh.attrs[JOURNAL_NAMES] = [*known, name]
             fh.attrs[JOURNAL_PARTS] = n + 1
 
     def _open(self, attempts: int = 50):
@@ -787,6 +793,21 @@ class Journal:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _free_part_name(fh, name: str) -> str:
+    """``name``, after deleting the group a run killed while writing it left there; when HDF5
+    cannot delete that half-written group, the first free ``name-k``."""
+    try:
+        if name not in fh:
+            return name
+        del fh[name]
+        return name
+    except (KeyError, OSError, RuntimeError):
+        k = 1
+        while f"{name}-{k}" in fh:
+            k += 1
+        return f"{name}-{k}"
 
 
 def _with_warm_start(traj: Trajectory) -> tuple[dict[str, np.ndarray], dict]:

@@ -139,3 +139,32 @@ def test_resume_checks_the_system(tmp_path):
         cm.simulate(sliding_box()[0], 0.1, 5e-3, friction=cm.Pyramid(0.5), planes=planes, resume=out)
     with pytest.raises(ContactModelError, match="resume with the system"):
         cm.simulate(_build(), 0.1, 1e-2, resume=out)
+
+
+def test_resume_past_a_half_written_part_hdf5_cannot_delete(tmp_path, monkeypatch):
+    """A run killed while writing a part leaves a group that HDF5 may fail to delete; the next
+    part goes under a free name, the journal names its parts, and the file loads and resumes as
+    an uninterrupted run's."""
+    h5py = pytest.importorskip("h5py")
+    from .scenes import sliding_box
+
+    system, planes = sliding_box()
+    kw = {"friction": cm.CoulombCone(0.5), "planes": planes}
+    whole = cm.simulate(system, 0.2, 5e-3, out=tmp_path / "whole.h5", save_every=4, **kw)
+    out = tmp_path / "run.h5"
+    cm.simulate(sliding_box()[0], 0.1, 5e-3, out=out, save_every=4, **kw)
+    with h5py.File(out, "a") as fh:
+        parts = int(fh.attrs["journal_parts"])
+        fh.create_group(f"part{parts:06d}").create_dataset("positions", data=np.zeros(3))  # half written
+
+    def refuse(group, name):
+        raise OSError("Couldn't delete link")
+
+    monkeypatch.setattr(h5py.Group, "__delitem__", refuse)
+    resumed = cm.simulate(sliding_box()[0], 0.2, 5e-3, resume=out, **kw)
+    _same_states(resumed, whole)
+    _same_states(load(out), whole)
+    with h5py.File(out, "r") as fh:
+        names = [str(v) for v in fh.attrs["journal_names"]]
+        assert len(names) == int(fh.attrs["journal_parts"])
+    assert names[parts] == f"part{parts:06d}-1"
