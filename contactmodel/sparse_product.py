@@ -38,6 +38,21 @@ def pattern_of(matrix: sp.csr_matrix) -> sp.csr_matrix:
     return matrix
 
 
+def flat_keys(matrix: sp.csr_matrix) -> np.ndarray:
+    """Each stored entry's flat position ``row * columns + column`` (int64, in storage order:
+    sorted and unique for a canonical CSR matrix)."""
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    return rows * matrix.shape[1] + matrix.indices
+
+
+def keyed_pattern(keys: np.ndarray, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(indptr, indices), int64, of the canonical CSR pattern of ``shape`` whose entries are at
+    the sorted, unique flat positions ``keys`` (see :func:`flat_keys`)."""
+    m, n = shape
+    indptr = np.searchsorted(keys, np.arange(m + 1, dtype=np.int64) * n)
+    return indptr, keys - (keys // n) * n
+
+
 def with_data(template: sp.csr_matrix, data: np.ndarray) -> sp.csr_matrix:
     """A CSR matrix of ``template``'s shape and pattern (see :func:`pattern_of`) with the entries
     ``data`` (float64, one per stored entry, in ``template``'s order): a shallow copy of

@@ -29,7 +29,7 @@ from contactmodel.errors import FormulationError
 from contactmodel.friction.base import check_coefficient
 from contactmodel.mcp.compiled import read_param_vector, write_param, write_param_vector
 from contactmodel.mcp.direct import DirectMCP, is_identity
-from contactmodel.sparse_product import csr_times, pattern_of, with_data
+from contactmodel.sparse_product import csr_times, flat_keys, keyed_pattern, pattern_of, with_data
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
     from contactmodel.assembly import ContactAssembly
@@ -276,8 +276,7 @@ class _LinearFill:
         pk = Pc.indptr[arows[entry]] + s // ct[entry]
         tl = TQ.indptr[acols[entry]] + s % ct[entry]
         prow, tcol = Pc.indices[pk].astype(np.int64), TQ.indices[tl].astype(np.int64)
-        rrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(rest.indptr))
-        rkeys = rrows * n + rest.indices
+        rkeys = flat_keys(rest)
         keys = np.union1d(rkeys, prow * n + tcol)
         self.rest = np.zeros(keys.size)
         self.rest[np.searchsorted(keys, rkeys)] = rest.data
@@ -285,9 +284,8 @@ class _LinearFill:
             (Pc.data[pk] * TQ.data[tl], (np.searchsorted(keys, prow * n + tcol), entry)),
             shape=(keys.size, A.indices.size),
         )
-        rows = keys // n
-        indptr = np.searchsorted(keys, np.arange(n + 1, dtype=np.int64) * n)
-        template = sp.csr_matrix((np.zeros(keys.size), keys - rows * n, indptr), shape=(n, n))
+        indptr, indices = keyed_pattern(keys, (n, n))
+        template = sp.csr_matrix((np.zeros(keys.size), indices, indptr), shape=(n, n))
         template.has_canonical_format = True
         self.template = pattern_of(template)
 

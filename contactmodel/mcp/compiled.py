@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.types import MCP
-from contactmodel.sparse_product import csr_times, pattern_of, with_data
+from contactmodel.sparse_product import csr_times, flat_keys, keyed_pattern, pattern_of, with_data
 
 #: a ParamData's or VarData's stored number (the public ``.value`` costs 7x)
 stored_value = attrgetter("_value")
@@ -207,8 +207,7 @@ class _QuadraticFill:
         self.ok = bool(L.has_canonical_format) and L.shape == (n, n)
         if not self.ok:
             return
-        lrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(L.indptr))
-        lkeys = lrows * n + L.indices
+        lkeys = flat_keys(L)
         # SciPy's order of the COO entries: (qi, qa) with qv x[qb], then (qi, qb) with qv x[qa]
         qkeys = np.concatenate([t.qi * n + t.qa, t.qi * n + t.qb]).astype(np.int64)
         ukeys, counts = np.unique(qkeys, return_counts=True)
@@ -220,9 +219,7 @@ class _QuadraticFill:
         self.lpos = np.searchsorted(keys, lkeys)
         self.qpos = np.searchsorted(keys, qkeys)
         self.qi, self.qa, self.qb, self.qv = t.qi, t.qa, t.qb, t.qv
-        rows = keys // n
-        self.rows = rows
-        self.cols = (keys - rows * n).astype(np.int32)
+        self.keys = keys
         #: the templates of the patterns met, by their mask's bytes: one pattern, one set of index
         #: arrays (the Newton matrix's assembler keeps its work by their identity)
         self._templates: dict[bytes, sp.csr_matrix] = {}
@@ -243,10 +240,10 @@ class _QuadraticFill:
         """A canonical CSR template of the entries ``keep`` (mask over the pattern), see
         :func:`contactmodel.sparse_product.pattern_of`."""
         n = self.n
-        indptr = np.zeros(n + 1, dtype=np.int32)
-        np.cumsum(np.bincount(self.rows[keep], minlength=n), out=indptr[1:])
-        indices = self.cols[keep]
-        M = sp.csr_matrix((np.zeros(indices.size), indices, indptr), shape=(n, n))
+        indptr, indices = keyed_pattern(self.keys[keep], (n, n))
+        M = sp.csr_matrix(
+            (np.zeros(indices.size), indices.astype(np.int32), indptr.astype(np.int32)), shape=(n, n)
+        )
         M.has_canonical_format = True
         return pattern_of(M)
 

@@ -17,6 +17,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import structural_rank
 
 from contactmodel.solvers.newton import core
+from contactmodel.sparse_product import keyed_pattern
 
 #: square systems of at most this many rows are factored dense (LAPACK LU)
 DENSE_N = 150
@@ -54,8 +55,7 @@ class Assembler:
         self.dpos = np.searchsorted(kkeys, diag)
         self.jrows = rows
         self.krows = krows
-        self.kindptr = np.searchsorted(kkeys, np.arange(n + 1, dtype=np.int64) * n)
-        self.kindices = kkeys - krows * n
+        self.kindptr, self.kindices = keyed_pattern(kkeys, (n, n))
         self.knnz = kkeys.size
         self._key = (J.indptr, J.indices, J.indptr.copy(), J.indices.copy())
 
