@@ -771,13 +771,55 @@ class Simulator:
     def start(self, problem: Problem, reused: bool) -> np.ndarray | None:
         """The warm start of ``problem``: the last step's answer when its model is reused, else
         that answer carried over by variable name (a contact that stays keeps its impulses and
-        multipliers; a new contact starts at 0). None without a last answer."""
+        multipliers; a new contact starts at 0), either :meth:`lifted`. Without a last answer,
+        :meth:`cold_start`."""
         if self._x is None:
-            return None
+            return self.cold_start(problem)
         if reused:
-            return self._x
+            return self.lifted(problem, self._x)
         last = dict(zip(self._names, self._x.tolist()))
-        return np.array([last.get(name, 0.0) for name in problem.compile().mcp.names])
+        return self.lifted(problem, np.array([last.get(name, 0.0) for name in problem.compile().mcp.names]))
+
+    def _nonlinear(self, problem: Problem) -> bool:
+        """newton solves the steps and ``problem``'s MCP has nonlinear rows."""
+        return self.solver == "newton" and not problem.compile().mcp.is_linear
+
+    def lifted(self, problem: Problem, x: np.ndarray) -> np.ndarray:
+        """The warm start ``x`` of ``problem`` (its MCP's order), for newton on an MCP with
+        nonlinear rows: the point of the forces at ``x`` with every law's variables lifted
+        from them and this step's accelerations (:meth:`Problem.point_at
+        <contactmodel.formulation.Problem.point_at>`); ``x`` itself for other problems.
+
+        At a contact whose normal force is 0 any slip multiplier lambda >= 0 solves the
+        quadratic-slack MNCPs (cone, anisotropic cone, soft-finger ellipsoids), and newton's
+        answer leaves it near 0; started there, the rows that hold the friction, the slack
+        ``mu^2 c_n^2 - |c_f|^2`` and ``mu c_n a_f + c_f lambda``, have no derivative in ``c_f``
+        but the slack's own, and newton reaches ``c_f = 0`` only linearly (15-20 iterations a
+        step), or not within the laws' tolerance (the fallback ladder's unloaded-contacts rung).
+        The laws' lift sets lambda to the slip speed ``|a_f|``: the box sliding of
+        ``benchmarks/simulate_peer.py`` then takes 0-1 iterations a step and no step goes to
+        the ladder (19 of 200 before under the cone's MNCP)."""
+        if not self._nonlinear(problem):
+            return x
+        return problem.point_at(problem.interpret(x).forces)
+
+    def cold_start(self, problem: Problem) -> np.ndarray | None:
+        """A start for a step with no last answer (the first), when newton solves an MCP with
+        nonlinear rows (the quadratic slack of the cone MNCP, the anisotropic cone, the
+        soft-finger ellipsoids): the answer of the step's LCP surrogate, the pyramid of each
+        round law, lifted to the laws' variables (:func:`contactmodel.fallback.lcp_start`); None
+        (the solver's own start) for other problems or when Lemke's method does not solve the
+        surrogate. At newton's own start, 0, the slack ``mu^2 c_n^2 - |c_f|^2`` and the slip
+        rows ``mu c_n a_f + c_f lambda`` have no derivative, and the first step of the box
+        sliding (``benchmarks/simulate_peer.py``) took newton's 200 iterations and three
+        restarts before the fallback ladder solved it (150-285 ms); from the surrogate's answer,
+        4 iterations."""
+        if not self._nonlinear(problem):
+            return None
+        from contactmodel.fallback import lcp_start
+        from contactmodel.solve import solve
+
+        return lcp_start(problem, lambda surrogate: solve(surrogate, "lemke", fallback=False))
 
     def solve(self, problem: Problem, x0: np.ndarray | None = None) -> Solution:
         """The step's answer: ``cm.solve`` without its fallback (the run's settings checked once,
@@ -903,8 +945,8 @@ class Simulator:
                 built += time.perf_counter() - t0
             x0 = None
             if self.warm_start and reused:
-                x0 = held[key][1]
-            elif self.warm_start and self._x is not None:
+                x0 = self.lifted(problem, held[key][1])
+            elif self.warm_start:
                 x0 = self.start(problem, False)
             solution = self.solve(problem, x0)
             if not solution.ok and (reused or x0 is not None):

@@ -36,7 +36,7 @@ def _soft_finger_pile(seed: int = 4):
         return simulate(system, 0.1, 5e-3, law, planes=[Plane()], torsion=True)
 
 
-@pytest.mark.parametrize("seed, rung", [(2, LCP_RUNG), (92, LAST_RUNG)], ids=["lcp_start", "last_try"])
+@pytest.mark.parametrize("seed, rung", [(3, LCP_RUNG), (117, LAST_RUNG)], ids=["lcp_start", "last_try"])
 def test_steps_other_statements_leave_unsolved_are_rescued_by_the_later_rungs(monkeypatch, seed, rung):
     other_statements = []  # the answers the other statements gave, step by step
 
@@ -108,10 +108,11 @@ def test_fallback_off_leaves_the_step_as_newton_ended_it(monkeypatch):
 
 def test_steps_failed_by_the_laws_alone_are_solved_with_the_unloaded_contacts_frictionless(monkeypatch):
     """A cube sliding on four corners under the cone's MNCP (mu 0.5): the normal forces are not
-    unique, and newton's answer of some steps leaves one corner unloaded (c_n = 0) with friction
-    ~sqrt of its MCP residual there; where that is past the solved-inaccurate bound the answer is
+    unique, and from newton's own start its answer of some steps leaves one corner unloaded (c_n =
+    0) with friction ~sqrt of its MCP residual there, so the answer is solved-inaccurate or
     failed by the laws' residual alone, with the MCP solved. The unloaded contacts stated
-    frictionless solve those steps: no other statement is formulated for them."""
+    frictionless solve those steps: no other statement is formulated for them. In the run
+    itself the steps start from the last answer lifted by the laws, and none needs the ladder."""
     firsts, others = [], []  # (status, MCP residual) of the answers the two rungs were given
     retry_unloaded = DISPATCHER.retry_unloaded
 
@@ -126,11 +127,15 @@ def test_steps_failed_by_the_laws_alone_are_solved_with_the_unloaded_contacts_fr
     monkeypatch.setattr(DISPATCHER, "retry_unloaded", spy)
     monkeypatch.setattr(DISPATCHER, "retry_other_statements", spy_others)
     system, planes = sliding_box(v0=(1.0, 0.0, 0.0))
-    traj = simulate(system, 0.2, 1e-3, cm.CoulombCone(0.5, form="mncp"), planes=planes)
-    assert traj.ok
-    laws_alone = [s for s, r in firsts if s is cm.Status.FAILED and r <= 1e-8]
-    assert laws_alone, "the premise: some step failed by its laws' residual alone"
-    assert not [s for s, r in others if s is cm.Status.FAILED and r <= 1e-8]
-    routes = [f for f in traj.fallback if f]
+    traj = simulate(system, 0.1, 1e-3, cm.CoulombCone(0.5, form="mncp"), planes=planes)
+    assert set(traj.status) == {"solved"} and not any(traj.fallback) and not firsts
+    unloaded = [k for k in range(traj.n_steps) if min(traj.impulses[c][k, 0] for c in traj.impulses) == 0.0]
+    assert len(unloaded) > 10, "the premise: a corner unloaded in some steps"
+    options = Simulator(cm.System(), 1e-3).solver_options  # newton's, as the steps run it
+    answers = [cm.solve(traj.step_model(k), **options) for k in unloaded[-8:]]
+    laws_alone = [s for s, r in firsts if s is not cm.Status.SOLVED and r <= 1e-8]
+    assert laws_alone, "the premise: from newton's own start, some step is left unsolved by its laws alone"
+    assert not [s for s, r in others if r <= 1e-8]
+    routes = [a.extras["fallback"]["solved_by"] for a in answers if "fallback" in a.extras]
     assert sum(f.startswith("with the unloaded contacts") for f in routes) >= len(laws_alone)
-    assert all(traj.status[k] == "solved" for k, f in enumerate(traj.fallback) if f)
+    assert all(a.status is cm.Status.SOLVED for a in answers)
