@@ -282,7 +282,7 @@ class Problem:
         x = np.asarray(x, dtype=float)
         compiled.load(x)
         layout = self.layout
-        c = csr_times(self.T, _force_values(self, compiled, x))
+        c = self.forces_at(x, compiled)
         if self.assembly.quasistatic:  # velocities are the point's own unknowns, not a function of c
             a, motion = self.assembly.response_at(c, _FORM_MODELS[self.form].generalized(self, x, compiled))
         else:
@@ -293,6 +293,14 @@ class Problem:
         }
         checks.update(_FORM_MODELS[self.form].checks(self, c, motion, x, compiled))
         return PhysicalPoint(c, a, motion, checks, layout.rows_by_name)
+
+    def forces_at(self, x: np.ndarray, compiled: CompiledMCP | None = None) -> np.ndarray:
+        """(m,) contact forces c (assembly rows) at a point x (n,) of the compiled MCP (default:
+        this problem's last compilation): :meth:`interpret`'s forces, without its checks and
+        without writing x into the model."""
+        if compiled is None:
+            compiled = self._compiled if self._compiled is not None else self.compile()
+        return csr_times(self.T, _force_values(self, compiled, np.asarray(x, dtype=float)))
 
     def law_residual(self, c: np.ndarray, a: np.ndarray) -> float:
         """max over contacts of each law's :meth:`~contactmodel.friction.base.FrictionLaw.law_residual`

@@ -304,6 +304,24 @@ def test_a_point_at_given_forces_is_the_built_models(law, form) -> None:
     assert point.tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("built", [False, True], ids=["lazy", "built"])
+@pytest.mark.parametrize("law", list(LAWS))
+def test_forces_at_a_point_are_interprets_and_leave_the_model_alone(law, built) -> None:
+    """``Problem.forces_at(x)`` is ``interpret(x).forces`` bit for bit, at a point not yet
+    loaded, and writes nothing: the point last loaded stays the model's."""
+    make = LAWS[law]
+    problem = cm.formulate(_scene(make().needs_torsion, True), friction=make())
+    if built:
+        problem.model  # noqa: B018 (builds it)
+    n = problem.compile().mcp.n
+    x = np.random.default_rng(5).uniform(0.0, 2.0, n)
+    before = problem.force_vector()
+    forces = problem.forces_at(x)
+    np.testing.assert_array_equal(problem.force_vector(), before)
+    assert forces.tobytes() == problem.interpret(x).forces.tobytes()
+    assert np.any(forces != before)
+
+
 @pytest.mark.parametrize("form", ["sparse", "reduced"])
 @pytest.mark.parametrize("law", ["cone_soc", "pyramid", "cone"])
 def test_force_vector_before_the_model_is_built_is_the_built_models(law, form) -> None:

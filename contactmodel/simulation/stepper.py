@@ -410,6 +410,7 @@ class Simulator:
         self.torsion = bool(torsion)
         self.solver_options = dict(solver_options or {})
         self._solve_call = None  # the settings of the steps' solves, checked once (see solve)
+        self._nonlinear_of: tuple[Problem, bool] | None = None  # (problem, see _nonlinear)
         if hasattr(solvers.load(solver)[1], "liftoff_rounds"):
             # newton's lift-off rounds, a last resort for hard static problems, would run on every
             # step newton leaves solved-inaccurate, which step_tol then accepts (16-box cone
@@ -726,11 +727,12 @@ class Simulator:
     def adopt_A(self, step: StepAssembly) -> None:
         """Give ``step`` the A = G M^-1 G^T of the last step it was formed for when ``step``'s G and
         M^-1 are that step's within :data:`A_RTOL` (relative to their largest entries, the same
-        pattern): A is then that step's to about 1e-13 relative, inside the 1e-12 within which a
+        pattern): A is then that step's to a few 1e-13 relative, inside the 1e-12 within which a
         reused model keeps its compiled matrix (:meth:`Problem.reassemble
         <contactmodel.formulation.Problem.reassemble>`), and forming it (a tenth of a one-box step)
-        is skipped. A box at rest or sliding without turning keeps its A. The step's own G and
-        M^-1 give its b, velocities and checks."""
+        is skipped. A box at rest or sliding without turning keeps its A, also when the answers'
+        rounding turns it by 1e-14 a step (the cone's MNCP). The step's own G and M^-1 give its b,
+        velocities and checks."""
         source = self._A_source
         if source is not None and "A_sparse" in source[2].__dict__:
             if _near(step.G, source[0], source[3]) and _near(step.Minv, source[1], source[4]):
@@ -781,8 +783,13 @@ class Simulator:
         return self.lifted(problem, np.array([last.get(name, 0.0) for name in problem.compile().mcp.names]))
 
     def _nonlinear(self, problem: Problem) -> bool:
-        """newton solves the steps and ``problem``'s MCP has nonlinear rows."""
-        return self.solver == "newton" and not problem.compile().mcp.is_linear
+        """newton solves the steps and ``problem``'s MCP has nonlinear rows (kept for the problem
+        last asked about: a reused problem keeps its laws and compiled MCP)."""
+        known = self._nonlinear_of
+        if known is None or known[0] is not problem:
+            nonlinear = self.solver == "newton" and not problem.compile().mcp.is_linear
+            known = self._nonlinear_of = (problem, nonlinear)
+        return known[1]
 
     def lifted(self, problem: Problem, x: np.ndarray) -> np.ndarray:
         """The warm start ``x`` of ``problem`` (its MCP's order), for newton on an MCP with
@@ -801,7 +808,7 @@ class Simulator:
         the ladder (19 of 200 before under the cone's MNCP)."""
         if not self._nonlinear(problem):
             return x
-        return problem.point_at(problem.interpret(x).forces)
+        return problem.point_at(problem.forces_at(x))
 
     def cold_start(self, problem: Problem) -> np.ndarray | None:
         """A start for a step with no last answer (the first), when newton solves an MCP with
@@ -1079,7 +1086,7 @@ class Simulator:
 
 
 #: relative change of G and M^-1 within which a step keeps the last formed A (see Simulator.adopt_A)
-A_RTOL = 1e-14
+A_RTOL = 1e-13
 
 
 def _near(X: sp.csr_matrix, Y: sp.csr_matrix, scale: float) -> bool:
