@@ -52,7 +52,7 @@ from contactmodel.errors import FormulationError
 from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
 from contactmodel.mcp.cones import AXES
 from contactmodel.mcp.soc_block import SOCComplementarityData
-from contactmodel.mcp.types import MCP, CoulombBlocks
+from contactmodel.mcp.types import MCP, CoulombBlocks, QuadraticRows
 
 
 @dataclass
@@ -314,6 +314,7 @@ def compile_model(model: pe.Block) -> CompiledMCP:
         q=q if functions.affine else None,
         hess=None if functions.affine else functions.hess,
         cones=cones,
+        quadratic=None if functions.affine or terms.nonlinear else QuadraticRows(functions.quadratic_parts),
     )
     return compiled
 

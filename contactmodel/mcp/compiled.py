@@ -169,6 +169,23 @@ class Functions:
         Q = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.n, self.n))
         return (t.L + Q).tocsr()
 
+    def quadratic_parts(self) -> tuple | None:
+        """``(L, q, qi, qa, qb, qv)`` (see :class:`Terms`) as they are now, when F has quadratic
+        terms and no nonlinear remainder and J is made on a kept pattern (L canonical, at most two
+        terms at a position: :class:`_QuadraticFill`), so that a compiled loop can repeat F and J
+        exactly: F as :meth:`F` sums it, J's entries the fill's sums with its exact zeros dropped;
+        else None."""
+        t = self.t
+        if self.affine or t.nonlinear:
+            return None
+        fill = self._fill
+        if fill is None or fill.L is not t.L:
+            self.J(np.zeros(self.n))  # makes the fill of this L (or finds it cannot be made)
+            fill = self._fill
+        if fill is None or fill.L is not t.L or not fill.ok:
+            return None
+        return t.L, self.q, t.qi, t.qa, t.qb, t.qv
+
     def hess(self, x: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
         t = self.t
         wq = w[t.qi] * t.qv

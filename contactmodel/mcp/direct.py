@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
-from contactmodel.mcp.types import MCP, CoulombBlocks, Pair
+from contactmodel.mcp.types import MCP, CoulombBlocks, Pair, QuadraticRows
 from contactmodel.sparse_product import index_dtype
 
 if TYPE_CHECKING:  # annotations only: formulation imports this module
@@ -447,6 +447,7 @@ def compile_direct(
         q=q if functions.affine else None,
         hess=None if functions.affine else functions.hess,
         cones=cones,
+        quadratic=None if functions.affine or terms.nonlinear else QuadraticRows(functions.quadratic_parts),
     )
     compiled.update()
     compiled.derived["force_columns"] = cols

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from contactmodel.mcp.types import MCP
+from contactmodel.mcp.types import MCP, QuadraticRows
 
 
 def data_scale(mcp: MCP) -> float:
@@ -53,11 +53,12 @@ def normalizer(mcp: MCP, scale: float) -> float:
 def normalized(mcp: MCP, p: float) -> MCP:
     """``mcp`` in the variable y = x / p: F_y(y) = F(p y) / p, J_y(y) = J(p y), bounds and start
     divided by p, q / p for an affine MCP (M unchanged), the cone blocks unchanged (cone
-    complementarity is positively homogeneous). y solves it if and only if p y solves ``mcp``,
-    with a natural residual 1/p times as large. ``mcp`` itself when p = 1."""
+    complementarity is positively homogeneous), the quadratic rows' parts kept with ``s = p``.
+    y solves it if and only if p y solves ``mcp``, with a natural residual 1/p times as large.
+    ``mcp`` itself when p = 1."""
     if p == 1.0:
         return mcp
-    F, J, hess = mcp.F, mcp.J, mcp.hess
+    F, J, hess, quad = mcp.F, mcp.J, mcp.hess, mcp.quadratic
     return MCP(
         F=lambda y: F(p * y) / p,
         J=lambda y: J(p * y),
@@ -69,4 +70,5 @@ def normalized(mcp: MCP, p: float) -> MCP:
         q=None if mcp.q is None else mcp.q / p,
         hess=None if hess is None else (lambda y, w: p * hess(p * y, w)),
         cones=mcp.cones,
+        quadratic=None if quad is None or quad.s != 1.0 else QuadraticRows(quad.parts, p),
     )

@@ -48,6 +48,21 @@ class CoulombBlocks:
         return int(self.index.shape[0])
 
 
+@dataclass(frozen=True)
+class QuadraticRows:
+    """What a compiled solver loop reads of an MCP whose rows are linear and quadratic:
+    ``F(x) = (L (s x) + q + Q(s x)) / s`` with ``Q_i(y) = sum of qv[k] y[qa[k]] y[qb[k]]`` over
+    the terms k with ``qi[k] = i``, and ``J(x)`` the sum of L and Q's derivatives at ``s x``.
+    ``parts()`` gives ``(L, q, qi, qa, qb, qv)`` as they are now (L canonical CSR (n, n); the
+    MCP's matrix and constants may change in place between solves), or None when the MCP's own
+    F and J are not computed in a way a loop can repeat exactly (see
+    :meth:`contactmodel.mcp.compiled.Functions.quadratic_parts`); ``s`` is a power of two (the
+    normalization of :mod:`contactmodel.mcp.scale`)."""
+
+    parts: Callable[[], tuple | None]
+    s: float = 1.0
+
+
 @dataclass
 class MCP:
     """A box-constrained mixed complementarity problem (see module docstring).
@@ -56,6 +71,8 @@ class MCP:
     is affine (``F(x) = M @ x + q``). ``names[i]`` is a readable name of variable i / row i.
     ``hess(x, w)`` returns sum_i w_i * Hessian(F_i)(x) (n x n sparse, symmetric); None means F is
     affine (zero second derivatives). ``cones``: Coulomb cone blocks (None: a plain box MCP).
+    ``quadratic``: F's linear and quadratic parts when those are all it has (see
+    :class:`QuadraticRows`), for a solver's compiled loop; None otherwise.
     """
 
     F: Callable[[np.ndarray], np.ndarray]
@@ -68,6 +85,7 @@ class MCP:
     q: np.ndarray | None = None
     hess: Callable[[np.ndarray, np.ndarray], sp.csr_matrix] | None = None
     cones: CoulombBlocks | None = None
+    quadratic: QuadraticRows | None = None
 
     @property
     def n(self) -> int:

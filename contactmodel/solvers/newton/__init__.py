@@ -365,34 +365,48 @@ class _Newton(NewtonMethod):
         self, pt: _Point, deadline: float, max_iter: int, history: list[float]
     ) -> tuple[_Point, Outcome, str, int] | None:
         """The attempt by :func:`contactmodel.solvers.newton.small_box.attempt` (numba) when it
-        applies: compiled kernels on, affine ``F``, no upper bounds, at most
-        ``small_box.MAX_N`` rows."""
-        J = self._J
-        if not (self.numba and small_box.AVAILABLE and J is not None and self._M is not None):
+        applies: compiled kernels on, ``F`` affine or of linear and quadratic rows
+        (``MCP.quadratic``), no upper bounds, at most ``small_box.MAX_N`` rows."""
+        if not (self.numba and small_box.AVAILABLE):
             return None
         if not (self.box.up.size == 0 and self.box.box.size == 0 and self.n <= small_box.MAX_N):
+            return None
+        J = self._J
+        affine = J is not None and self._M is not None
+        quadratic = self.mcp.quadratic
+        parts = None if affine or quadratic is None else quadratic.parts()
+        if not affine and parts is None:
             return None
         opt = self.opt
         if pt.res <= opt.tol and (opt.refine_iter == 0 or not core.linear_rate(history)):
             return None  # solved at the start (a warm start): the loop stops at once, without the call
-        M = self._M
+        if affine:
+            M = self._M
+            none = np.zeros(0, dtype=np.int64)
+            fdata = (M.data, M.indices, M.indptr, self._q, none, none, none, np.zeros(0), 1.0, True)
+            Jarrays = (J.data, J.indices, J.indptr, self._dense_jt())
+        else:  # J made at every iterate by the attempt; the Newton matrix factored whole, no chord steps
+            L, q, qi, qa, qb, qv = parts
+            fdata = (L.data, L.indices, L.indptr, q, qi, qa, qb, qv, float(quadratic.s), False)
+            index = np.zeros(1, dtype=np.int32)
+            Jarrays = (np.zeros(0), index[:0], index, np.zeros((0, 0)))
         fopt = (
             float(opt.tol), float(opt.armijo_sigma), float(opt.backtrack), float(opt.min_step),
             float(opt.newton_min_step), float(opt.descent_rho), float(opt.descent_p), float(opt.lm_mu),
-            float(opt.newton_reg), float(opt.newton_reg_max), float(opt.chord_decrease),
+            float(opt.newton_reg), float(opt.newton_reg_max) if affine else math.inf,  # see eps
+            float(opt.chord_decrease),
         )  # fmt: skip
         can_escalate = bool(opt.newton_reg > 0.0 and opt.regularize != "never")
         iopt = (
             int(max_iter), int(opt.stall_iter), int(opt.nonmonotone_memory), can_escalate,
-            int(opt.refine_iter), int(opt.chord_steps), small_box.POLISH_CODES[opt.polish],
+            int(opt.refine_iter), int(opt.chord_steps) if affine else 0, small_box.POLISH_CODES[opt.polish],
             bool(opt.feasible),
         )  # fmt: skip
         prior = np.array(([math.nan, math.nan] + history)[-2:], dtype=float)
         start = (pt.x, pt.F, pt.phi, pt.da, pt.db, float(pt.psi), pt.nat, pt.at_bound, float(pt.res))
         best, code, its, hist, counts, regularized = small_box.attempt(
-            start, M.data, M.indices, M.indptr, self._q, J.data, J.indices, J.indptr, self._dense_jt(),
-            self.lb, self.inv_scale, float(self.box.lam), self.box.free, fopt, iopt, self.regularized, prior,
-            float(deadline),
+            start, fdata, *Jarrays, self.lb, self.inv_scale, float(self.box.lam), self.box.free, fopt, iopt,
+            self.regularized, prior, float(deadline),
         )  # fmt: skip
         self.regularized = bool(regularized)
         self.n_compiled += 1

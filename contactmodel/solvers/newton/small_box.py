@@ -38,7 +38,7 @@ POLISH_CODES = {"auto": 0, "always": 1, "never": 2}
 #: the method's counters, in the order of the counts :func:`attempt` returns
 COUNTERS = (
     "n_factor", "n_lm", "n_gradient", "n_watchdog", "n_feval",
-    "n_refine", "n_polish", "n_polish_kept", "n_chord",
+    "n_refine", "n_polish", "n_polish_kept", "n_chord", "n_jeval",
 )  # fmt: skip
 
 if AVAILABLE:
@@ -54,13 +54,75 @@ if AVAILABLE:
     _descent = small.descent
 
     @numba.njit(cache=True)
-    def point(x, Md, Mi, Mp, q, lb, scale, lam, free):
-        """``((x, F, phi, da, db, psi, nat, at_bound, res), finite)``: the box method's point
-        with ``F(x) = M x + q`` (``M`` in CSR: Md, Mi, Mp); ``finite``: psi is finite. The rows
-        ``free`` have ``lb = -inf`` (``Phi_i = F_i``), the others a finite lower bound."""
-        F = _csr_matvec(Md, Mi, Mp, x)
-        for i in range(F.shape[0]):
+    def values(x, fdata):
+        """``F(x)`` of ``fdata`` = (Md, Mi, Mp, q, qi, qa, qb, qv, s, affine): ``M x + q`` (``M``
+        in CSR: Md, Mi, Mp) when ``affine``, else the quadratic rows of
+        :class:`~contactmodel.mcp.types.QuadraticRows` (``M`` their L), summed as
+        :meth:`contactmodel.mcp.compiled.Functions.F` sums them at ``s x``, then divided by s."""
+        Md, Mi, Mp, q, qi, qa, qb, qv, s, affine = fdata
+        if affine:
+            F = _csr_matvec(Md, Mi, Mp, x)
+            for i in range(F.shape[0]):
+                F[i] = F[i] + q[i]
+            return F
+        n = x.shape[0]
+        xs = np.empty(n)
+        for i in range(n):
+            xs[i] = s * x[i]
+        F = _csr_matvec(Md, Mi, Mp, xs)
+        for i in range(n):
             F[i] = F[i] + q[i]
+        bins = np.zeros(n)  # np.bincount's sums: each bin from 0, the terms in order
+        for k in range(qi.shape[0]):
+            bins[qi[k]] += qv[k] * xs[qa[k]] * xs[qb[k]]
+        for i in range(n):
+            F[i] = (F[i] + bins[i]) / s
+        return F
+
+    @numba.njit(cache=True)
+    def jacobian(x, fdata):
+        """``J(x)`` of the quadratic rows of ``fdata`` (see :func:`values`) as the MCP's
+        Jacobian gives it (:class:`contactmodel.mcp.compiled._QuadraticFill` at ``s x``): each
+        entry the quadratic terms' two derivatives summed (at most two at a position, so in any
+        order), then L's entry added, the entries that are exactly 0 dropped. Returns ``(J^T
+        dense (C order), data, indices, indptr)`` of the canonical CSR."""
+        Md, Mi, Mp, q, qi, qa, qb, qv, s, affine = fdata
+        n = x.shape[0]
+        xs = np.empty(n)
+        for i in range(n):
+            xs[i] = s * x[i]
+        JT = np.zeros((n, n))
+        for k in range(qi.shape[0]):
+            JT[qa[k], qi[k]] += qv[k] * xs[qb[k]]
+        for k in range(qi.shape[0]):
+            JT[qb[k], qi[k]] += qv[k] * xs[qa[k]]
+        for r in range(n):
+            for e in range(Mp[r], Mp[r + 1]):
+                JT[Mi[e], r] += Md[e]
+        nnz = 0
+        for r in range(n):
+            for c in range(n):
+                if JT[c, r] != 0.0:
+                    nnz += 1
+        data = np.empty(nnz)
+        indices = np.empty(nnz, dtype=np.int32)
+        indptr = np.zeros(n + 1, dtype=np.int32)
+        e = 0
+        for r in range(n):
+            for c in range(n):
+                if JT[c, r] != 0.0:
+                    data[e] = JT[c, r]
+                    indices[e] = c
+                    e += 1
+            indptr[r + 1] = e
+        return JT, data, indices, indptr
+
+    @numba.njit(cache=True)
+    def point(x, fdata, lb, scale, lam, free):
+        """``((x, F, phi, da, db, psi, nat, at_bound, res), finite)``: the box method's point
+        with ``F`` of ``fdata`` (see :func:`values`); ``finite``: psi is finite. The rows
+        ``free`` have ``lb = -inf`` (``Phi_i = F_i``), the others a finite lower bound."""
+        F = values(x, fdata)
         # the natural residual of a free row is fb_lower's too (max(y, -inf) = y), its FB part not
         phi, da, db, nat, at_bound, res = _fb_lower(x, lb, F, scale, lam)
         for i in free:
@@ -166,6 +228,28 @@ if AVAILABLE:
         return 0, d, _usable(d, rhs), H, fixed, keep, da_fixed, db_keep, reduced
 
     @numba.njit(cache=True)
+    def _direction_full(Jd, Jdat, Jind, Jptr, da, db, rhs):
+        """:func:`_direction` as ``_Newton.newton_direction`` on a nonlinear ``F``: the whole
+        matrix factored, none of its rows fixed (the box method's Assembler: singular when a row
+        or a column of ``H`` is all 0, then LAPACK's LU). The same returns, status 0 or 2."""
+        n = rhs.shape[0]
+        keep = np.arange(n)
+        fixed = np.empty(0, dtype=np.int64)
+        H = _dense_block(Jd, keep, da, db)
+        for i in range(n):
+            row = False
+            col = False
+            for j in range(n):
+                row = row or H[i, j] != 0.0
+                col = col or H[j, i] != 0.0
+            if not (row and col):
+                return 2, np.zeros(n), False, H, fixed, keep, np.empty(0), db.copy(), False
+        d, info = _solve(H, fixed, keep, np.empty(0), db.copy(), False, Jdat, Jind, Jptr, rhs)
+        if info != 0:
+            return 2, d, False, H, fixed, keep, np.empty(0), db.copy(), False
+        return 0, d, _usable(d, rhs), H, fixed, keep, np.empty(0), db.copy(), False
+
+    @numba.njit(cache=True)
     def _lm_direction(Jdat, Jind, Jptr, da, db, phi, lm_mu):
         """:func:`~contactmodel.solvers.newton.box_matrix.lm_box`, run by the interpreter (a rare
         step, on SciPy's sparse products): ``(d, ok)``."""
@@ -191,7 +275,7 @@ if AVAILABLE:
         return ref
 
     @numba.njit(cache=True)
-    def _arc(P, d, grad, ref, lo, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam, free, feasible):
+    def _arc(P, d, grad, ref, lo, sigma, backtrack, fdata, lb, scale, lam, free, feasible):
         """``core.arc_search`` along ``max(x + t d, lb)``: ``(found, t, point, F evaluations)``."""
         x = P[0]
         t = 1.0
@@ -201,7 +285,7 @@ if AVAILABLE:
             dec = np.dot(grad, xt - x)
             if dec < 0.0:
                 evals += 1
-                cand, finite = point(xt, Md, Mi, Mp, q, lb, scale, lam, free)
+                cand, finite = point(xt, fdata, lb, scale, lam, free)
                 if finite and cand[5] <= ref + sigma * dec:
                     return True, t, cand, evals
             t *= backtrack
@@ -209,29 +293,31 @@ if AVAILABLE:
 
     @numba.njit(cache=True)
     def attempt(
-        P0, Md, Mi, Mp, q, Jdat, Jind, Jptr, Jd, lb, scale, lam, free, fopt, iopt, regularized, prior,
-        deadline,
+        P0, fdata, Jdat, Jind, Jptr, Jd, lb, scale, lam, free, fopt, iopt, regularized, prior, deadline,
     ):  # fmt: skip
         """One attempt from the point ``P0`` (see :func:`point`): ``core.iterate`` with the box
         method's steps.
 
-        ``M`` (Md, Mi, Mp) and ``J`` (Jdat, Jind, Jptr; canonical) in CSR, ``Jd`` = J^T dense (C
-        order); the lower bounds ``lb`` (-inf on the rows ``free``), row scales ``scale``, FB
-        weight ``lam``; ``fopt`` = (tol,
+        ``F`` of ``fdata`` (see :func:`values`); for an affine ``F``, ``J`` (Jdat, Jind, Jptr;
+        canonical) in CSR and ``Jd`` = J^T dense (C order), else J is made at every iterate
+        (:func:`jacobian`, once an iteration as ``core.iterate`` asks for it) and the Newton
+        matrix factored whole (:func:`_direction_full`); the lower bounds ``lb`` (-inf on the
+        rows ``free``), row scales ``scale``, FB weight ``lam``; ``fopt`` = (tol,
         armijo_sigma, backtrack, min_step, newton_min_step, descent_rho, descent_p, lm_mu,
         newton_reg, newton_reg_max, chord_decrease), ``iopt`` = (max_iter, stall_iter,
         nonmonotone_memory, can_escalate, refine_iter, chord_steps, polish code, feasible);
         ``prior``: the last two residuals of the history before the attempt (NaN when absent).
         Returns ``(the best point, outcome code, iterations, residual history (one per iterate
         after the start), counts (factorizations, LM steps, gradient steps, watchdog returns,
-        F evaluations, refine steps, polish steps, polish steps kept, chord steps),
-        regularized)``."""
+        F evaluations, refine steps, polish steps, polish steps kept, chord steps, J
+        evaluations), regularized)``."""
         (tol, sigma, backtrack, min_step, newton_min_step, descent_rho, descent_p, lm_mu, newton_reg,
          newton_reg_max, chord_decrease) = fopt  # fmt: skip
         max_iter, stall_iter, memory, can_escalate, refine_iter, chord_steps, polish, feasible = iopt
         n = P0[0].shape[0]
+        affine = fdata[9]
         n_factor = n_lm = n_gradient = n_watchdog = n_feval = 0
-        n_refine = n_polish = n_kept = n_chord = 0
+        n_refine = n_polish = n_kept = n_chord = n_jeval = 0
         history = np.empty(max_iter + 1)
         n_hist = 0
         h_prev, h_last = prior[0], prior[1]
@@ -286,6 +372,9 @@ if AVAILABLE:
                 watch_count = 0
             ref = _ref_max(merits, n_merits, memory)
             x, phi, da, db, psi, nat, at_bound, res = P[0], P[2], P[3], P[4], P[5], P[6], P[7], P[8]
+            if not affine:
+                Jd, Jdat, Jind, Jptr = jacobian(x, fdata)
+                n_jeval += 1
             # -- the accelerating steps: a chord step, else the active-set polish
             found = False
             new = P
@@ -294,7 +383,7 @@ if AVAILABLE:
                 d, info = _solve(c_H, c_fixed, c_keep, c_da, c_db, c_reduced, Jdat, Jind, Jptr, mphi)
                 if info == 0 and _usable(d, phi):
                     n_feval += 1
-                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam, free)
+                    cand, finite = point(_project(x + d, lb, feasible), fdata, lb, scale, lam, free)
                     if finite and cand[5] <= chord_decrease * psi and not cand[8] > res:
                         n_chord += 1
                         found = True
@@ -313,15 +402,19 @@ if AVAILABLE:
                 for i in range(n):
                     ea[i] = 1.0 if at_bound[i] else 0.0
                     eb[i] = 1.0 - ea[i]
-                status, d, ok, H, fx, kp, dfx, dbk, red = _direction(Jd, Jdat, Jind, Jptr, ea, eb, -nat)
+                if affine:
+                    found_d = _direction(Jd, Jdat, Jind, Jptr, ea, eb, -nat)
+                else:
+                    found_d = _direction_full(Jd, Jdat, Jind, Jptr, ea, eb, -nat)
+                status, d, ok, H, fx, kp, dfx, dbk, red = found_d
                 if status != 1:
                     n_factor += 1
-                if status == 2:
+                if status == 2 and affine:  # a constant J: this active set's matrix stays singular
                     have_singular = True
                     singular_bound = at_bound
                 if ok:
                     n_feval += 1
-                    cand, finite = point(_project(x + d, lb, feasible), Md, Mi, Mp, q, lb, scale, lam, free)
+                    cand, finite = point(_project(x + d, lb, feasible), fdata, lb, scale, lam, free)
                     if finite and (cand[8] <= tol or cand[5] <= ref - 2.0 * sigma * psi):
                         n_kept += 1
                         found = True
@@ -351,9 +444,14 @@ if AVAILABLE:
                         for i in range(n):
                             pmax = max(pmax, abs(phi[i]))
                         eps = min(newton_reg * pmax, newton_reg_max)
-                    status, d, ok, H, fx, kp, dfx, dbk, red = _direction(
-                        Jd, Jdat, Jind, Jptr, da + eps * db, db, -phi
-                    )
+                    if affine:
+                        status, d, ok, H, fx, kp, dfx, dbk, red = _direction(
+                            Jd, Jdat, Jind, Jptr, da + eps * db, db, -phi
+                        )
+                    else:
+                        status, d, ok, H, fx, kp, dfx, dbk, red = _direction_full(
+                            Jd, Jdat, Jind, Jptr, da + eps * db, db, -phi
+                        )
                     if status != 1:
                         n_factor += 1
                     newton = ok and _descent(grad, d, descent_rho, descent_p)
@@ -368,7 +466,7 @@ if AVAILABLE:
                     have = ok and _descent(grad, d, descent_rho, descent_p)
                 if have:
                     found, t, new, evals = _arc(
-                        P, d, grad, ref, newton_min_step, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam,
+                        P, d, grad, ref, newton_min_step, sigma, backtrack, fdata, lb, scale, lam,
                         free, feasible,
                     )  # fmt: skip
                     n_feval += evals
@@ -381,7 +479,7 @@ if AVAILABLE:
                 if not found:
                     n_gradient += 1
                     found, t, new, evals = _arc(
-                        P, -grad, grad, ref, min_step, sigma, backtrack, Md, Mi, Mp, q, lb, scale, lam, free,
+                        P, -grad, grad, ref, min_step, sigma, backtrack, fdata, lb, scale, lam, free,
                         feasible,
                     )  # fmt: skip
                     n_feval += evals
@@ -403,9 +501,9 @@ if AVAILABLE:
             else:
                 watch_count += 1
         counts = np.array(
-            [n_factor, n_lm, n_gradient, n_watchdog, n_feval, n_refine, n_polish, n_kept, n_chord]
+            [n_factor, n_lm, n_gradient, n_watchdog, n_feval, n_refine, n_polish, n_kept, n_chord, n_jeval]
         )
         return best, outcome, it, history[:n_hist], counts, regularized
 
 else:
-    attempt = point = None
+    attempt = point = values = jacobian = None
