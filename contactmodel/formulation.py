@@ -383,7 +383,10 @@ class Problem:
         for name, law in self.laws.items():
             rows = asm.indices(name)
             for local, val in law.lift(self.contexts[name], c[rows], a[rows]).items():
-                for index, v in val.items() if isinstance(val, Mapping) else [(None, val)]:
+                if isinstance(val, float) or not isinstance(val, Mapping):  # float first: cheap
+                    values.append((name, local, None, val))
+                    continue
+                for index, v in val.items():
                     values.append((name, local, index, v))
         return values, nu
 
