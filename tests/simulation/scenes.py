@@ -12,6 +12,14 @@ from contactmodel.simulation import Plane
 G = 9.81
 SIDE = 0.2
 
+#: the laws whose MNCP rows are quadratic: name -> (a maker of the law at mu 0.5, torsion needed)
+QUADRATIC_LAWS = {
+    "cone_mncp": (lambda: cm.CoulombCone(0.5, form="mncp"), False),
+    "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4), False),
+    "ellipsoid": (lambda: cm.Ellipsoid(0.5), True),
+    "elltor": (lambda: cm.EllipticTorsion(0.5), True),
+}
+
 
 def sliding_box(v0=(0.5, 0.0, 0.0), mass: float = 1.0) -> tuple[cm.System, list[Plane]]:
     """A cube of side 0.2 m resting on the plane z = 0, sliding at v0 (m/s)."""

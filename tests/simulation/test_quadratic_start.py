@@ -14,14 +14,9 @@ import contactmodel as cm
 from contactmodel.simulation import simulate
 from contactmodel.simulation.stepper import Simulator
 
-from .scenes import sliding_box
+from .scenes import QUADRATIC_LAWS, sliding_box
 
-LAWS = {
-    "cone_mncp": (lambda: cm.CoulombCone(0.5, form="mncp"), False),
-    "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4), False),
-    "ellipsoid": (lambda: cm.Ellipsoid(0.5), True),
-    "elltor": (lambda: cm.EllipticTorsion(0.5), True),
-}
+LAWS = QUADRATIC_LAWS
 
 
 @pytest.mark.parametrize("law", list(LAWS))

@@ -20,6 +20,7 @@ from contactmodel.mcp.scale import normalized
 from contactmodel.mcp.types import MCP, QuadraticRows
 from contactmodel.solvers.newton import NewtonOptions, small_box, solve
 from contactmodel.solvers.newton import kernels as newton_kernels
+from tests.simulation.scenes import QUADRATIC_LAWS
 
 pytestmark = pytest.mark.skipif(not newton_kernels.AVAILABLE, reason="numba not installed (extra 'fast')")
 
@@ -138,12 +139,7 @@ def rolling_scenes(law, torsion: bool, count: int) -> list[MCP]:
     raise AssertionError("too few scenes with a rolling contact")
 
 
-LAWS = {
-    "cone_mncp": (lambda: cm.CoulombCone(0.5, form="mncp"), False),
-    "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4), False),
-    "ellipsoid": (lambda: cm.Ellipsoid(0.5), True),
-    "elltor": (lambda: cm.EllipticTorsion(0.5), True),
-}
+LAWS = QUADRATIC_LAWS
 
 
 @pytest.mark.parametrize("law", list(LAWS))

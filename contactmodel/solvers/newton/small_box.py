@@ -186,6 +186,16 @@ if AVAILABLE:
         return d, 0
 
     @numba.njit(cache=True)
+    def _empty_line(H, i):
+        """Whether row i or column i of the square ``H`` is all 0."""
+        row = False
+        col = False
+        for j in range(H.shape[0]):
+            row = row or H[i, j] != 0.0
+            col = col or H[j, i] != 0.0
+        return not (row and col)
+
+    @numba.njit(cache=True)
     def _direction(Jd, Jdat, Jind, Jptr, da, db, rhs):
         """``(diag(da) + diag(db) J) d = rhs`` as ``_Newton.newton_direction`` on the dense path:
         the rows with ``db = 0`` fixed and eliminated, the rest factored. Returns ``(status, d,
@@ -214,14 +224,8 @@ if AVAILABLE:
             if da_fixed[i] == 0.0:
                 return 1, d, False, H, fixed, keep, da_fixed, db_keep, reduced
         for i in range(m):  # a row or column that can be empty (no diagonal entry): singular
-            if da[keep[i]] == 0.0:
-                row = False
-                col = False
-                for j in range(m):
-                    row = row or H[i, j] != 0.0
-                    col = col or H[j, i] != 0.0
-                if not (row and col):
-                    return 2, d, False, H, fixed, keep, da_fixed, db_keep, reduced
+            if da[keep[i]] == 0.0 and _empty_line(H, i):
+                return 2, d, False, H, fixed, keep, da_fixed, db_keep, reduced
         d, info = _solve(H, fixed, keep, da_fixed, db_keep, reduced, Jdat, Jind, Jptr, rhs)
         if info != 0:
             return 2, d, False, H, fixed, keep, da_fixed, db_keep, reduced
@@ -237,12 +241,7 @@ if AVAILABLE:
         fixed = np.empty(0, dtype=np.int64)
         H = _dense_block(Jd, keep, da, db)
         for i in range(n):
-            row = False
-            col = False
-            for j in range(n):
-                row = row or H[i, j] != 0.0
-                col = col or H[j, i] != 0.0
-            if not (row and col):
+            if _empty_line(H, i):
                 return 2, np.zeros(n), False, H, fixed, keep, np.empty(0), db.copy(), False
         d, info = _solve(H, fixed, keep, np.empty(0), db.copy(), False, Jdat, Jind, Jptr, rhs)
         if info != 0:
