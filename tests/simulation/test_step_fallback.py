@@ -36,7 +36,7 @@ def _soft_finger_pile(seed: int = 4):
         return simulate(system, 0.1, 5e-3, law, planes=[Plane()], torsion=True)
 
 
-@pytest.mark.parametrize("seed, rung", [(3, LCP_RUNG), (117, LAST_RUNG)], ids=["lcp_start", "last_try"])
+@pytest.mark.parametrize("seed, rung", [(3, LCP_RUNG), (44, LAST_RUNG)], ids=["lcp_start", "last_try"])
 def test_steps_other_statements_leave_unsolved_are_rescued_by_the_later_rungs(monkeypatch, seed, rung):
     other_statements = []  # the answers the other statements gave, step by step
 

@@ -171,17 +171,20 @@ class NewtonOptions(Options):
         separates and the other penetrates by ~1e-6: a local minimum of the merit whose
         linearization is nearly singular; holding one separated removes the near-dependence (FCLIB
         RockPile_tob1). 0 turns them off; see :mod:`contactmodel.solvers.newton.cones`.
-    active_set_steps: *affine box MCPs only* when the starting point does not meet ``tol``, at
-        most this many active-set steps are tried from it before any attempt: the first holds
-        the rows at a bound at the start (``x`` not strictly inside its bounds) there and solves
-        ``F = 0`` on the others for the least change of their ``x`` (least squares: the rows of a
-        degenerate, non-unique solution leave the rest as they were), each next one does the same
-        at the active set of the natural map at the last point. The first point that meets
-        ``tol`` is the answer; when none does, the attempts start from the starting point as
-        without them. A time step's start is the last step's answer: its active set, where the
-        motion keeps its mode (a slide slowing down), gives the step's answer in one or two
-        linear solves, where the iteration needs five to eight (``cm.simulate`` sets 2 unless
-        given). 0 turns them off.
+    active_set_steps: *box MCPs only* (no cone blocks, at most ``SETUP_CACHE_N`` rows) when the
+        starting point does not meet ``tol``, at most this many active-set steps are tried from
+        it before any attempt. For an affine ``F`` the first holds the rows at a bound at the
+        start (``x`` not strictly inside its bounds) there and solves ``F = 0`` on the others for
+        the least change of their ``x`` (least squares: the rows of a degenerate, non-unique
+        solution leave the rest as they were), each next one does the same at the active set of
+        the natural map at the last point. For a nonlinear ``F``, from a start within
+        ``sqrt(tol)`` only, each step puts the natural map's active set at its bound and takes
+        one least-norm Newton step on the other rows (``J`` at the step's point). The first
+        point that meets ``tol`` is the answer; when none does, the attempts start from the
+        starting point as without them. A time step's start is the last step's answer: its
+        active set, where the motion keeps its mode (a slide slowing down), gives the step's
+        answer in one or two linear solves, where the iteration needs five to eight
+        (``cm.simulate`` sets 2 unless given). 0 turns them off.
     x0: starting point (length n); None uses ``mcp.x0``, then the projection of 0 on the box.
     """
 
