@@ -838,34 +838,6 @@ def _active_set_newton_point(
         if res <= opt.tol:
             return z, F, res, step
     return None
-    z = x
-    basic = (z > lb) & (z < ub)
-    for step in range(1, opt.active_set_steps + 1):
-        B = np.flatnonzero(basic)
-        if B.size:
-            J = mcp.J(z)
-            dense = J.toarray() if sp.issparse(J) else np.asarray(J, dtype=float).reshape(n, n)
-            block = dense[np.ix_(B, B)]
-            try:  # the least-norm step: a degenerate solution's other variables as they were
-                d = sla.lstsq(block, F[B], cond=B.size * _EPS, lapack_driver="gelsy", check_finite=False)[0]
-            except (ValueError, np.linalg.LinAlgError):
-                return None
-            z = z.copy()
-            z[B] -= d
-            if opt.feasible:
-                z = _mid(z, lb, ub)
-            F = np.asarray(mcp.F(z), dtype=float).reshape(n)
-        y = z - F
-        res = float(np.abs(z - _mid(y, lb, ub)).max(initial=0.0))
-        if not math.isfinite(res):
-            return None
-        if res <= opt.tol:
-            return z, F, res, step
-        at_lb, at_ub = y <= lb, y >= ub
-        basic = ~(at_lb | at_ub)
-        z = np.where(at_lb, lb, np.where(at_ub, ub, z))
-        F = np.asarray(mcp.F(z), dtype=float).reshape(n)
-    return None
 
 
 #: the most active sets whose block inverses :func:`_block_inverse` keeps per matrix
