@@ -53,11 +53,13 @@ class SetArrays:
     #: (nc,) bool: the set names its slides (one LCP part: :meth:`FrictionSet.slide_index`)
     named: np.ndarray
 
+    def tangential_components(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(nc,) each contact's t and o acceleration, o = 0 where its law has no o friction."""
+        return a[self.t_row], np.where(self.o_row >= 0, a[np.maximum(self.o_row, 0)], 0.0)
+
     def tangential_norm(self, a: np.ndarray) -> np.ndarray:
         """(nc,) the norm of each contact's tangential acceleration (over its law's components)."""
-        at = a[self.t_row]
-        ao = np.where(self.o_row >= 0, a[np.maximum(self.o_row, 0)], 0.0)
-        return np.hypot(at, ao)
+        return np.hypot(*self.tangential_components(a))
 
 
 @dataclass

@@ -168,7 +168,8 @@ def _pair_codes(pa: _PairArrays, x: np.ndarray, F: np.ndarray, eps: np.ndarray) 
     v = x[pa.index] - pa.lb
     f = F[pa.index]
     v_zero, f_zero = np.abs(v) <= e, np.abs(f) <= e
-    code = np.full(pa.index.shape, 3, dtype=np.int64)  # violated
+    code = np.empty(pa.index.shape, dtype=np.int64)
+    code.fill(3)  # violated
     code[v_zero & f_zero] = 2
     code[(f > e) & v_zero] = 1
     code[(v > e) & f_zero] = 0
@@ -306,14 +307,15 @@ def decide_modes(
     sets = layout.friction_sets()
     separate = (cn <= eps) & (an > eps)
     grazing = cn <= eps
-    slipping = ~separate & ~layout.sliding & (sets.tangential_norm(a) > eps)
+    at, ao = sets.tangential_components(a)
+    slipping = ~separate & ~layout.sliding & (np.hypot(at, ao) > eps)
     label = np.where(grazing, 2, 1)  # a position in labels: the mode and label of each contact
     label[separate] = 0
     physical = list(map(_CONSTANT.__getitem__, label.tolist()))
     labels = dict(_CONSTANT_LABELS)
-    moving = np.flatnonzero(~separate & (layout.sliding | slipping))
+    moving = (~separate & (layout.sliding | slipping)).nonzero()[0]
     # sliding contacts, and slipping ones whose set names no slide: all "slide", decided at once
-    found_at = _slides(layout, a, grazing, moving[slipping[moving] & ~sets.named[moving]])
+    found_at = _slides(at, ao, grazing, moving[slipping[moving] & ~sets.named[moving]])
     found_at.update(_sliding_modes(layout, asm, grazing, moving[layout.sliding[moving]]))
     if found_at:
         label[np.fromiter(found_at, dtype=np.int64, count=len(found_at))] = labels.setdefault(
@@ -349,17 +351,21 @@ def _groups(
     signature, kinds = _signatures(layout, pa)
     if not len(layout.names):
         return [], []
-    packed = np.concatenate([[0], np.cumsum(codes << pa.shift)])  # wraps; differences exact
+    packed = np.zeros(codes.size + 1, dtype=np.int64)
+    np.cumsum(codes << pa.shift, out=packed[1:])  # wraps; differences exact
     states = packed[pa.stops] - packed[pa.starts]
     shape = signature * nlabels + label
     if (kinds * nlabels).bit_length() + 3 * pa.widest <= 62:
         key = (shape << 3 * pa.widest) | states
-        if (key == key[0]).all():
-            return [0] * len(key), [0]
         if len(key) > _FEW_CONTACTS:
+            if (key == key[0]).all():
+                return [0] * len(key), [0]
             _, first, groups = np.unique(key, return_index=True, return_inverse=True)
             return groups.tolist(), first.tolist()
-        return _first_seen(key.tolist())
+        keys = key.tolist()  # a few contacts: Python's list beats numpy's per-call cost
+        if keys.count(keys[0]) == len(keys):
+            return [0] * len(keys), [0]
+        return _first_seen(keys)
     seen: dict[tuple, int] = {}  # too many pairs to pack: grouped by (shape, pair codes)
     groups, first = [], []
     every, bounds = codes.tolist(), pa.bounds
@@ -436,21 +442,21 @@ def _sliding_mode(velocity: np.ndarray, grazing: bool) -> _Physical:
     return Mode.SLIDE, "slide", grazing, direction, None, _SLIDING_GRAZING if grazing else ()
 
 
-def _slides(layout: Layout, a: np.ndarray, grazing: np.ndarray, which: np.ndarray) -> dict[int, _Physical]:
+def _slides(at: np.ndarray, ao: np.ndarray, grazing: np.ndarray, which: np.ndarray) -> dict[int, _Physical]:
     """:func:`_slide` of the contacts ``which`` at once, each an initially rolling, slipping
     contact whose friction set names no slide (``slide_index`` None: the label is "slide"):
-    contact -> its physical mode, the direction that of its tangential acceleration."""
+    contact -> its physical mode, the direction that of its tangential acceleration (``at``,
+    ``ao``: every contact's, :meth:`~contactmodel.layout.SetArrays.tangential_components`)."""
     if not which.size:
         return {}
-    sets = layout.friction_sets()
-    full = np.zeros((which.size, 2))  # (t, o) of each, o = 0 where the law has no o friction
-    full[:, 0] = a[sets.t_row[which]]
-    o = sets.o_row[which]
-    full[:, 1] = np.where(o >= 0, a[np.maximum(o, 0)], 0.0)
+    full = np.empty((which.size, 2))  # (t, o) of each
+    full[:, 0] = at[which]
+    full[:, 1] = ao[which]
     norm = np.sqrt(full[:, 0] * full[:, 0] + full[:, 1] * full[:, 1])  # as np.linalg.norm of each
+    directions = (full / norm[:, None]).tolist()
     return {
         j: (Mode.SLIDE, "slide", True, d, None, _GRAZING) if g else (Mode.SLIDE, "slide", False, d, None, ())
-        for j, g, d in zip(which.tolist(), grazing[which].tolist(), (full / norm[:, None]).tolist())
+        for j, g, d in zip(which.tolist(), grazing[which].tolist(), directions)
     }
 
 
