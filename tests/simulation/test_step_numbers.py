@@ -21,12 +21,16 @@ def test_quaternion_matrices_match_scipy():
     Q = rng.normal(size=(20, 4))
     Q /= np.linalg.norm(Q, axis=1)[:, None]
     expected = Rotation.from_quat(Q[:, [1, 2, 3, 0]]).as_matrix()
-    assert np.abs(quat_matrices(Q) - expected).max() < 1e-14
+    matrices = quat_matrices(Q)
+    assert np.abs(matrices - expected).max() < 1e-14
+    # one quaternion (Python floats): the same numbers as its row among many, bit for bit
+    assert all(np.array_equal(quat_matrices(Q[k : k + 1])[0], matrices[k]) for k in range(len(Q)))
 
 
 def test_quaternion_steps_turn_by_h_omega():
     """exp(h omega / 2) (x) q: the rotation of q+ is the rotation by the vector h omega (world
-    axes) after the rotation of q; omega = 0 keeps q; each row as the single-quaternion step."""
+    axes) after the rotation of q; omega = 0 keeps q; each row as the single-quaternion step
+    (Python floats), bit for bit."""
     rng = np.random.default_rng(4)
     Q = rng.normal(size=(6, 4))
     Q /= np.linalg.norm(Q, axis=1)[:, None]
