@@ -744,6 +744,11 @@ def _mid(v: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> np.ndarray:
     return np.minimum(np.maximum(v, lb), ub)
 
 
+def _natural_residual(z: np.ndarray, F: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> float:
+    """``||z - mid(lb, z - F, ub)||_inf``, the box MCP's natural residual at z (F = F(z))."""
+    return float(np.abs(z - _mid(z - F, lb, ub)).max(initial=0.0))
+
+
 def _active_set_point(
     mcp: MCP, opt: NewtonOptions, x: np.ndarray, F: np.ndarray, lb: np.ndarray, ub: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, float, int] | None:
@@ -779,12 +784,12 @@ def _active_set_point(
             if opt.feasible:
                 z = _mid(z, lb, ub)
             F = M @ z + q
-        y = z - F
-        res = float(np.abs(z - _mid(y, lb, ub)).max(initial=0.0))
+        res = _natural_residual(z, F, lb, ub)
         if not math.isfinite(res):
             return None
         if res <= opt.tol:
             return z, F, res, step
+        y = z - F
         at_lb, at_ub = y <= lb, y >= ub
         basic = ~(at_lb | at_ub)
         z = np.where(at_lb, lb, np.where(at_ub, ub, z))
@@ -813,11 +818,11 @@ def _active_set_newton_point(
     for step in range(1, opt.active_set_steps + 1):
         y = z - F
         at_lb, at_ub = y <= lb, y >= ub
-        held = at_lb | at_ub
-        if np.any(held & (z != np.where(at_lb, lb, ub))):
-            z = np.where(at_lb, lb, np.where(at_ub, ub, z))
+        held = np.where(at_lb, lb, np.where(at_ub, ub, z))
+        if not np.array_equal(held, z):
+            z = held
             F = np.asarray(mcp.F(z), dtype=float).reshape(n)
-        B = np.flatnonzero(~held)
+        B = np.flatnonzero(~(at_lb | at_ub))
         if B.size:
             J = mcp.J(z)
             dense = J.toarray() if sp.issparse(J) else np.asarray(J, dtype=float).reshape(n, n)
@@ -832,7 +837,7 @@ def _active_set_newton_point(
             if opt.feasible:
                 z = _mid(z, lb, ub)
             F = np.asarray(mcp.F(z), dtype=float).reshape(n)
-        res = float(np.abs(z - _mid(z - F, lb, ub)).max(initial=0.0))
+        res = _natural_residual(z, F, lb, ub)
         if not math.isfinite(res):
             return None
         if res <= opt.tol:

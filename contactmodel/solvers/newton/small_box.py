@@ -66,9 +66,7 @@ if AVAILABLE:
                 F[i] = F[i] + q[i]
             return F
         n = x.shape[0]
-        xs = np.empty(n)
-        for i in range(n):
-            xs[i] = s * x[i]
+        xs = s * x
         F = _csr_matvec(Md, Mi, Mp, xs)
         for i in range(n):
             F[i] = F[i] + q[i]
@@ -88,9 +86,7 @@ if AVAILABLE:
         dense (C order), data, indices, indptr)`` of the canonical CSR."""
         Md, Mi, Mp, q, qi, qa, qb, qv, s, affine = fdata
         n = x.shape[0]
-        xs = np.empty(n)
-        for i in range(n):
-            xs[i] = s * x[i]
+        xs = s * x
         JT = np.zeros((n, n))
         for k in range(qi.shape[0]):
             JT[qa[k], qi[k]] += qv[k] * xs[qb[k]]
@@ -239,14 +235,15 @@ if AVAILABLE:
         n = rhs.shape[0]
         keep = np.arange(n)
         fixed = np.empty(0, dtype=np.int64)
+        none, db_keep = np.empty(0), db.copy()
         H = _dense_block(Jd, keep, da, db)
         for i in range(n):
             if _empty_line(H, i):
-                return 2, np.zeros(n), False, H, fixed, keep, np.empty(0), db.copy(), False
-        d, info = _solve(H, fixed, keep, np.empty(0), db.copy(), False, Jdat, Jind, Jptr, rhs)
+                return 2, np.zeros(n), False, H, fixed, keep, none, db_keep, False
+        d, info = _solve(H, fixed, keep, none, db_keep, False, Jdat, Jind, Jptr, rhs)
         if info != 0:
-            return 2, d, False, H, fixed, keep, np.empty(0), db.copy(), False
-        return 0, d, _usable(d, rhs), H, fixed, keep, np.empty(0), db.copy(), False
+            return 2, d, False, H, fixed, keep, none, db_keep, False
+        return 0, d, _usable(d, rhs), H, fixed, keep, none, db_keep, False
 
     @numba.njit(cache=True)
     def _lm_direction(Jdat, Jind, Jptr, da, db, phi, lm_mu):
