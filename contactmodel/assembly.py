@@ -27,7 +27,7 @@ from contactmodel.errors import DeclarationError, StateError
 from contactmodel.geometry import skew
 from contactmodel.manipulator import Manipulator
 from contactmodel.solution import BodyResult, JointResult
-from contactmodel.sparse_product import csr_times
+from contactmodel.sparse_product import csr_times, dense_csr
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
 
 COMPONENTS = ("n", "t", "o", "r")
@@ -548,7 +548,7 @@ def assemble_from_matrices(
             f"A must be square with as many rows as b, a multiple of {d} (rows n, t, o"
             f"{', r' if torsion else ''} per contact); got A {A.shape}, b ({m},)"
         )
-    A_sparse = validate.dense_csr(A)  # A's nonzeros: NaN and infinity among them, zeros finite
+    A_sparse = dense_csr(A)  # A's nonzeros: NaN and infinity among them, zeros finite
     if not (np.all(np.isfinite(A_sparse.data)) and np.all(np.isfinite(b))):
         raise DeclarationError("A and b must be finite: remove NaN or infinity")
     if check_symmetric and not _symmetric(A, A_sparse):

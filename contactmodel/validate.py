@@ -25,7 +25,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.errors import ContactModelError, DeclarationError
-from contactmodel.sparse_product import index_dtype
 
 #: largest magnitude accepted for masses and inertias: their squares and products stay finite
 SCALE_MAX = 1e150
@@ -247,16 +246,3 @@ def _field_checker(cls: type, name: str) -> tuple[bool, Callable]:
         return v
 
     return optional, instance
-
-
-def dense_csr(A: np.ndarray) -> sp.csr_matrix:
-    """``sp.csr_matrix(A)`` of a dense (m, n) array, the same matrix (canonical, int32 indices
-    when they fit), built from A's nonzero mask directly (SciPy goes through a COO matrix:
-    3x slower at 300 x 300)."""
-    m, n = A.shape
-    flat = np.flatnonzero(A != 0)  # row-major positions of the nonzeros (NaN among them)
-    index = index_dtype(flat.size, n)
-    indptr = np.zeros(m + 1, dtype=index)
-    np.cumsum(np.bincount(flat // n, minlength=m), out=indptr[1:])
-    # the entries gathered at those positions (A[mask] reads the whole array again: 2x at 1200 x 1200)
-    return sp.csr_matrix((A.ravel()[flat], (flat % n).astype(index), indptr), shape=(m, n))

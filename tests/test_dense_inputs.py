@@ -8,8 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 import contactmodel as cm
-from contactmodel import validate
 from contactmodel.assembly import assemble_from_matrices
+from contactmodel.sparse_product import DenseCSR, dense_csr
 
 
 def _same_csr(a: sp.csr_matrix, b: sp.csr_matrix) -> None:
@@ -33,7 +33,28 @@ _ARRAYS = {
 
 @pytest.mark.parametrize("A", _ARRAYS.values(), ids=_ARRAYS.keys())
 def test_dense_csr_is_scipys_csr(A) -> None:
-    _same_csr(sp.csr_matrix(A), validate.dense_csr(A))
+    _same_csr(sp.csr_matrix(A), dense_csr(A))
+
+
+def test_dense_csr_of_one_pattern_after_another_is_scipys_csr() -> None:
+    """A converter kept between calls gives SciPy's matrix each time: on a new pattern, on the
+    same pattern with new entries (sharing the first's index arrays, read-only), and after a
+    change of pattern or shape; the first matrix of a pattern stays the caller's to change."""
+    to_csr = DenseCSR()
+    rng = np.random.default_rng(3)
+    mask = rng.random((6, 6)) < 0.5
+    first = to_csr(rng.standard_normal((6, 6)) * mask)
+    arrays = [rng.standard_normal((6, 6)) * mask for _ in range(2)]
+    arrays += [rng.standard_normal((6, 6)) * (rng.random((6, 6)) < 0.5), np.eye(4), np.eye(4)]
+    made = [to_csr(A) for A in arrays]
+    for A, M in zip(arrays, made):
+        _same_csr(sp.csr_matrix(A), M)
+    assert made[1].indices is made[0].indices and not made[0].indices.flags.writeable
+    assert made[2].indices is not made[1].indices and made[2].indices.flags.writeable  # a new pattern
+    assert made[4].indptr is not made[3].indptr and not made[4].indptr.flags.writeable
+    first.data[:] = 0.0
+    first.eliminate_zeros()  # its own arrays
+    _same_csr(sp.csr_matrix(arrays[0]), made[0])
 
 
 def test_an_lcp_keeps_scipys_matrix_and_names_its_variables_when_asked() -> None:

@@ -56,6 +56,25 @@ def test_ellipsoid_projections_of_many_points_are_each_ones(seed, k, d):
         np.testing.assert_allclose(many[row], one, rtol=0, atol=1e-14 * np.abs(yy).max())
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 8), st.integers(1, 4))
+def test_a_few_points_project_as_in_a_batch_bit_for_bit(seed, k, d):
+    """At most eight points are projected one by one in Python floats, more in arrays: the same
+    bits, in every case (inside, balls, zero radii, Newton's iterates, any scale)."""
+    rng = np.random.default_rng(seed)
+    y = rng.normal(size=(k, d)) * 10.0 ** rng.uniform(-8, 8, size=(k, 1))
+    r = rng.uniform(0.0, 2.0, size=(k, d)) * 10.0 ** rng.uniform(-8, 4, size=(k, 1))
+    r[rng.random((k, d)) < 0.15] = 0.0
+    balls = rng.random(k) < 0.3
+    r[balls] = r[balls, :1] * (1.0 + 1e-7 * rng.random((balls.sum(), d)))  # within np.allclose
+    inside = rng.random(k) < 0.3
+    largest = np.abs(y[inside]).max(axis=1, keepdims=True) + 1e-300
+    y[inside] *= 1e-3 * r[inside].max(axis=1, keepdims=True) / largest
+    others = rng.normal(size=(9, d))
+    batch = project_ellipsoids(np.vstack([y, others]), np.vstack([r, np.ones((9, d))]))
+    np.testing.assert_array_equal(project_ellipsoids(y, r), batch[:k])
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(floats, min_size=2, max_size=2), st.integers(3, 9), st.floats(0, 1), st.floats(0, 3))
 def test_polygon_projection(y, k, offset, scale):

@@ -159,7 +159,7 @@ def test_the_exact_symmetry_test_is_the_transpose_s(seed) -> None:
     """assembly's exact test on the nonzeros (each one's mirror entry) says what A == A.T says;
     the 1e-9 tolerance after it is unchanged."""
     from contactmodel.assembly import _symmetric
-    from contactmodel.validate import dense_csr
+    from contactmodel.sparse_product import dense_csr
 
     rng = np.random.default_rng(seed)
     B = rng.standard_normal((9, 9)) * (rng.random((9, 9)) < 0.4)

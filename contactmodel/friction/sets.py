@@ -11,6 +11,7 @@ References:
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cached_property
@@ -58,14 +59,25 @@ def project_ellipsoid(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
     return out
 
 
+#: at most this many points are projected one by one in Python floats (numpy's fixed cost per
+#: operation is most of the time for a few points)
+_FEW_POINTS = 8
+
+
 def project_ellipsoids(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
     """:func:`project_ellipsoid` of k points at once: ``y`` and ``radii`` (k, d), row by row; the
     same cases (zero radii, inside, a ball by ``np.allclose``), the multiplier found by Newton's
     method instead of Brent's: ``excess(lam)`` is convex and decreasing, so from a lower bound of
     its root, ``||r y|| - max r^2``, the iterates rise monotonically to it (to rounding, as Brent's
-    method with its tolerances)."""
+    method with its tolerances). A few points (at most :data:`_FEW_POINTS`, d < 8) are projected
+    one by one with the same operations in the same order, so either way gives the same bits."""
     y = np.asarray(y, dtype=float)
     r = np.asarray(radii, dtype=float)
+    if len(y) <= _FEW_POINTS and y.ndim == 2 and y.shape[1] < 8:
+        try:
+            return np.array([_project_point(a, b) for a, b in zip(y.tolist(), r.tolist())]).reshape(y.shape)
+        except (ZeroDivisionError, OverflowError):
+            pass  # squares that underflow or overflow: the arrays' inf and nan arithmetic below
     live = r > 0
     rl = np.where(live, r, 1.0)
     yl = np.where(live, y, 0.0)
@@ -97,6 +109,50 @@ def project_ellipsoids(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
                 break
         out[rest] = np.where(on, yr * r2 / (r2 + lam[:, None]), 0.0)
     return out
+
+
+def _project_point(y: list[float], r: list[float]) -> list[float]:
+    """One row of :func:`project_ellipsoids` in Python floats: its operations in its order (numpy
+    sums fewer than 8 entries of a row left to right, as :func:`_add` does). The arrays' terms of
+    zero radii are exact zeros in every sum and maximum, so only the live components are kept."""
+    live = [i for i, ri in enumerate(r) if ri > 0]
+    if not live:
+        return [0.0] * len(y)
+    ys, rs = [y[i] for i in live], [r[i] for i in live]
+
+    def placed(values: list[float]) -> list[float]:  # live components back among zeros
+        if len(live) == len(y):
+            return values
+        out = [0.0] * len(y)
+        for i, v in zip(live, values):
+            out[i] = v
+        return out
+
+    if _add([(a / b) * (a / b) for a, b in zip(ys, rs)]) <= 1.0:
+        return placed(ys)
+    first = rs[0]
+    if all(abs(b - first) <= 1e-8 + 1e-5 * abs(first) for b in rs):
+        scale = first / math.sqrt(_add([a * a for a in ys]))
+        return placed([a * scale for a in ys])
+    ry2 = [(b * a) * (b * a) for a, b in zip(ys, rs)]
+    r2 = [b * b for b in rs]
+    lam = max(math.sqrt(_add(ry2)) - max(r2), 0.0)
+    for _ in range(200):
+        q = [b + lam for b in r2]
+        w = [a / (b * b) for a, b in zip(ry2, q)]
+        step = lam + (_add(w) - 1.0) / (2.0 * _add([a / b for a, b in zip(w, q)]))
+        if not step > lam:
+            break
+        lam = step
+    return placed([a * b / (b + lam) for a, b in zip(ys, r2)])
+
+
+def _add(values: list[float]) -> float:
+    """The sum left to right (``sum`` compensates its rounding from Python 3.12 on)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def project_polygon(y: np.ndarray, vertices: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from contactmodel import validate
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.cones import residual as cone_residual
+from contactmodel.sparse_product import dense_csr
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class MCP:
                     f"LCP M must be a finite ({n}, {n}) matrix for q of length {n}, got {M.shape}"
                 )
         else:
-            M = validate.dense_csr(validate.real_array(M, "LCP M", shape=(n, n), error=FormulationError))
+            M = dense_csr(validate.real_array(M, "LCP M", shape=(n, n), error=FormulationError))
         if names is not None:
             names = validate.names(names, "LCP names", n, error=FormulationError)
         return cls(

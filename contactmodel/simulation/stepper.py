@@ -67,9 +67,9 @@ from contactmodel.simulation.settings import SimulationSettingError, check_setti
 from contactmodel.simulation.trajectory import HDF5_SUFFIXES, Journal, Trajectory, load
 from contactmodel.solution import Solution
 from contactmodel.solvers.base import Outcome, Status
-from contactmodel.sparse_product import csr_times, csr_transpose_times, index_dtype
+from contactmodel.sparse_product import DenseCSR, csr_times, csr_transpose_times, dense_csr, index_dtype
 from contactmodel.system import Body, Contact, Ground, LinkRef, System
-from contactmodel.validate import dense_csr, integer, real
+from contactmodel.validate import integer, real
 
 #: largest G (rows x columns) whose A = G M^-1 G^T is formed densely
 DENSE_A = 20_000
@@ -104,11 +104,21 @@ class StepAssembly(Assembly):
     in a simulation), and the products below avoid sparse fancy indexing."""
 
     Minv: sp.csr_matrix | None = None
+    #: makes the dense A's CSR matrix: the simulator's, kept from step to step (A keeps its pattern)
+    to_csr: DenseCSR | None = None
 
     @classmethod
-    def of(cls, asm: Assembly, h: float, d: np.ndarray, Minv: sp.csr_matrix | None = None) -> StepAssembly:
+    def of(
+        cls,
+        asm: Assembly,
+        h: float,
+        d: np.ndarray,
+        Minv: sp.csr_matrix | None = None,
+        to_csr: DenseCSR | None = None,
+    ) -> StepAssembly:
         """The step of length ``h`` (s) from the instantaneous assembly ``asm`` with drift terms
-        ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known."""
+        ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known; ``to_csr``
+        see :attr:`to_csr`."""
         fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
         fields.update(
             f=csr_times(asm.M, asm.nu) + h * asm.f,
@@ -124,7 +134,7 @@ class StepAssembly(Assembly):
                 inverses += [np.diag(np.full(3, 1.0 / body.mass)), np.linalg.inv(body.inertia_world)]
             inverses += [np.linalg.inv(arm.mass_matrix()) for arm in sysm.manipulators]
             Minv = sp.block_diag(inverses, format="csr") if inverses else sp.csr_matrix((0, 0))
-        return cls(**fields, Minv=Minv)
+        return cls(**fields, Minv=Minv, to_csr=to_csr)
 
     @property
     def M_free_inverse(self) -> sp.csr_matrix:
@@ -144,7 +154,7 @@ class StepAssembly(Assembly):
         if G.shape[0] * G.shape[1] <= DENSE_A:  # scipy's sparse products cost ~1 ms when small
             Gd = self.G_dense
             A = Gd @ (self.Minv @ Gd.T)
-            return dense_csr((A + A.T) * 0.5)  # sp.csr_matrix of it, in half the time
+            return (self.to_csr or dense_csr)((A + A.T) * 0.5)  # sp.csr_matrix of it, faster
         A = (G @ self.Minv @ G.T).tocsr()
         return ((A + A.T) * 0.5).tocsr()
 
@@ -500,6 +510,7 @@ class Simulator:
         #: (G, M^-1, the step, G's and M^-1's largest |entry|) of the last step whose A was formed
         #: (see adopt_A)
         self._A_source: tuple | None = None
+        self._to_csr = DenseCSR()  # the formed A's CSR matrices (see StepAssembly.to_csr)
         self._x: np.ndarray | None = None  # the last step's answer, in its MCP's order
         self._names: list[str] | None = None  # that MCP's variable names
         self.t = 0.0
@@ -757,7 +768,7 @@ class Simulator:
                 bounce = (vn < -self.bounce_speed) & (gaps + h * vn <= 0)
                 drift = np.where(bounce, np.minimum(drift, 0.0) + self.restitution * vn, drift)
             d[normal] = drift
-        step = StepAssembly.of(asm, h, d, Minv)
+        step = StepAssembly.of(asm, h, d, Minv, self._to_csr)
         self.adopt_A(step)
         return step
 
