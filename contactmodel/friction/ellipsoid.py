@@ -52,11 +52,15 @@ def lift_ellipse(
 ) -> Lifted:
     """Values of the rolling-contact variables at (force, accel); ``k`` as in
     :func:`~contactmodel.friction.rows.add_ellipse` (default ``weights[alpha]**2``)."""
-    k = k if k is not None else {a: weights[a] ** 2 for a in axes}
+    f, acc = np.asarray(force, dtype=float).tolist(), np.asarray(accel, dtype=float).tolist()
     idx = ["ntor".index(a) for a in axes]
-    values = {f"c_{a}": float(force[i]) for a, i in zip(axes, idx)}
-    values.update({f"a_{a}": float(accel[i]) for a, i in zip(axes, idx)})
-    values["lam"] = float(np.sqrt(sum((k[a] * accel[i] / weights[a]) ** 2 for a, i in zip(axes, idx))))
+    values: Lifted = {"c_" + a: f[i] for a, i in zip(axes, idx)}
+    squares = 0.0  # lambda = |(k_alpha a_alpha / w_alpha)|, summed in axis order
+    for a, i in zip(axes, idx):
+        w = weights[a]
+        squares += ((w**2 if k is None else k[a]) * acc[i] / w) ** 2
+        values["a_" + a] = acc[i]
+    values["lam"] = math.sqrt(squares)
     return values
 
 

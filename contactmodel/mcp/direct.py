@@ -214,6 +214,7 @@ class DirectMCP(CompiledMCP):
     #: the built model's mutable Params holding the constants: (model.b,) or (model.f, model.bias)
     params: tuple = field(default=(), repr=False)
     _seen: tuple = field(default=(None, None), repr=False)  # (assembly, laws) last read
+    _row_sums: RowSums | None = field(default=None, repr=False)  # of rows_b, made when first used
 
     def update(self) -> None:
         """Re-read the constants (of the built model's Params, else of the problem's assembly when
@@ -253,7 +254,9 @@ class DirectMCP(CompiledMCP):
         if self.identity_rows is not None:  # 1.0 times each row's own constant: the constants
             q[:] = accel[: q.shape[0]]
         else:
-            q[:] = _row_sums(self.rows_b, accel)
+            if self._row_sums is None:
+                self._row_sums = RowSums(self.rows_b)
+            q[:] = self._row_sums(accel)
         if ne:
             q[: self.newton_euler] = ne[0]
 
@@ -287,15 +290,22 @@ class DirectMCP(CompiledMCP):
             self.point = np.array(x, dtype=float)
 
 
-def _row_sums(C: sp.csr_matrix, v: np.ndarray) -> np.ndarray:
-    """C @ v, each row summed from its first product on, as Pyomo evaluates a row's constant
-    (a sparse product starts from +0.0, which turns a constant of -0.0 into +0.0)."""
-    out = np.zeros(C.shape[0])
-    products = C.data * v[C.indices]
-    filled = np.flatnonzero(np.diff(C.indptr))
-    if filled.size:
-        out[filled] = np.add.reduceat(products, C.indptr[filled])
-    return out
+class RowSums:
+    """v -> C @ v for one CSR matrix C, each row summed from its first product on, as Pyomo
+    evaluates a row's constant (a sparse product starts from +0.0, which turns a constant of -0.0
+    into +0.0); C's nonempty rows and their starts found once."""
+
+    def __init__(self, C: sp.csr_matrix) -> None:
+        self.rows = C.shape[0]
+        self.data, self.indices = C.data, C.indices
+        self.filled = np.flatnonzero(np.diff(C.indptr))
+        self.starts = C.indptr[self.filled]
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.rows)
+        if self.filled.size:
+            out[self.filled] = np.add.reduceat(self.data * v[self.indices], self.starts)
+        return out
 
 
 def is_identity(T: sp.csr_matrix) -> bool:

@@ -96,6 +96,10 @@ class OnFailure(Choice):
     RAISE = "raise"
 
 
+#: the fields of an Assembly, which a StepAssembly takes over
+_ASSEMBLY_FIELDS = tuple(f.name for f in dataclasses.fields(Assembly))
+
+
 @dataclass
 class StepAssembly(Assembly):
     """A step's Assembly: generalized force ``M nu + h f`` and zero velocity (every contact
@@ -119,10 +123,10 @@ class StepAssembly(Assembly):
         """The step of length ``h`` (s) from the instantaneous assembly ``asm`` with drift terms
         ``d`` (m,) on its rows; ``Minv`` the inverse of ``asm.M`` when already known; ``to_csr``
         see :attr:`to_csr`."""
-        fields = {f.name: getattr(asm, f.name) for f in dataclasses.fields(Assembly)}
+        fields = {name: getattr(asm, name) for name in _ASSEMBLY_FIELDS}
         fields.update(
             f=csr_times(asm.M, asm.nu) + h * asm.f,
-            nu=np.zeros_like(asm.nu),
+            nu=np.zeros(len(asm.nu)),
             gdot_nu=d,
             rolling=[c.name for c in asm.system.contacts],
             sliding=[],
