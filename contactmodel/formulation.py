@@ -55,7 +55,7 @@ from contactmodel.mcp.direct import (
 from contactmodel.memory import building
 from contactmodel.sparse_product import csr_times
 from contactmodel.system import System
-from contactmodel.update import adopt_param_edits
+from contactmodel.update import HeldMatrix, adopt_param_edits
 from contactmodel.update import reassemble as reassemble_problem
 from contactmodel.update import update as update_problem
 
@@ -114,8 +114,8 @@ class Problem:
     _layout: Layout | None = field(default=None, repr=False)
     _params_seen: tuple | None = field(default=None, repr=False)  # (assembly, Param values)
     _model_assembly: ContactAssembly | None = field(default=None, repr=False)  # the model's rows'
-    #: [compiled MCP, the A its matrix holds, its AccelerationMap or None] (see :meth:`reassemble`)
-    _matrix: list | None = field(default=None, repr=False)
+    #: what :meth:`reassemble` keeps of the compiled MCP's matrix
+    _held_matrix: HeldMatrix | None = field(default=None, repr=False)
     _lazy_rows: bool = field(default=True, repr=False)  # LAZY_ROWS when formulated: the build's
 
     def __post_init__(self) -> None:
@@ -262,15 +262,15 @@ class Problem:
         compiled = self._compiled
         if compiled is None or (compiled.structure is not None and compiled.structure.changed()):
             compiled = self.compile()
-        matrix = self._matrix
-        if matrix is None or matrix[0] is not compiled:  # a new compilation: made with A of ...
+        held = self._held_matrix
+        if held is None or held.compiled is not compiled:  # a new compilation: made with A of ...
             direct = isinstance(compiled, DirectMCP)
             source = self._model_assembly if self.built and not direct else self.assembly  # ... the model's
-            matrix = [compiled, source.A_sparse, None]
-        matrix = reassemble_problem(self, assembly, contexts, matrix)
-        if matrix is None:
+            held = HeldMatrix(compiled, source.A_sparse)
+        held = reassemble_problem(self, assembly, contexts, held)
+        if held is None:
             return False
-        self._matrix = matrix
+        self._held_matrix = held
         return True
 
     # -- numbers <-> model ---------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -139,11 +140,26 @@ def _replace_assembly(problem: Problem, new: ContactAssembly) -> None:
     problem.assembly = new  # same rows and sliding contacts: a current layout stays current
 
 
-def reassemble(problem: Problem, assembly: ContactAssembly, contexts, matrix: list) -> list | None:
-    """See :meth:`Problem.reassemble <contactmodel.formulation.Problem.reassemble>`. ``matrix``:
-    what the problem keeps of its compiled MCP's matrix, [compiled MCP, the A it holds, its
-    :class:`AccelerationMap` or None]; returns it updated, or None when the compiled MCP cannot
-    take the new A (the problem is then left as it was)."""
+@dataclass
+class HeldMatrix:
+    """What a problem keeps of its compiled MCP's matrix between reassemblies (see
+    :func:`reassemble`)."""
+
+    #: the compiled MCP
+    compiled: CompiledMCP
+    #: the A (m, m) its matrix was made with
+    A: sp.csr_matrix
+    #: the map A -> its matrix, made when another A first goes in
+    map: AccelerationMap | None = None
+    #: the last other A found within :func:`same_matrix`'s tolerance of :attr:`A`: a time step
+    #: that keeps its A hands the same object again, which then stands without a comparison
+    standing: sp.csr_matrix | None = None
+
+
+def reassemble(problem: Problem, assembly: ContactAssembly, contexts, held: HeldMatrix) -> HeldMatrix | None:
+    """See :meth:`Problem.reassemble <contactmodel.formulation.Problem.reassemble>`. ``held``: what
+    the problem keeps of its compiled MCP's matrix; returns it updated, or None when the compiled
+    MCP cannot take the new A (the problem is then left as it was)."""
     if problem.form != "reduced":
         return None
     old = problem.assembly
@@ -152,20 +168,23 @@ def reassemble(problem: Problem, assembly: ContactAssembly, contexts, matrix: li
             "Problem.reassemble: the new assembly must have the same contacts, in the same order, "
             f"with the same rows ({old.m}); formulate a new problem for another contact set"
         )
-    compiled, held, A = matrix[0], matrix[1], assembly.A_sparse
-    if A is not held and not same_matrix(held, A):
-        if matrix[2] is None:
-            matrix[2] = AccelerationMap(problem, compiled, held)
-        if not matrix[2].ok:
-            return None
-        matrix[2].apply(A)
-        matrix[1] = A
+    A = assembly.A_sparse
+    if A is not held.A and A is not held.standing:
+        if same_matrix(held.A, A):
+            held.standing = A
+        else:
+            if held.map is None:
+                held.map = AccelerationMap(problem, held.compiled, held.A)
+            if not held.map.ok:
+                return None
+            held.map.apply(A)
+            held.A, held.standing = A, None
     if contexts is not None:
         problem.contexts = contexts
     if problem.built:
         write_param_vector(problem.model.b, assembly.b)
     problem.assembly = assembly  # a compilation from the arrays reads the new b on its update
-    return matrix
+    return held
 
 
 def same_matrix(A: sp.csr_matrix, B: sp.csr_matrix, rtol: float = 1e-12) -> bool:
@@ -174,9 +193,17 @@ def same_matrix(A: sp.csr_matrix, B: sp.csr_matrix, rtol: float = 1e-12) -> bool
     scale = max(1.0, float(np.abs(B.data).max(initial=0.0)))
     if A.shape == B.shape and np.array_equal(A.indptr, B.indptr) and np.array_equal(A.indices, B.indices):
         change = float(np.abs(B.data - A.data).max(initial=0.0))  # one pattern: from the data
+    elif A.shape != B.shape:
+        change = np.inf
+    elif A.shape[0] * A.shape[1] <= _DENSE_DIFFERENCE:  # SciPy's sparse difference: ~0.1 ms when small
+        change = float(np.abs(B.toarray() - A.toarray()).max(initial=0.0))
     else:
-        change = float(abs(B - A).max()) if A.shape == B.shape else np.inf
+        change = float(abs(B - A).max())
     return change <= rtol * scale
+
+
+#: largest A (entries) whose difference :func:`same_matrix` takes densely
+_DENSE_DIFFERENCE = 20_000
 
 
 class AccelerationMap:

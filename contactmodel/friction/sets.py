@@ -113,38 +113,46 @@ def project_ellipsoids(y: np.ndarray, radii: np.ndarray) -> np.ndarray:
 
 def _project_point(y: list[float], r: list[float]) -> list[float]:
     """One row of :func:`project_ellipsoids` in Python floats: its operations in its order (numpy
-    sums fewer than 8 entries of a row left to right, as :func:`_add` does). The arrays' terms of
+    sums fewer than 8 entries of a row left to right, as the loops here do). The arrays' terms of
     zero radii are exact zeros in every sum and maximum, so only the live components are kept."""
     live = [i for i, ri in enumerate(r) if ri > 0]
-    if not live:
+    if len(live) == len(y):
+        ys, rs = y, r
+    elif live:
+        ys, rs = [y[i] for i in live], [r[i] for i in live]
+    else:
         return [0.0] * len(y)
-    ys, rs = [y[i] for i in live], [r[i] for i in live]
-
-    def placed(values: list[float]) -> list[float]:  # live components back among zeros
-        if len(live) == len(y):
-            return values
-        out = [0.0] * len(y)
-        for i, v in zip(live, values):
-            out[i] = v
-        return out
-
-    if _add([(a / b) * (a / b) for a, b in zip(ys, rs)]) <= 1.0:
-        return placed(ys)
+    inside = 0.0
+    for a, b in zip(ys, rs):
+        inside += (a / b) * (a / b)
     first = rs[0]
-    if all(abs(b - first) <= 1e-8 + 1e-5 * abs(first) for b in rs):
+    if inside <= 1.0:
+        out = ys
+    elif all(abs(b - first) <= 1e-8 + 1e-5 * abs(first) for b in rs):
         scale = first / math.sqrt(_add([a * a for a in ys]))
-        return placed([a * scale for a in ys])
-    ry2 = [(b * a) * (b * a) for a, b in zip(ys, rs)]
-    r2 = [b * b for b in rs]
-    lam = max(math.sqrt(_add(ry2)) - max(r2), 0.0)
-    for _ in range(200):
-        q = [b + lam for b in r2]
-        w = [a / (b * b) for a, b in zip(ry2, q)]
-        step = lam + (_add(w) - 1.0) / (2.0 * _add([a / b for a, b in zip(w, q)]))
-        if not step > lam:
-            break
-        lam = step
-    return placed([a * b / (b + lam) for a, b in zip(ys, r2)])
+        out = [a * scale for a in ys]
+    else:
+        ry2 = [(b * a) * (b * a) for a, b in zip(ys, rs)]
+        r2 = [b * b for b in rs]
+        lam = max(math.sqrt(_add(ry2)) - max(r2), 0.0)
+        for _ in range(200):
+            total = slope = 0.0
+            for a, b in zip(ry2, r2):
+                q = b + lam
+                w = a / (q * q)
+                total += w
+                slope += w / q
+            step = lam + (total - 1.0) / (2.0 * slope)
+            if not step > lam:
+                break
+            lam = step
+        out = [a * b / (b + lam) for a, b in zip(ys, r2)]
+    if len(live) == len(y):
+        return out
+    placed = [0.0] * len(y)  # the live components back among zeros
+    for i, v in zip(live, out):
+        placed[i] = v
+    return placed
 
 
 def _add(values: list[float]) -> float:

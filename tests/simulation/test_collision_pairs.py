@@ -166,6 +166,35 @@ def test_compiled_model_follows_a_new_A(law, built):
     assert AccelerationMap(problem, compiled, step2.A_sparse).is_A == isinstance(law, cm.CoulombCone)
 
 
+def test_an_A_within_the_tolerance_stands_for_the_compiled_one_once_compared(monkeypatch):
+    """A reused model given an A within 1e-12 of its matrix's keeps its matrix, and that A, handed
+    again (a step that keeps its A), is not compared again; an A farther off goes in, and the
+    matrix is then a fresh compilation's."""
+    import contactmodel.update as update
+
+    sim = Simulator(_stack(2), 1e-3, friction=cm.Pyramid(0.5), planes=[Plane()])
+    contacts, gaps = sim.contacts()
+    step = sim.step_assembly(contacts, gaps)
+    problem = sim.rebuild(step)
+    compiled = problem.compile()
+    M0 = compiled.mcp.M.copy()
+    near = sim.step_assembly(contacts, gaps)
+    near.__dict__["A_sparse"] = near.A_sparse.copy()
+    near.A_sparse.data *= 1.0 + 1e-14  # within same_matrix's 1e-12
+    compared = []
+    monkeypatch.setattr(update, "same_matrix", lambda A, B: compared.append(B) or True)
+    for _ in range(3):
+        assert problem.reassemble(near)
+    assert compared == [near.A_sparse], "compared once, then standing"
+    monkeypatch.undo()
+    assert abs(problem.compile().mcp.M - M0).max() == 0.0, "the matrix made with the first A kept"
+    sim.advance(np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in sim.system.bodies]))
+    far = sim.step_assembly(contacts, gaps)
+    assert problem.reassemble(far) and problem.reassemble(near)
+    fresh = cm.formulate(near, friction=dict(problem.laws)).compile()
+    assert abs(problem.compile().mcp.M - fresh.mcp.M).max() < 1e-12, "near compared anew, after far"
+
+
 def test_pile_dissipates_and_reuses_models():
     """Two columns of boxes dropped on the floor: box-box and floor contacts, energy never
     increasing, models reused while only A changes."""
