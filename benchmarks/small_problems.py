@@ -3,7 +3,7 @@
 - ``solve``: re-solves of the box of ``examples/box_push.py`` (a 3 kg cube on four corner
   contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
   ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
-  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``ellipsoid``, ``elltor``; the last
+  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``aniso_soc``, ``ellipsoid``, ``elltor``; the last
   two with torsion contacts): the CPU time of the whole ``cm.solve`` call and
   of the solver inside it (``Solution.extras["cpu_seconds"]``), per call, min and median of
   ``--calls`` calls after one warm-up solve.

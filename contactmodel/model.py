@@ -173,7 +173,9 @@ def add_row_conditions(blk: pe.Block, rows: ContactRows, found: list) -> None:
             equation(blk, key, expr, var)
     if rows.cone is not None:
         force = {ax: found[p] for ax, p in zip("nto", rows.cone)}
-        add_block(blk, "cone", SOCComplementarity).set(force, {ax: blk.accel[ax] for ax in "nto"}, rows.mu)
+        scale = zip("nto", rows.cone_scale)
+        accel = {ax: blk.accel[ax] if s == 1.0 else s * blk.accel[ax] for ax, s in scale}
+        add_block(blk, "cone", SOCComplementarity).set(force, accel, rows.mu)
 
 
 def _sum(terms, found: list, blk):

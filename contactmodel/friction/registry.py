@@ -72,6 +72,15 @@ def _cone(cls: type, mu: str, form: str | None = None) -> Any:
     return cls(_number(mu), form=form)
 
 
+def _anisotropic(cls: type, mu_t: str, mu_o: str, form: str | None = None) -> Any:
+    form = "mncp" if form is None else form.lower()
+    if form not in ("mncp", "soc"):
+        raise FrictionLawError(
+            f"anisotropic form must be 'mncp' or 'soc' (got {form!r}), as in anisotropic:0.2:0.6:soc"
+        )
+    return cls(_number(mu_t), _number(mu_o), form=form)
+
+
 def _polygon(cls: type, mu: str, k: str | None = None) -> Any:
     if k is None:
         return cls(_number(mu))
@@ -120,7 +129,12 @@ LAWS: tuple[LawEntry, ...] = (
     ),
     LawEntry("PolyhedralLimitSurface", "polyhedral"),  # no spec: its parameter is a matrix
     LawEntry(
-        "AnisotropicCone", "anisotropic", cli="anisotropic", syntax="anisotropic:MU_T:MU_O", params=(2, 2)
+        "AnisotropicCone",
+        "anisotropic",
+        cli="anisotropic",
+        syntax="anisotropic:MU_T:MU_O[:mncp|soc]",
+        params=(2, 3),
+        make=_anisotropic,
     ),
 )
 

@@ -74,9 +74,14 @@ class ContactRows:
     force map, component (``"n"``, ``"t"``, ...) -> (coefficient, variable position) terms; a
     component that is not one variable named ``c_<component>`` is declared as the Expression
     ``c_<component>``. ``pairs``: (key, variable position, terms of F) in order. ``cone``: the
-    positions of the free (n, t, o) force variables of a Coulomb cone block with coefficient ``mu``
-    (rows ``accel[n|t|o]``), or None. ``expressions``: (name, terms) of named expressions declared
-    on the block before its pairs (a pair may use one by :class:`Named`).
+    positions of the free (n, t, o) variables of a Coulomb cone block with coefficient ``mu``
+    (rows ``cone_scale[k] * accel[n|t|o]``), or None. ``expressions``: (name, terms) of named
+    expressions declared on the block before its pairs (a pair may use one by :class:`Named`).
+
+    ``cone_scale`` (s_n, s_t, s_o), all 1 for the Coulomb cone, states a weighted cone in scaled
+    variables: with the force map c_k = s_k u_k, the block {u in K_mu, (s_n a_n + mu |(s_t a_t,
+    s_o a_o)|, s_t a_t, s_o a_o) in K_mu^*, complementary} is the law whose friction set is
+    {|(c_t / s_t, c_o / s_o)| <= mu c_n / s_n} with maximum dissipation (the anisotropic cone).
     """
 
     variables: tuple[tuple[str, object, float, float], ...]
@@ -84,6 +89,7 @@ class ContactRows:
     pairs: tuple[tuple[str, int, tuple[Term, ...]], ...] = ()
     cone: tuple[int, int, int] | None = None
     mu: float = 0.0
+    cone_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     expressions: tuple[tuple[str, tuple[Term, ...]], ...] = field(default=())
     #: force component -> how many variables come before its expression ``c_<component>`` on the
     #: block (default: all of them)
@@ -111,7 +117,7 @@ class ContactRows:
     def rows(self) -> tuple[tuple[list, ...], tuple[list, ...]]:
         """The MCP rows this contact gives, as lists: for its pairs (keys, variable positions,
         lower and upper bounds, flat terms of F (see :func:`flatten`), ranks) and for its cone
-        rows (variable positions, axes, ranks), a
+        rows (variable positions, axes, ranks, coefficients of the accelerations), a
         variable's rank its position in :attr:`terms` order (-1: no force variable); checked to
         match each variable with one row."""
         keys, pvars, lows, highs, flat = [], [], [], [], []
@@ -135,7 +141,7 @@ class ContactRows:
         rank = {pos: r for r, pos in enumerate(self.terms[3])}
         return (
             (keys, pvars, lows, highs, flat, [rank.get(p, -1) for p in pvars]),
-            (cvars, caxes, [rank.get(p, -1) for p in cvars]),
+            (cvars, caxes, [rank.get(p, -1) for p in cvars], list(self.cone_scale) if cvars else []),
         )
 
 

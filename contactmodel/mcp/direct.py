@@ -374,22 +374,25 @@ def compile_direct(
             tcols.append(start + pranks[k] if pranks[k] >= 0 else -1)
         lb.extend(lows)
         ub.extend(highs)
-    # the cone rows, three a block: row F_i = accel[axis], nothing else (their own arrays, not
-    # row_terms: a contact's loop of a few list operations instead of a dozen per row)
+    # the cone rows, three a block: row F_i = s * accel[axis], nothing else (their own arrays,
+    # not row_terms: a contact's loop of a few list operations instead of a dozen per row)
     first_cone = len(names)
     cone_names = [name for name, *_ in cones]
     cone_mu = [rows.mu for _, rows, _, _ in cones]
     cone_theirs: list[int] = []  # each cone row's assembly row
+    cone_scale: list[float] = []  # and its coefficient of that row's acceleration
     if only_cones:  # every contact one cone block of ``shared``, no pairs: the same lists at once
         cone_names, cone_theirs, more_names, more_tcols = _uniform_cones(asm, direct, shared, starts)
         cone_mu = [shared.mu] * len(cone_names)
+        cone_scale = shared.rows[1][3] * len(cone_names)
         names += more_names
         tcols += more_tcols
-    for name, rows, (cvars, caxes, cranks), start in cones:
+    for name, rows, (cvars, caxes, cranks, scale), start in cones:
         crow, mine = contact_rows[name], where[name]
         if mine:  # the contact's pairs may read its cone variables
             mine.update(zip(cvars, range(len(names), len(names) + 3)))
         cone_theirs += [crow[axis] for axis in caxes]
+        cone_scale += scale
         names += [(name, *rows.variables[pos][:2]) for pos in cvars]
         tcols += [start + r if r >= 0 else -1 for r in cranks]
     cone_index = np.arange(first_cone, len(names), dtype=np.int64).reshape(-1, 3)
@@ -406,10 +409,10 @@ def compile_direct(
         K, kcols = asm.G[:, asm.free].tocsr(), np.arange(nf, dtype=np.int64)
         ne = newton_euler_matrix(asm, T)
         L = matrix_rows(ne, np.concatenate([kcols, cols]), range(nf), range(nf), n)
-        L_contacts, Cb = _linear_part(asm, T, K, kcols, row_terms, cone_theirs, n)
+        L_contacts, Cb = _linear_part(asm, T, K, kcols, row_terms, cone_theirs, cone_scale, n)
         L = (L + L_contacts).tocsr()
     else:  # a = A T y + b
-        L, Cb = _linear_part(asm, T, None, cols, row_terms, cone_theirs, n)
+        L, Cb = _linear_part(asm, T, None, cols, row_terms, cone_theirs, cone_scale, n)
     qi, qa, qb, qv, nonlinear = [], [], [], [], []
     for i, _, (_, _, quad, other), mine in row_terms:
         for coef, a, b in quad:
@@ -472,7 +475,7 @@ def _uniform_cones(
     """:func:`compile_direct`'s cone rows when every contact states ``shared``, one cone block and
     no pairs: (the contacts' names, each cone row's assembly row, each row's key (contact,
     variable, index), each row's T column or -1)."""
-    cvars, caxes, cranks = shared.rows[1]
+    cvars, caxes, cranks, _ = shared.rows[1]
     contact_names = list(direct)
     labels = [shared.variables[pos][:2] for pos in cvars]
     keys = [(name, *label) for name in contact_names for label in labels]
@@ -483,7 +486,14 @@ def _uniform_cones(
 
 
 def _linear_part(
-    asm: ContactAssembly, T: sp.csr_matrix, K, kcols: np.ndarray, row_terms: list, cone_theirs: list, n: int
+    asm: ContactAssembly,
+    T: sp.csr_matrix,
+    K,
+    kcols: np.ndarray,
+    row_terms: list,
+    cone_theirs: list,
+    cone_scale: list,
+    n: int,
 ):
     """(L, Cb) of the contact rows: their linear part L (n, n) and the (n, m) matrix Cb of their
     acceleration coefficients (the rows' constants are Cb times the accelerations' constants;
@@ -492,11 +502,11 @@ def _linear_part(
     K z + constants), K's column j the MCP column ``kcols[j]``: ``K`` None means K = A T
     (:func:`reduced_matrix`, the reduced form, z = y); quadratic and other nonlinear terms are not
     part of L. ``row_terms`` are the pairs' rows; the cone rows, the last ``len(cone_theirs)`` MCP
-    rows, are F_i = accel of assembly row ``cone_theirs[k]``."""
+    rows, are F_i = ``cone_scale[k]`` times the accel of assembly row ``cone_theirs[k]``."""
     first_cone = n - len(cone_theirs)
     mine = [i for i, _, _, _ in row_terms]
     mine += range(first_cone, n)
-    pure = all(
+    pure = all(s == 1.0 for s in cone_scale) and all(
         len(acc) == 1 and acc[0][0] == 1.0 and not (var or q or o) for _, _, (acc, var, q, o), _ in row_terms
     )
     if pure:
@@ -529,7 +539,7 @@ def _linear_part(
             vv.append(coef)
     ci += range(first_cone, n)
     cj += cone_theirs
-    cv += [1.0] * len(cone_theirs)
+    cv += cone_scale
     C = _csr(
         np.array(ci, dtype=np.int64), np.array(cj, dtype=np.int64), np.array(cv, dtype=float), (n, asm.m)
     )

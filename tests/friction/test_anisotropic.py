@@ -1,6 +1,7 @@
 """The anisotropic Coulomb cone (mu_t != mu_o), added as one new law file: hand-derived cases
 through formulate (both forms), every applicable solver, verify, diagnose, modes, all_solutions,
-draw and the command line."""
+draw and the command line; its SOC form (a Coulomb cone block in scaled variables) against the
+hand-derived cases and, on random problems, against the MNCP."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import contactmodel as cm
 from contactmodel import inertia
@@ -18,6 +21,7 @@ from contactmodel.draw import draw, friction_sets
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.anisotropic import AnisotropicCone
 from contactmodel.friction.spec import parse_friction
+from contactmodel.solve import relative_residual
 
 G = 9.81
 MU_T, MU_O = 0.2, 0.6
@@ -79,6 +83,46 @@ def test_hand_derived_accelerations(build, body, expected, form, solver) -> None
     assert report.ok, report.summary()
 
 
+@pytest.mark.parametrize("form", ["reduced", "sparse"])
+@pytest.mark.parametrize(("build", "body", "expected"), CASES, ids=["ball", "box-o", "box-t"])
+def test_the_soc_form_gives_the_hand_derived_accelerations(build, body, expected, form) -> None:
+    """Rolling contacts as cone blocks of the scaled friction u = (c_t / mu_t, c_o / mu_o) (the
+    sliding ball keeps its sliding rows): the same accelerations, the contact forces in physical
+    units, the same modes as the MNCP's."""
+    system = build()
+    soc = cm.formulate(system, friction=AnisotropicCone(MU_T, MU_O, form="soc"), form=form)
+    assert (soc.compile().mcp.cones is not None) == (body == "box")
+    solution = cm.solve(soc, solver="newton")
+    assert solution.status is cm.Status.SOLVED, solution.message
+    got = next(b for b in solution.bodies if b.name == body).linear_acceleration
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    mncp = cm.solve(cm.formulate(system, form=form), solver="newton")
+    assert [c.mode for c in solution.contacts] == [c.mode for c in mncp.contacts]
+    total = np.sum([c.force for c in solution.contacts], axis=0)
+    np.testing.assert_allclose(total, np.sum([c.force for c in mncp.contacts], axis=0), atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_an_answer_of_the_soc_form_solves_the_mncp(seed) -> None:
+    """Random reduced problems of 1-5 contacts (A positive definite): newton solves the SOC form,
+    and its forces lifted into the MNCP form (each law's own lift) are a point where that form's
+    natural residual is ~0: the two statements have the same solutions."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 6))
+    G = rng.normal(size=(3 * k, 3 * k + 2))
+    A = G @ G.T / (3 * k) + 0.05 * np.eye(3 * k)
+    b = rng.normal(size=3 * k)
+    mu_t, mu_o = rng.uniform(0.1, 1.0, 2)
+    soc = cm.formulate_from_matrices(A, b, friction=AnisotropicCone(mu_t, mu_o, form="soc"))
+    solution = cm.solve(soc, solver="newton")
+    assert solution.status is cm.Status.SOLVED, solution.message
+    assert solution.checks["law_residual"] <= 1e-8  # the friction set's own check
+    mncp = cm.formulate_from_matrices(A, b, friction=AnisotropicCone(mu_t, mu_o))
+    point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
+    assert relative_residual(mncp.compile().mcp, point) <= 1e-8
+
+
 def test_lcp_solvers_refuse_it() -> None:
     problem = cm.formulate(pushed_box(STAY), form="reduced")
     assert not problem.compile().mcp.is_lcp
@@ -112,9 +156,13 @@ def test_friction_set_and_drawing() -> None:
 
 
 def test_spec_and_command_line(capsys) -> None:
-    assert repr(parse_friction("anisotropic:0.2:0.6")) == "AnisotropicCone(mu_t=0.2, mu_o=0.6)"
+    made = parse_friction("anisotropic:0.2:0.6")
+    assert repr(made) == "AnisotropicCone(mu_t=0.2, mu_o=0.6, form=<ConeForm.MNCP: 'mncp'>)"
     with pytest.raises(FrictionLawError, match="mu_t"):
         parse_friction("anisotropic:0:0.6")
+    assert parse_friction("anisotropic:0.2:0.6:soc").form == "soc"
+    with pytest.raises(FrictionLawError, match="'mncp' or 'soc'"):
+        parse_friction("anisotropic:0.2:0.6:cone")
     # examples/box_push.py: a 10 N push along t on 3 kg; mu_t m g = 5.886 N < 10 N: it slides
     assert main(["solve", BOX_PUSH, "--friction", "anisotropic:0.2:0.6", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

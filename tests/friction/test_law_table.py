@@ -75,7 +75,8 @@ def test_anisotropic_cone_is_public():
     from contactmodel.friction import anisotropic
 
     assert cm.AnisotropicCone is AnisotropicCone is anisotropic.AnisotropicCone
-    assert repr(cm.AnisotropicCone(0.2, 0.6)) == "AnisotropicCone(mu_t=0.2, mu_o=0.6)"
+    expected = "AnisotropicCone(mu_t=0.2, mu_o=0.6, form=<ConeForm.MNCP: 'mncp'>)"
+    assert repr(cm.AnisotropicCone(0.2, 0.6)) == expected
 
 
 def test_rows_name_and_write_their_specs_consistently():

@@ -139,7 +139,11 @@ def test_vectorized_step_assembly_equals_assemble():
 
 
 @pytest.mark.parametrize("built", [False, True], ids=["arrays", "model"])
-@pytest.mark.parametrize("law", [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc")], ids=["pyramid", "soc"])
+@pytest.mark.parametrize(
+    "law",
+    [cm.Pyramid(0.5), cm.CoulombCone(0.5, form="soc"), cm.AnisotropicCone(0.5, 0.3, form="soc")],
+    ids=["pyramid", "soc", "anisotropic-soc"],
+)
 def test_compiled_model_follows_a_new_A(law, built):
     """The compiled matrix of a reused model with a new A equals a fresh compilation's, whether
     the MCP was made from the arrays or from the built model (its matrix map then probed)."""

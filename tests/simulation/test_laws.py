@@ -66,3 +66,13 @@ def test_cone_in_the_seeds_mncp_form_gives_the_cones_answer():
     assert traj.ok
     assert abs(traj.positions[-1, 0, 0] - D_STAR) <= V0 * DT
     assert np.max(np.diff(traj.energy)) <= 1e-9
+
+
+def test_the_anisotropic_cone_moves_alike_in_its_two_forms():
+    """Under AnisotropicCone(mu, mu / 2) the diagonal slide bends toward o, where the friction is
+    weaker (c_alpha ~ -mu_alpha^2 v_alpha): the o component stops later than the t component.
+    The MNCP and the SOC form (a cone block of the scaled friction) give the same path."""
+    runs = {f: _run(cm.AnisotropicCone(MU, MU / 2, form=f), "newton", t_end=0.2) for f in ("mncp", "soc")}
+    (moved, v), (moved_soc, v_soc) = runs["mncp"], runs["soc"]
+    assert np.abs(moved - moved_soc).max() < 1e-8 and np.abs(v - v_soc).max() < 1e-7
+    assert moved[1] > moved[0] + V0 * DT, "further along o"
