@@ -41,7 +41,6 @@ the answer of the one before, the last one's forces lifted to the problem as sta
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 import numpy as np
@@ -50,7 +49,7 @@ from contactmodel import solvers
 from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
-from contactmodel.friction.cone import CoulombCone
+from contactmodel.friction.base import FrictionLaw
 from contactmodel.friction.frictionless import Frictionless
 from contactmodel.reductions import Chain, ConeFormSwitch, FormSwitch, Unloaded
 from contactmodel.solution import Solution
@@ -90,9 +89,10 @@ def alternatives(problem: Problem) -> list[Chain]:
     quasistatic = problem.assembly.quasistatic  # the sparse form is its only form
     if not quasistatic and (other is Form.SPARSE or problem.assembly.m <= MAX_REDUCED_ROWS):
         routes.append(Chain([FormSwitch(other)]))
-    forms = {law.form for law in problem.laws.values() if isinstance(law, CoulombCone)}
-    if forms:
-        cone = "mncp" if "soc" in forms else "soc"
+    laws = problem.laws.values()
+    to_mncp = any(law.restated("mncp") is not None for law in laws)  # contacts in the SOC form
+    if to_mncp or any(law.restated("soc") is not None for law in laws):
+        cone = "mncp" if to_mncp else "soc"
         routes.append(Chain([ConeFormSwitch(cone)]))
         if len(routes) == 2:
             routes.append(Chain([FormSwitch(other), ConeFormSwitch(cone)]))
@@ -128,17 +128,13 @@ def worth_retrying(solution: Solution, solver: str, tolerance: float = 0.0) -> b
 
 def _same_rows(problem: Problem, twin: Problem) -> bool:
     """Whether ``twin`` states nothing new: the same form and no rolling cone contact (only a
-    rolling CoulombCone contact differs between the cone forms; a sliding one has the same
-    rows in both)."""
+    rolling CoulombCone or AnisotropicCone contact differs between the cone forms; a sliding one
+    has the same rows in both)."""
     if twin is problem:
         return True
     if twin.form != problem.form:
         return False
-    soc = (
-        problem
-        if any(isinstance(law, CoulombCone) and law.form == "soc" for law in problem.laws.values())
-        else twin
-    )
+    soc = problem if any(law.restated("mncp") is not None for law in problem.laws.values()) else twin
     return soc.compile().mcp.cones is None
 
 
@@ -310,16 +306,15 @@ def lcp_start(problem: Problem, solve_lcp: Callable[[Problem], Solution]) -> np.
 
 
 def with_friction_scaled(problem: Problem, factor: float) -> Problem:
-    """``problem`` with every law's friction coefficient ``mu`` multiplied by ``factor`` (a law
-    without ``mu``, e.g. Frictionless, as it is); the same assembly and form."""
-    scaled: dict[int, object] = {}
+    """``problem`` with every law's friction coefficients multiplied by ``factor``
+    (:meth:`~contactmodel.friction.base.FrictionLaw.scaled`; a law without friction, e.g.
+    Frictionless, as it is); the same assembly and form."""
+    scaled: dict[int, FrictionLaw] = {}
     laws = {}
     for name, law in problem.laws.items():
-        if getattr(law, "mu", 0.0) and id(law) not in scaled:
-            twin = copy.copy(law)  # its key (and so its shared rows) follows the new mu
-            twin.mu = law.mu * factor
-            scaled[id(law)] = twin
-        laws[name] = scaled.get(id(law), law)
+        if id(law) not in scaled:
+            scaled[id(law)] = law.scaled(factor)
+        laws[name] = scaled[id(law)]
     return problem.reformulate(friction=laws)
 
 

@@ -94,12 +94,13 @@ class Reduction:
 
 
 class ConeFormSwitch(Reduction):
-    """The CoulombCone contacts in ``form`` (:class:`~contactmodel.friction.cone.ConeForm`).
-    ``automatic_only``: only the automatic-form contacts (``CoulombCone(mu)``, formulated in the
-    SOC form) change, to the MNCP form; what :func:`contactmodel.solve` does for a solver without
-    cone blocks. Otherwise every CoulombCone contact not already in ``form`` changes (a retry of
-    :mod:`contactmodel.fallback`), except MNCP contacts with ``slack="norm"``, which have no SOC
-    statement. The new problem is formulated from the same assembly and given the source model's
+    """The contacts of laws with two statements (CoulombCone, AnisotropicCone) in ``form``
+    (:class:`~contactmodel.friction.cone.ConeForm`). ``automatic_only``: only the automatic-form
+    contacts (``CoulombCone(mu)``, formulated in the SOC form) change, to the MNCP form; what
+    :func:`contactmodel.solve` does for a solver without cone blocks. Otherwise every contact
+    whose law :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form`` changes
+    (a retry of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with ``slack="norm"``, which
+    has no SOC statement). The new problem is formulated from the same assembly and given the source model's
     mutable parameters (``b``, ``f``, ``bias``: changed in place by re-solving code); its variables
     and so its MCP order are the new form's."""
 
@@ -120,14 +121,8 @@ class ConeFormSwitch(Reduction):
                 for name, law in laws.items()
                 if isinstance(law, CoulombCone) and law.auto and law.form == "soc"
             }
-        form = self.form
-        return {
-            name: law.in_form(form)
-            for name, law in laws.items()
-            if isinstance(law, CoulombCone)
-            and law.form != form
-            and (form == "mncp" or law.slack == "quadratic")
-        }
+        restated = {name: law.restated(self.form) for name, law in laws.items()}
+        return {name: law for name, law in restated.items() if law is not None}
 
     def state(self, problem: Problem) -> Problem:
         return _with_laws(problem, self.swap(problem))

@@ -85,8 +85,14 @@ def test_forward_then_invert_gives_the_point_back(name: str, form: str, make) ->
 
 
 @pytest.mark.parametrize("name", SYSTEMS)
-def test_from_the_mncp_to_the_soc_and_back(name: str) -> None:
-    problem = _problem(name, law=cm.CoulombCone(MU, form="mncp"))
+@pytest.mark.parametrize(
+    "law", [cm.CoulombCone(MU, form="mncp"), cm.AnisotropicCone(MU, 0.6 * MU)], ids=["cone", "anisotropic"]
+)
+def test_from_the_mncp_to_the_soc_and_back(name: str, law) -> None:
+    """The fallback's retry in the other cone form (a route of ``fallback.alternatives``): both
+    laws with two statements go to the SOC form and their answers come back."""
+    problem = _problem(name, law=law)
+    assert any(isinstance(r.reductions[-1], ConeFormSwitch) for r in alternatives(problem))
     x = _solved(problem)
     reduction = ConeFormSwitch("soc")
     target = reduction.apply(problem)

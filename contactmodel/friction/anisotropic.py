@@ -53,6 +53,12 @@ class AnisotropicCone(FrictionLaw):
     def _weights(self) -> dict[str, float]:
         return {"t": self.mu_t, "o": self.mu_o}
 
+    def scaled(self, factor: float) -> AnisotropicCone:
+        return AnisotropicCone(self.mu_t * factor, self.mu_o * factor, form=self.form)
+
+    def restated(self, form: str) -> AnisotropicCone | None:
+        return None if self.form == form else AnisotropicCone(self.mu_t, self.mu_o, form=form)
+
     def rows(self, ctx: ContactContext) -> ContactRows:
         weights = self._weights
         if ctx.sliding("to"):

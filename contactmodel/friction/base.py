@@ -17,6 +17,7 @@ References:
 
 from __future__ import annotations
 
+import copy
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -129,6 +130,25 @@ class FrictionLaw(ABC):
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         """Values of this law's variables at a physical point (see :data:`Lifted`): ``force``
         and ``accel`` are (n, t, o[, r]) in the contact frame."""
+
+    def scaled(self, factor: float) -> FrictionLaw:
+        """This law with its friction coefficient ``mu`` times ``factor`` (> 0), a copy (its key, and
+        so its shared rows, follow the new mu); a law without friction (no ``mu`` or 0) itself.
+        A law whose coefficients are other fields overrides it (the fallback's friction
+        continuation scales every law of a problem)."""
+        mu = self.__dict__.get("mu")
+        if not mu:
+            return self
+        twin = copy.copy(self)
+        twin.mu = mu * factor
+        return twin
+
+    def restated(self, form: str) -> FrictionLaw | None:
+        """This law with its rolling contacts stated in ``form`` (``"soc"``: a cone block, or
+        ``"mncp"``, see :class:`~contactmodel.friction.cone.ConeForm`), for a law that has both
+        statements and is not in ``form`` already; else None (the fallback's retry in the other
+        cone form, :class:`~contactmodel.reductions.ConeFormSwitch`)."""
+        return None
 
     def friction_set(self) -> FrictionSet:
         """The law's friction set (one object: projection, membership, polyhedral rows, outline,

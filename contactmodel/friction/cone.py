@@ -142,6 +142,13 @@ class CoulombCone(FrictionLaw):
         law.auto = self.auto
         return law
 
+    def restated(self, form: str) -> CoulombCone | None:
+        """:meth:`in_form` ``form``; None in that form already, or for ``"soc"`` with
+        ``slack="norm"`` (the SOC form has no slack row)."""
+        if self.form == form or (form == ConeForm.SOC and self.slack != "quadratic"):
+            return None
+        return self.in_form(form)
+
     def rows(self, ctx: ContactContext) -> ContactRows:
         """A sliding contact (either form); a rolling one in the SOC form (free c_n, c_t, c_o in one
         cone block) or the MNCP form (27)-(29) with its slack."""

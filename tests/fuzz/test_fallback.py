@@ -192,6 +192,24 @@ def test_friction_scaled_problem_scales_every_mu_and_leaves_the_problem_alone() 
     assert twin.form == problem.form and twin.assembly is problem.assembly
 
 
+@pytest.mark.parametrize("form", ["mncp", "soc"])
+def test_the_continuation_scales_both_coefficients_of_the_anisotropic_cone(form) -> None:
+    """AnisotropicCone's mu is a property (the larger of mu_t, mu_o): its scaled copy scales both,
+    keeps its form, and the continuation's stages run (a step of an anisotropic pile reached it
+    and stopped with an AttributeError)."""
+    rng = np.random.default_rng(4)
+    G = rng.normal(size=(6, 8))
+    problem = cm.formulate_from_matrices(
+        G @ G.T + 0.1 * np.eye(6), rng.normal(size=6), friction=cm.AnisotropicCone(0.4, 0.2, form=form)
+    )
+    twin = with_friction_scaled(problem, 0.25)
+    for law in twin.laws.values():
+        assert (law.mu_t, law.mu_o, law.form) == (pytest.approx(0.1), pytest.approx(0.05), form)
+    x0, runs = fallback.friction_continuation(problem, lambda stage, x: cm.solve(stage, x0=x))
+    assert x0 is not None and all(run.ok for run in runs)
+    assert cm.solve(problem, solver="newton", x0=x0).status is cm.Status.SOLVED
+
+
 def test_lcp_start_of_a_polyhedral_problem_is_its_solution() -> None:
     """A scene whose laws are polyhedral is its own LCP surrogate: the start solves it (scene 9:
     Pyramid, Polygonal, frictionless contacts; scene 5: Planar ones in the sparse form)."""
