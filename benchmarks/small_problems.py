@@ -3,8 +3,8 @@
 - ``solve``: re-solves of the box of ``examples/box_push.py`` (a 3 kg cube on four corner
   contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
   ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
-  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``aniso_soc``, ``ellipsoid``, ``elltor``; the last
-  two with torsion contacts): the CPU time of the whole ``cm.solve`` call and
+  ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``aniso_mncp``, ``ellipsoid``,
+  ``elltor``; the last two with torsion contacts): the CPU time of the whole ``cm.solve`` call and
   of the solver inside it (``Solution.extras["cpu_seconds"]``), per call, min and median of
   ``--calls`` calls after one warm-up solve.
 - ``simulate``: ``cm.simulate`` of the one-body ``--scenes`` of ``benchmarks/simulate_peer.py``

@@ -34,7 +34,7 @@ from contactmodel.constants import Form
 from contactmodel.errors import ContactModelError
 from contactmodel.formulation import Problem
 from contactmodel.friction.base import FrictionLaw
-from contactmodel.friction.cone import ConeForm, CoulombCone
+from contactmodel.friction.cone import ConeForm
 from contactmodel.friction.frictionless import Frictionless
 
 __all__ = ["Chain", "ConeFormSwitch", "FormSwitch", "Reduction", "Unloaded", "without_cone_blocks"]
@@ -96,11 +96,12 @@ class Reduction:
 class ConeFormSwitch(Reduction):
     """The contacts of laws with two statements (CoulombCone, AnisotropicCone) in ``form``
     (:class:`~contactmodel.friction.cone.ConeForm`). ``automatic_only``: only the automatic-form
-    contacts (``CoulombCone(mu)``, formulated in the SOC form) change, to the MNCP form; what
-    :func:`contactmodel.solve` does for a solver without cone blocks. Otherwise every contact
-    whose law :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form`` changes
-    (a retry of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with ``slack="norm"``, which
-    has no SOC statement). The new problem is formulated from the same assembly and given the source model's
+    contacts (``CoulombCone(mu)``, ``AnisotropicCone(mu_t, mu_o)``, formulated in the SOC form)
+    change, to the MNCP form; what :func:`contactmodel.solve` does for a solver without cone
+    blocks. Otherwise every contact whose law
+    :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form`` changes (a retry
+    of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with ``slack="norm"``, which has no
+    SOC statement). The new problem is formulated from the same assembly and given the source model's
     mutable parameters (``b``, ``f``, ``bias``: changed in place by re-solving code); its variables
     and so its MCP order are the new form's."""
 
@@ -117,9 +118,7 @@ class ConeFormSwitch(Reduction):
         laws = problem.laws
         if self.automatic_only:
             return {
-                name: law.as_mncp()
-                for name, law in laws.items()
-                if isinstance(law, CoulombCone) and law.auto and law.form == "soc"
+                name: law.restated("mncp") for name, law in laws.items() if law.auto and law.form == "soc"
             }
         restated = {name: law.restated(self.form) for name, law in laws.items()}
         return {name: law for name, law in restated.items() if law is not None}
@@ -190,7 +189,7 @@ class Chain(Reduction):
 
 
 def without_cone_blocks(problem: Problem) -> Problem:
-    """``problem`` with its automatic-form CoulombCone contacts in the MNCP form, for a consumer that
+    """``problem`` with its automatic-form cone contacts in the MNCP form, for a consumer that
     takes no cone blocks (``ConeFormSwitch("mncp", automatic_only=True)``); ``problem`` itself when it has
     none."""
     return ConeFormSwitch("mncp", automatic_only=True).apply(problem)

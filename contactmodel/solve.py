@@ -356,8 +356,9 @@ def _load_solver(solver: str, mcp: MCP):
         able = solvers.able(lcp=False, cones=True)
         raise SolverError(
             f"solver '{solver}' cannot solve the form='soc' contacts of CoulombCone or AnisotropicCone "
-            f"(second-order-cone blocks, not box rows); use solver={able[0]!r}, or CoulombCone(mu) "
-            "(automatic form), or form='mncp' (the mixed NCP of Trinkle et al. 1997)"
+            f"(second-order-cone blocks, not box rows); use solver={able[0]!r}, or CoulombCone(mu) or "
+            "AnisotropicCone(mu_t, mu_o) (automatic form), or form='mncp' (the mixed NCP of Trinkle et "
+            "al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
         names = [repr(name) for name in solvers.able(lcp=False, polynomial=False)]

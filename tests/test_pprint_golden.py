@@ -73,7 +73,8 @@ def _laws() -> dict[str, Callable]:
         "elliptic_torsion": lambda: EllipticTorsion(mu, 1.0, 1.0, 0.5),
         "polyhedral2": lambda: PolyhedralLimitSurface(square, mu),
         "polyhedral3": lambda: PolyhedralLimitSurface(box3, mu),
-        "anisotropic": lambda: AnisotropicCone(mu, 2 * mu),
+        "anisotropic": lambda: AnisotropicCone(mu, 2 * mu, form="mncp"),
+        "anisotropic_soc": lambda: AnisotropicCone(mu, 2 * mu),
     }
 
 

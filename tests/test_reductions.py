@@ -86,7 +86,9 @@ def test_forward_then_invert_gives_the_point_back(name: str, form: str, make) ->
 
 @pytest.mark.parametrize("name", SYSTEMS)
 @pytest.mark.parametrize(
-    "law", [cm.CoulombCone(MU, form="mncp"), cm.AnisotropicCone(MU, 0.6 * MU)], ids=["cone", "anisotropic"]
+    "law",
+    [cm.CoulombCone(MU, form="mncp"), cm.AnisotropicCone(MU, 0.6 * MU, form="mncp")],
+    ids=["cone", "anisotropic"],
 )
 def test_from_the_mncp_to_the_soc_and_back(name: str, law) -> None:
     """The fallback's retry in the other cone form (a route of ``fallback.alternatives``): both

@@ -18,7 +18,9 @@ With mu_t = mu_o = mu it is :class:`~contactmodel.friction.cone.CoulombCone` (mu
 in the scaled friction u_alpha = c_alpha / mu_alpha: maximum dissipation over the ellipse,
 min c_T . a_T = min u_T . (mu_t a_t, mu_o a_o) over |u_T| <= c_n, is Coulomb's law with mu = 1
 for u and the scaled accelerations (a_n, mu_t a_t, mu_o a_o) (``ContactRows.cone_scale``). The
-same solutions as the MNCP, without its slack row's degeneracy at c_n = 0.
+same solutions as the MNCP, without its slack row's degeneracy at c_n = 0. ``form=None``
+(default, automatic, as :class:`~contactmodel.friction.cone.CoulombCone`'s): the SOC form, or
+the MNCP for a solver without cone blocks.
 """
 
 from __future__ import annotations
@@ -36,13 +38,17 @@ from contactmodel.friction.sets import EllipsoidPart, FrictionSet
 
 
 class AnisotropicCone(FrictionLaw):
-    """Elliptic Coulomb cone |(c_t / mu_t, c_o / mu_o)| <= c_n (mu_t, mu_o > 0); ``form`` "mncp"
-    (default) or "soc" states a rolling contact (see the module docstring)."""
+    """Elliptic Coulomb cone |(c_t / mu_t, c_o / mu_o)| <= c_n (mu_t, mu_o > 0). ``form``: None
+    (default, automatic: the SOC form, or the MNCP where the solver needs it), ``"mncp"`` or
+    ``"soc"`` (see the module docstring); ``self.form`` is the form it formulates, ``self.auto``
+    whether it was left to choose."""
 
-    def __init__(self, mu_t: float, mu_o: float, form: ConeForm | str = ConeForm.MNCP):
+    def __init__(self, mu_t: float, mu_o: float, form: ConeForm | str | None = None):
         self.mu_t = check_coefficient(mu_t, "AnisotropicCone.mu_t", positive=True)
         self.mu_o = check_coefficient(mu_o, "AnisotropicCone.mu_o", positive=True)
-        self.form = ConeForm.parse(form, "AnisotropicCone.form", FrictionLawError)
+        self.auto = form is None
+        form = ConeForm.SOC if form is None else form
+        self.form = ConeForm.parse(form, "AnisotropicCone.form (None: automatic)", FrictionLawError)
 
     @property
     def mu(self) -> float:
@@ -54,10 +60,16 @@ class AnisotropicCone(FrictionLaw):
         return {"t": self.mu_t, "o": self.mu_o}
 
     def scaled(self, factor: float) -> AnisotropicCone:
-        return AnisotropicCone(self.mu_t * factor, self.mu_o * factor, form=self.form)
+        return self._made(self.mu_t * factor, self.mu_o * factor, self.form)
 
     def restated(self, form: str) -> AnisotropicCone | None:
-        return None if self.form == form else AnisotropicCone(self.mu_t, self.mu_o, form=form)
+        return None if self.form == form else self._made(self.mu_t, self.mu_o, form)
+
+    def _made(self, mu_t: float, mu_o: float, form: str) -> AnisotropicCone:
+        """A law of these fields, automatic when this one is."""
+        law = AnisotropicCone(mu_t, mu_o, form=form)
+        law.auto = self.auto
+        return law
 
     def rows(self, ctx: ContactContext) -> ContactRows:
         weights = self._weights

@@ -99,6 +99,9 @@ class FrictionLaw(ABC):
 
     #: the law acts on the torsional component r: contacts must be declared with torsion=True
     needs_torsion: bool = False
+    #: the law chose its cone form itself (CoulombCone, AnisotropicCone with ``form=None``): a
+    #: solver without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`)
+    auto: bool = False
 
     def check_contact(self, contact: DeclaredContact) -> None:
         """Raise FrictionLawError when this law cannot be used on ``contact``."""

@@ -73,8 +73,8 @@ def _cone(cls: type, mu: str, form: str | None = None) -> Any:
 
 
 def _anisotropic(cls: type, mu_t: str, mu_o: str, form: str | None = None) -> Any:
-    form = "mncp" if form is None else form.lower()
-    if form not in ("mncp", "soc"):
+    form = None if form is None else form.lower()
+    if form not in (None, "mncp", "soc"):
         raise FrictionLawError(
             f"anisotropic form must be 'mncp' or 'soc' (got {form!r}), as in anisotropic:0.2:0.6:soc"
         )

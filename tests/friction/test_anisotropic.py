@@ -96,7 +96,7 @@ def test_the_soc_form_gives_the_hand_derived_accelerations(build, body, expected
     assert solution.status is cm.Status.SOLVED, solution.message
     got = next(b for b in solution.bodies if b.name == body).linear_acceleration
     np.testing.assert_allclose(got, expected, atol=1e-6)
-    mncp = cm.solve(cm.formulate(system, form=form), solver="newton")
+    mncp = cm.solve(cm.formulate(system, friction=AnisotropicCone(MU_T, MU_O, form="mncp"), form=form))
     assert [c.mode for c in solution.contacts] == [c.mode for c in mncp.contacts]
     total = np.sum([c.force for c in solution.contacts], axis=0)
     np.testing.assert_allclose(total, np.sum([c.force for c in mncp.contacts], axis=0), atol=1e-6)
@@ -118,7 +118,7 @@ def test_an_answer_of_the_soc_form_solves_the_mncp(seed) -> None:
     solution = cm.solve(soc, solver="newton")
     assert solution.status is cm.Status.SOLVED, solution.message
     assert solution.checks["law_residual"] <= 1e-8  # the friction set's own check
-    mncp = cm.formulate_from_matrices(A, b, friction=AnisotropicCone(mu_t, mu_o))
+    mncp = cm.formulate_from_matrices(A, b, friction=AnisotropicCone(mu_t, mu_o, form="mncp"))
     point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
     assert relative_residual(mncp.compile().mcp, point) <= 1e-8
 
@@ -157,10 +157,11 @@ def test_friction_set_and_drawing() -> None:
 
 def test_spec_and_command_line(capsys) -> None:
     made = parse_friction("anisotropic:0.2:0.6")
-    assert repr(made) == "AnisotropicCone(mu_t=0.2, mu_o=0.6, form=<ConeForm.MNCP: 'mncp'>)"
+    assert repr(made) == "AnisotropicCone(mu_t=0.2, mu_o=0.6, auto=True, form=<ConeForm.SOC: 'soc'>)"
     with pytest.raises(FrictionLawError, match="mu_t"):
         parse_friction("anisotropic:0:0.6")
-    assert parse_friction("anisotropic:0.2:0.6:soc").form == "soc"
+    assert parse_friction("anisotropic:0.2:0.6:mncp").form == "mncp"
+    assert not parse_friction("anisotropic:0.2:0.6:soc").auto
     with pytest.raises(FrictionLawError, match="'mncp' or 'soc'"):
         parse_friction("anisotropic:0.2:0.6:cone")
     # examples/box_push.py: a 10 N push along t on 3 kg; mu_t m g = 5.886 N < 10 N: it slides

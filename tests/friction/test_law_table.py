@@ -75,7 +75,7 @@ def test_anisotropic_cone_is_public():
     from contactmodel.friction import anisotropic
 
     assert cm.AnisotropicCone is AnisotropicCone is anisotropic.AnisotropicCone
-    expected = "AnisotropicCone(mu_t=0.2, mu_o=0.6, form=<ConeForm.MNCP: 'mncp'>)"
+    expected = "AnisotropicCone(mu_t=0.2, mu_o=0.6, auto=True, form=<ConeForm.SOC: 'soc'>)"
     assert repr(cm.AnisotropicCone(0.2, 0.6)) == expected
 
 

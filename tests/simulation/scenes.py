@@ -15,7 +15,7 @@ SIDE = 0.2
 #: the laws whose MNCP rows are quadratic: name -> (a maker of the law at mu 0.5, torsion needed)
 QUADRATIC_LAWS = {
     "cone_mncp": (lambda: cm.CoulombCone(0.5, form="mncp"), False),
-    "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4), False),
+    "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4, form="mncp"), False),
     "ellipsoid": (lambda: cm.Ellipsoid(0.5), True),
     "elltor": (lambda: cm.EllipticTorsion(0.5), True),
 }

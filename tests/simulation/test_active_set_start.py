@@ -16,7 +16,12 @@ from contactmodel.solvers.newton import NewtonOptions, solve
 
 from .scenes import box_on_incline, sliding_box
 
-LAWS = [cm.Polygonal(0.5, 8), cm.Pyramid(0.5), cm.CoulombCone(0.5, form="mncp"), cm.AnisotropicCone(0.5, 0.4)]
+LAWS = [
+    cm.Polygonal(0.5, 8),
+    cm.Pyramid(0.5),
+    cm.CoulombCone(0.5, form="mncp"),
+    cm.AnisotropicCone(0.5, 0.4, form="mncp"),
+]
 
 
 def _scene(name: str):
