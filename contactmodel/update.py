@@ -187,6 +187,10 @@ def reassemble(problem: Problem, assembly: ContactAssembly, contexts, held: Held
     return held
 
 
+#: largest A (entries) whose difference :func:`same_matrix` takes densely
+_DENSE_DIFFERENCE = 20_000
+
+
 def same_matrix(A: sp.csr_matrix, B: sp.csr_matrix, rtol: float = 1e-12) -> bool:
     """Whether A and B (m, m) differ by at most ``rtol`` times the largest |B| entry (at least 1)
     in every entry: the compiled MCP's matrix made with A stands for B."""
@@ -200,10 +204,6 @@ def same_matrix(A: sp.csr_matrix, B: sp.csr_matrix, rtol: float = 1e-12) -> bool
     else:
         change = float(abs(B - A).max())
     return change <= rtol * scale
-
-
-#: largest A (entries) whose difference :func:`same_matrix` takes densely
-_DENSE_DIFFERENCE = 20_000
 
 
 class AccelerationMap:
