@@ -418,9 +418,10 @@ LAWS = {
     "aniso_mncp": ("AnisotropicCone", {"form": "mncp"}),
     "ellipsoid": ("Ellipsoid", {}),
     "elltor": ("EllipticTorsion", {}),
+    "elltor_soc": ("EllipticTorsion", {"form": "soc"}),
 }
 #: the laws whose runs have torsion contacts (soft fingers: a torsional friction row each)
-TORSION_LAWS = {"ellipsoid", "elltor"}
+TORSION_LAWS = {"ellipsoid", "elltor", "elltor_soc"}
 
 
 def our_law(law: str, mu: float):

@@ -192,6 +192,10 @@ def test_bad_arguments_exit_2(capsys, argv):
         ("ellipsoid:0.9:1:1:2:opposite", cm.Ellipsoid, {"e_r": 2.0, "direction": "opposite"}),
         ("ellipsoid:0.9", cm.Ellipsoid, {"direction": "max-work"}),
         ("elliptic-torsion:0.5:1:2:0.1", cm.EllipticTorsion, {"mu": 0.5, "e_t": 1.0, "e_o": 2.0, "e_r": 0.1}),
+        ("elliptic-torsion:0.5:soc", cm.EllipticTorsion, {"mu": 0.5, "form": "soc"}),
+        ("elliptic-torsion:0.5:1:2:0.1:mncp", cm.EllipticTorsion, {"e_r": 0.1, "form": "mncp"}),
+        ("anisotropic:0.2:0.6", cm.AnisotropicCone, {"mu_t": 0.2, "mu_o": 0.6, "form": "soc", "auto": True}),
+        ("anisotropic:0.2:0.6:mncp", cm.AnisotropicCone, {"form": "mncp", "auto": False}),
         (" Cone : 0.25 ", cm.CoulombCone, {"mu": 0.25}),
     ],
 )

@@ -43,6 +43,7 @@ LAWS = {
     "ellipsoid": lambda: cm.Ellipsoid(0.5, 1.0, 0.7, 0.3),
     "ellipsoid_opposite": lambda: cm.Ellipsoid(0.4, 1.2, 0.8, 0.2, direction="opposite"),
     "elliptic_torsion": lambda: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.25),
+    "elliptic_torsion_soc": lambda: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.25, form="soc"),
     "anisotropic": lambda: AnisotropicCone(0.3, 0.6, form="mncp"),
     "anisotropic_soc": lambda: AnisotropicCone(0.3, 0.6),
     "polyhedral": lambda: cm.PolyhedralLimitSurface(

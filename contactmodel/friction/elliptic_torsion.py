@@ -5,6 +5,12 @@ this product set splits into two independent parts, each rolling or sliding by i
 relative velocity: the (t, o) ellipse as the weighted-cone MNCP, and the torsional interval as
 the one-axis pyramid LCP. Needs contacts declared with torsion=True.
 
+``form="soc"``: a rolling ellipse as a Coulomb cone block (newton only), as
+:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form: in u_alpha = c_alpha /
+(mu e_alpha) the ellipse is the unit cone |u_T| <= c_n and maximum work over it is Coulomb's
+law with mu = 1 for u and the accelerations (a_n, mu e_t a_t, mu e_o a_o); the normal pair is
+the cone block's, the torsional interval keeps its LCP rows (reading c_n).
+
 References:
 
 - J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
@@ -15,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.cone import ConeForm
 from contactmodel.friction.ellipsoid import lift_ellipse
 from contactmodel.friction.pyramid import Pyramid, lift_interval_axes
 from contactmodel.friction.rows import (
@@ -32,15 +40,25 @@ from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
 
 
 class EllipticTorsion(FrictionLaw):
-    """Elliptic friction in (t, o) with an independent torsional limit |c_r| <= e_r mu c_n."""
+    """Elliptic friction in (t, o) with an independent torsional limit |c_r| <= e_r mu c_n;
+    ``form`` ``"mncp"`` (default) or ``"soc"`` states a rolling ellipse (see the module
+    docstring)."""
 
     needs_torsion = True
 
-    def __init__(self, mu: float, e_t: float = 1.0, e_o: float = 1.0, e_r: float = 1.0):
+    def __init__(
+        self,
+        mu: float,
+        e_t: float = 1.0,
+        e_o: float = 1.0,
+        e_r: float = 1.0,
+        form: ConeForm | str = ConeForm.MNCP,
+    ):
         self.mu = check_coefficient(mu, "EllipticTorsion.mu")
         self.e_t = check_coefficient(e_t, "EllipticTorsion.e_t", positive=True)
         self.e_o = check_coefficient(e_o, "EllipticTorsion.e_o", positive=True)
         self.e_r = check_coefficient(e_r, "EllipticTorsion.e_r", positive=True)
+        self.form = ConeForm.parse(form, "EllipticTorsion.form", FrictionLawError)
 
     @property
     def _ellipse(self) -> dict[str, float]:
@@ -62,8 +80,10 @@ class EllipticTorsion(FrictionLaw):
 
     def _rows(self, ctx: ContactContext) -> ContactRows:
         rows = RowsBuilder()
-        cn = rows.var("c_n")
         rolling = not ctx.sliding("to")
+        if rolling and self.form == ConeForm.SOC:
+            return self._soc_rows(ctx, rows)
+        cn = rows.var("c_n")
         if rolling:
             variables = ellipse_variables(rows, "to")
         rows.set_force("n", [(1.0, cn)])
@@ -82,6 +102,22 @@ class EllipticTorsion(FrictionLaw):
         rows.pairs.extend(torsion)
         return rows.rows()
 
+    def _soc_rows(self, ctx: ContactContext, rows: RowsBuilder) -> ContactRows:
+        """A rolling ellipse as a cone block of free c_n, u_t, u_o (c_alpha = mu e_alpha u_alpha,
+        rows (a_n, mu e_t a_t, mu e_o a_o)); in r the sliding moment or the interval rows."""
+        cn = rows.var("c_n", free=True)
+        u = {a: rows.var(f"u_{a}", free=True) for a in "to"}
+        rows.set_force("n", [(1.0, cn)])
+        for a, e in self._ellipse.items():
+            rows.set_force(a, [(self.mu * e, u[a])])
+        if ctx.sliding("r"):
+            rows.set_force("r", [(-self.e_r * self.mu * float(np.sign(ctx.velocity[3])), cn)])
+        else:
+            rows.pairs.extend(add_interval(rows, "r", self._torsion, cn))
+        rows.cone, rows.mu = (cn, u["t"], u["o"]), 1.0
+        rows.cone_scale = (1.0, self.mu * self.e_t, self.mu * self.e_o)
+        return rows.rows()
+
     def friction_set(self) -> FrictionSet:
         parts = [EllipsoidPart("to", self.mu, (self.e_t, self.e_o)), BoxPart("r", self.e_r * self.mu)]
         label = f"ellipse+torsion mu={self.mu:g} e=({self.e_t:g}, {self.e_o:g}, {self.e_r:g})"
@@ -91,7 +127,10 @@ class EllipticTorsion(FrictionLaw):
         values = {"c_n": float(force[0])}
         if self.mu == 0.0:
             return values
-        if not ctx.sliding("to"):
+        if not ctx.sliding("to") and self.form == ConeForm.SOC:
+            values["u_t"] = float(force[1]) / (self.mu * self.e_t)
+            values["u_o"] = float(force[2]) / (self.mu * self.e_o)
+        elif not ctx.sliding("to"):
             values.update(lift_ellipse("to", self._ellipse, force, accel))
         if not ctx.sliding("r"):
             values.update(lift_interval_axes("r", self._torsion, force, accel))

@@ -104,6 +104,12 @@ def _ellipsoid(cls: type, mu: str, *rest: str) -> Any:
     return _weighted(cls, mu, *rest)
 
 
+def _elliptic_torsion(cls: type, mu: str, *rest: str) -> Any:
+    if rest and rest[-1].lower() in ("mncp", "soc"):
+        return _weighted(cls, mu, *rest[:-1], form=rest[-1].lower())
+    return _weighted(cls, mu, *rest)
+
+
 #: every friction law: class name, its file, and (when the command line takes it) its spec
 LAWS: tuple[LawEntry, ...] = (
     LawEntry("CoulombCone", "cone", cli="cone", syntax="cone:MU[:mncp|soc]", params=(1, 2), make=_cone),
@@ -123,9 +129,9 @@ LAWS: tuple[LawEntry, ...] = (
         "EllipticTorsion",
         "elliptic_torsion",
         cli="elliptic-torsion",
-        syntax="elliptic-torsion:MU[:E_T:E_O:E_R]",
-        params=(1, 4),
-        make=_weighted,
+        syntax="elliptic-torsion:MU[:E_T:E_O:E_R][:mncp|soc]",
+        params=(1, 5),
+        make=_elliptic_torsion,
     ),
     LawEntry("PolyhedralLimitSurface", "polyhedral"),  # no spec: its parameter is a matrix
     LawEntry(

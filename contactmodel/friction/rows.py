@@ -183,6 +183,10 @@ class RowsBuilder:
         self.force: dict[str, list[tuple[float, int]]] = {}
         self.expressions: list[tuple[str, tuple]] = []
         self.pairs: list[tuple[str, int, tuple]] = []
+        #: a cone block: its (n, t, o) variables, mu and row scales (see :class:`ContactRows`)
+        self.cone: tuple[int, int, int] | None = None
+        self.mu = 0.0
+        self.cone_scale = (1.0, 1.0, 1.0)
 
         self.marks: dict[str, int] = {}
 
@@ -202,6 +206,9 @@ class RowsBuilder:
             tuple(self.variables),
             self.force,
             tuple(self.pairs),
+            cone=self.cone,
+            mu=self.mu,
+            cone_scale=self.cone_scale,
             expressions=tuple(self.expressions),
             force_marks=self.marks,
         )

@@ -1,0 +1,79 @@
+"""The laws whose ellipse is a Coulomb cone block of the scaled friction (``ContactRows.cone_scale``):
+``AnisotropicCone`` (its default form) and ``EllipticTorsion(form="soc")``, whose torsional
+interval keeps its LCP rows beside the block. Against their MNCP statements: on random reduced
+problems an answer of the cone-block form, lifted into the MNCP, is a solution there; a ball
+spinning while it slides moves alike in both forms (one contact: one motion; a box on four
+corners may move otherwise under either, its normal impulses not unique)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import contactmodel as cm
+from contactmodel.solve import relative_residual
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_an_answer_of_the_soc_form_of_elliptic_torsion_solves_its_mncp(seed) -> None:
+    """Random reduced torsion problems of 1-4 contacts (A positive definite), random mu and
+    weights: newton solves the cone-block form, the friction set's own check holds, and its
+    forces lifted into the MNCP are a point where that form's natural residual is ~0."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 5))
+    G = rng.normal(size=(4 * k, 4 * k + 2))
+    A = G @ G.T / (4 * k) + 0.05 * np.eye(4 * k)
+    b = rng.normal(size=4 * k)
+    mu, weights = float(rng.uniform(0.1, 1.0)), rng.uniform(0.3, 1.5, 3).tolist()
+    law = cm.EllipticTorsion(mu, *weights, form="soc")
+    soc = cm.formulate_from_matrices(A, b, friction=law, torsion=True)
+    assert soc.compile().mcp.cones is not None
+    solution = cm.solve(soc, solver="newton")
+    assert solution.status is cm.Status.SOLVED, solution.message
+    assert solution.checks["law_residual"] <= 1e-8
+    mncp = cm.formulate_from_matrices(A, b, friction=cm.EllipticTorsion(mu, *weights), torsion=True)
+    point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
+    assert relative_residual(mncp.compile().mcp, point) <= 1e-8
+
+
+def _spinning_ball() -> tuple[cm.System, list]:
+    """A 1 kg ball of radius 0.1 m sliding along (0.4, 0.2) m/s and spinning at 3 rad/s about the
+    normal (and rolling backwards about x) on the floor."""
+    system = cm.System(gravity=(0, 0, -9.81))
+    system.add_body(
+        "ball",
+        1.0,
+        cm.inertia.sphere(1.0, 0.1),
+        position=(0, 0, 0.1),
+        velocity=(0.4, 0.2, 0.0),
+        angular_velocity=(1.0, 0.0, 3.0),
+        shape=cm.shapes.Sphere(0.1),
+    )
+    return system, [cm.Plane(tangent=(1.0, 0.0, 0.0))]
+
+
+@pytest.mark.parametrize(
+    ("make", "torsion"),
+    [
+        (lambda form: cm.AnisotropicCone(0.5, 0.25, form=form), False),
+        (lambda form: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.3, form=form), True),
+    ],
+    ids=["anisotropic", "elliptic_torsion"],
+)
+def test_a_spinning_slide_moves_alike_in_both_forms(make, torsion) -> None:
+    runs = {}
+    for form in ("mncp", "soc"):
+        system, planes = _spinning_ball()
+        runs[form] = cm.simulate(system, 0.15, 1e-3, friction=make(form), planes=planes, torsion=torsion)
+        assert runs[form].ok
+    mncp, soc = runs["mncp"], runs["soc"]
+    assert np.abs(mncp.positions - soc.positions).max() < 1e-8
+    assert np.abs(mncp.angular_velocities - soc.angular_velocities).max() < 1e-6
+    spin = soc.angular_velocities[-1, 0, 2]
+    if torsion:
+        assert spin < 3.0 - 0.1, "the torsional friction slowed the spin"
+    else:
+        assert spin == pytest.approx(3.0, abs=1e-9), "a point contact has no torsional friction"
