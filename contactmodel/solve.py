@@ -355,10 +355,10 @@ def _load_solver(solver: str, mcp: MCP):
     if mcp.cones is not None and not info.cones:
         able = solvers.able(lcp=False, cones=True)
         raise SolverError(
-            f"solver '{solver}' cannot solve the form='soc' contacts of CoulombCone or AnisotropicCone "
-            f"(second-order-cone blocks, not box rows); use solver={able[0]!r}, or CoulombCone(mu) or "
-            "AnisotropicCone(mu_t, mu_o) (automatic form), or form='mncp' (the mixed NCP of Trinkle et "
-            "al. 1997)"
+            f"solver '{solver}' cannot solve form='soc' contacts (the second-order-cone blocks of "
+            f"CoulombCone, AnisotropicCone or EllipticTorsion, not box rows); use solver={able[0]!r}, or "
+            "leave the law's form automatic (form=None, e.g. CoulombCone(mu)), or form='mncp' (the mixed "
+            "NCP of Trinkle et al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
         names = [repr(name) for name in solvers.able(lcp=False, polynomial=False)]

@@ -6,7 +6,9 @@ relative velocity: the (t, o) ellipse as the weighted-cone MNCP, and the torsion
 the one-axis pyramid LCP. Needs contacts declared with torsion=True.
 
 ``form="soc"``: a rolling ellipse as a Coulomb cone block (newton only), as
-:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form: in u_alpha = c_alpha /
+:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form (``form=None``, the
+default, is automatic as theirs: this form for newton, the MNCP for a solver without cone
+blocks): in u_alpha = c_alpha /
 (mu e_alpha) the ellipse is the unit cone |u_T| <= c_n and maximum work over it is Coulomb's
 law with mu = 1 for u and the accelerations (a_n, mu e_t a_t, mu e_o a_o); the normal pair is
 the cone block's, the torsional interval keeps its LCP rows (reading c_n).
@@ -41,8 +43,8 @@ from contactmodel.friction.sets import BoxPart, EllipsoidPart, FrictionSet
 
 class EllipticTorsion(FrictionLaw):
     """Elliptic friction in (t, o) with an independent torsional limit |c_r| <= e_r mu c_n;
-    ``form`` ``"mncp"`` (default) or ``"soc"`` states a rolling ellipse (see the module
-    docstring)."""
+    ``form``: None (default, automatic), ``"mncp"`` or ``"soc"`` states a rolling ellipse (see
+    the module docstring); ``self.auto`` whether it was left to choose."""
 
     needs_torsion = True
 
@@ -52,13 +54,15 @@ class EllipticTorsion(FrictionLaw):
         e_t: float = 1.0,
         e_o: float = 1.0,
         e_r: float = 1.0,
-        form: ConeForm | str = ConeForm.MNCP,
+        form: ConeForm | str | None = None,
     ):
         self.mu = check_coefficient(mu, "EllipticTorsion.mu")
         self.e_t = check_coefficient(e_t, "EllipticTorsion.e_t", positive=True)
         self.e_o = check_coefficient(e_o, "EllipticTorsion.e_o", positive=True)
         self.e_r = check_coefficient(e_r, "EllipticTorsion.e_r", positive=True)
-        self.form = ConeForm.parse(form, "EllipticTorsion.form", FrictionLawError)
+        self.auto = form is None
+        form = ConeForm.SOC if form is None else form
+        self.form = ConeForm.parse(form, "EllipticTorsion.form (None: automatic)", FrictionLawError)
 
     @property
     def _ellipse(self) -> dict[str, float]:
@@ -117,6 +121,18 @@ class EllipticTorsion(FrictionLaw):
         rows.cone, rows.mu = (cn, u["t"], u["o"]), 1.0
         rows.cone_scale = (1.0, self.mu * self.e_t, self.mu * self.e_o)
         return rows.rows()
+
+    def scaled(self, factor: float) -> EllipticTorsion:
+        return self._made(self.mu * factor, self.form)
+
+    def restated(self, form: str) -> EllipticTorsion | None:
+        return None if self.form == form else self._made(self.mu, form)
+
+    def _made(self, mu: float, form: str) -> EllipticTorsion:
+        """A law of these fields, automatic when this one is."""
+        law = EllipticTorsion(mu, self.e_t, self.e_o, self.e_r, form=form)
+        law.auto = self.auto
+        return law
 
     def friction_set(self) -> FrictionSet:
         parts = [EllipsoidPart("to", self.mu, (self.e_t, self.e_o)), BoxPart("r", self.e_r * self.mu)]

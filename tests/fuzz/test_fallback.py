@@ -107,7 +107,6 @@ def test_unloaded_soft_finger_contacts_are_solved_frictionless(index: int, unloa
     "index",
     [
         2633,  # 1 box, 6 Ellipsoid contacts, reduced form: newton stalls with contacts penetrating
-        828,  # 2 boxes, 8 contacts (Ellipsoid, EllipticTorsion, Polygonal, Pyramid), reduced form
     ],
 )
 def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
@@ -126,6 +125,25 @@ def test_soft_finger_scene_solved_from_the_lcp_surrogate(index: int) -> None:
     assert sol.iterations > first.iterations
     verdict = check_answer(sc, sol, 1e-6)
     assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+
+
+def test_an_elliptic_torsion_mncp_scene_is_solved_with_its_ellipse_as_a_cone_block() -> None:
+    """Scene 828 (2 boxes, 8 contacts: Ellipsoid, EllipticTorsion, Polygonal, Pyramid; reduced
+    form): newton stalls in the MNCP statement and in the sparse form; the retry in the other cone
+    form (the EllipticTorsion contacts' ellipse as a cone block, ``FrictionLaw.restated``) solves
+    it, before the LCP surrogate's start is tried (which solved it when that retry took only
+    CoulombCone contacts)."""
+    sc = torsion_scene(828)
+    problem = sc.problem()
+    first = cm.solve(problem, fallback=False)
+    assert first.status is not cm.Status.SOLVED  # the premise
+    sol = cm.solve(problem)
+    assert sol.status is cm.Status.SOLVED, sol.message
+    assert sol.extras["fallback"]["solved_by"] == "with the cone in the SOC form"
+    verdict = check_answer(sc, sol, 1e-6)
+    assert verdict.ok, f"{verdict.worst}: {verdict.value:.2e}"
+    mcp = problem.compile().mcp  # x in the caller's (MNCP) variable order
+    assert sol.x.shape == (mcp.n,) and relative_residual(mcp, sol.x) <= 1e-6
 
 
 @pytest.mark.parametrize(
