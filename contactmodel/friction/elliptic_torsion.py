@@ -6,12 +6,12 @@ relative velocity: the (t, o) ellipse as the weighted-cone MNCP, and the torsion
 the one-axis pyramid LCP. Needs contacts declared with torsion=True.
 
 ``form="soc"``: a rolling ellipse as a Coulomb cone block (newton only), as
-:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form (``form=None``, the
-default, is automatic as theirs: this form for newton, the MNCP for a solver without cone
-blocks): in u_alpha = c_alpha /
+:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form: in u_alpha = c_alpha /
 (mu e_alpha) the ellipse is the unit cone |u_T| <= c_n and maximum work over it is Coulomb's
 law with mu = 1 for u and the accelerations (a_n, mu e_t a_t, mu e_o a_o); the normal pair is
-the cone block's, the torsional interval keeps its LCP rows (reading c_n).
+the cone block's, the torsional interval keeps its LCP rows (reading c_n). ``form=None`` (the
+default) is automatic, as theirs: this form for newton, the MNCP for a solver without cone
+blocks.
 
 References:
 
