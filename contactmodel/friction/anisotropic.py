@@ -25,13 +25,13 @@ the MNCP for a solver without cone blocks.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 
-from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
-from contactmodel.friction.cone import ConeForm
+from contactmodel.friction.cone import ConeForm, chosen_form, restated_copy
 from contactmodel.friction.ellipsoid import lift_ellipse
 from contactmodel.friction.rows import ContactRows, ellipse_rows, sliding_rows
 from contactmodel.friction.sets import EllipsoidPart, FrictionSet
@@ -46,9 +46,7 @@ class AnisotropicCone(FrictionLaw):
     def __init__(self, mu_t: float, mu_o: float, form: ConeForm | str | None = None):
         self.mu_t = check_coefficient(mu_t, "AnisotropicCone.mu_t", positive=True)
         self.mu_o = check_coefficient(mu_o, "AnisotropicCone.mu_o", positive=True)
-        self.auto = form is None
-        form = ConeForm.SOC if form is None else form
-        self.form = ConeForm.parse(form, "AnisotropicCone.form (None: automatic)", FrictionLawError)
+        self.auto, self.form = chosen_form(form, "AnisotropicCone.form")
 
     @property
     def mu(self) -> float:
@@ -60,16 +58,12 @@ class AnisotropicCone(FrictionLaw):
         return {"t": self.mu_t, "o": self.mu_o}
 
     def scaled(self, factor: float) -> AnisotropicCone:
-        return self._made(self.mu_t * factor, self.mu_o * factor, self.form)
+        twin = copy.copy(self)  # its form and auto kept; a new key with the new coefficients
+        twin.mu_t, twin.mu_o = self.mu_t * factor, self.mu_o * factor
+        return twin
 
     def restated(self, form: str) -> AnisotropicCone | None:
-        return None if self.form == form else self._made(self.mu_t, self.mu_o, form)
-
-    def _made(self, mu_t: float, mu_o: float, form: str) -> AnisotropicCone:
-        """A law of these fields, automatic when this one is."""
-        law = AnisotropicCone(mu_t, mu_o, form=form)
-        law.auto = self.auto
-        return law
+        return restated_copy(self, form)
 
     def rows(self, ctx: ContactContext) -> ContactRows:
         weights = self._weights

@@ -44,6 +44,7 @@ References:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -87,6 +88,24 @@ class ConeSlack(Choice):
 
 #: the two statements of the law at a rolling contact
 FORMS = ConeForm.values()
+
+
+def chosen_form(form: ConeForm | str | None, field: str) -> tuple[bool, ConeForm]:
+    """(automatic, the form formulated) of a weighted-cone law given ``form`` (its field
+    ``field``): None is automatic, formulated in the SOC form (see :class:`ConeForm`)."""
+    if form is None:
+        return True, ConeForm.SOC
+    return False, ConeForm.parse(form, f"{field} (None: automatic)", FrictionLawError)
+
+
+def restated_copy(law: FrictionLaw, form: str) -> FrictionLaw | None:
+    """:meth:`~contactmodel.friction.base.FrictionLaw.restated` of a law whose statement is its
+    field ``form`` alone: a copy in ``form`` (automatic when ``law`` is), None in it already."""
+    if law.form == form:
+        return None
+    twin = copy.copy(law)  # setting a field gives it a new key (and so its own shared rows)
+    twin.form = ConeForm.parse(form, f"{type(law).__name__}.form", FrictionLawError)
+    return twin
 
 
 class _ConePlan(NamedTuple):

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
-from contactmodel.friction.cone import ConeForm
+from contactmodel.friction.cone import ConeForm, chosen_form, restated_copy
 from contactmodel.friction.ellipsoid import lift_ellipse
 from contactmodel.friction.pyramid import Pyramid, lift_interval_axes
 from contactmodel.friction.rows import (
@@ -60,9 +59,7 @@ class EllipticTorsion(FrictionLaw):
         self.e_t = check_coefficient(e_t, "EllipticTorsion.e_t", positive=True)
         self.e_o = check_coefficient(e_o, "EllipticTorsion.e_o", positive=True)
         self.e_r = check_coefficient(e_r, "EllipticTorsion.e_r", positive=True)
-        self.auto = form is None
-        form = ConeForm.SOC if form is None else form
-        self.form = ConeForm.parse(form, "EllipticTorsion.form (None: automatic)", FrictionLawError)
+        self.auto, self.form = chosen_form(form, "EllipticTorsion.form")
 
     @property
     def _ellipse(self) -> dict[str, float]:
@@ -122,17 +119,8 @@ class EllipticTorsion(FrictionLaw):
         rows.cone_scale = (1.0, self.mu * self.e_t, self.mu * self.e_o)
         return rows.rows()
 
-    def scaled(self, factor: float) -> EllipticTorsion:
-        return self._made(self.mu * factor, self.form)
-
     def restated(self, form: str) -> EllipticTorsion | None:
-        return None if self.form == form else self._made(self.mu, form)
-
-    def _made(self, mu: float, form: str) -> EllipticTorsion:
-        """A law of these fields, automatic when this one is."""
-        law = EllipticTorsion(mu, self.e_t, self.e_o, self.e_r, form=form)
-        law.auto = self.auto
-        return law
+        return restated_copy(self, form)
 
     def friction_set(self) -> FrictionSet:
         parts = [EllipsoidPart("to", self.mu, (self.e_t, self.e_o)), BoxPart("r", self.e_r * self.mu)]

@@ -65,20 +65,24 @@ class LawEntry(NamedTuple):
         return self.make(self.cls, *params)
 
 
+#: the words of a spec that choose a cone law's form
+_FORM_WORDS = ("mncp", "soc")
+
+
+def _form_word(word: str | None, law: str, example: str) -> str | None:
+    """A spec's form word, lower case (None: automatic), or a FrictionLawError naming the law."""
+    form = None if word is None else word.lower()
+    if form not in (None, *_FORM_WORDS):
+        raise FrictionLawError(f"{law} form must be 'mncp' or 'soc' (got {form!r}), as in {example}")
+    return form
+
+
 def _cone(cls: type, mu: str, form: str | None = None) -> Any:
-    form = None if form is None else form.lower()
-    if form not in (None, "mncp", "soc"):
-        raise FrictionLawError(f"cone form must be 'mncp' or 'soc' (got {form!r}), as in cone:0.5:soc")
-    return cls(_number(mu), form=form)
+    return cls(_number(mu), form=_form_word(form, "cone", "cone:0.5:soc"))
 
 
 def _anisotropic(cls: type, mu_t: str, mu_o: str, form: str | None = None) -> Any:
-    form = None if form is None else form.lower()
-    if form not in (None, "mncp", "soc"):
-        raise FrictionLawError(
-            f"anisotropic form must be 'mncp' or 'soc' (got {form!r}), as in anisotropic:0.2:0.6:soc"
-        )
-    return cls(_number(mu_t), _number(mu_o), form=form)
+    return cls(_number(mu_t), _number(mu_o), form=_form_word(form, "anisotropic", "anisotropic:0.2:0.6:soc"))
 
 
 def _polygon(cls: type, mu: str, k: str | None = None) -> Any:
@@ -105,7 +109,7 @@ def _ellipsoid(cls: type, mu: str, *rest: str) -> Any:
 
 
 def _elliptic_torsion(cls: type, mu: str, *rest: str) -> Any:
-    if rest and rest[-1].lower() in ("mncp", "soc"):
+    if rest and rest[-1].lower() in _FORM_WORDS:
         return _weighted(cls, mu, *rest[:-1], form=rest[-1].lower())
     return _weighted(cls, mu, *rest)
 
