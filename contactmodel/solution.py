@@ -64,8 +64,9 @@ class Solution:
     largest load term: external forces and free accelerations), or 1 when F(0) = 0, so the status
     does not change when the data is scaled (:mod:`contactmodel.mcp.scale`); ``checks`` holds the
     physical checks (normal complementarity, Newton-Euler) for contact problems. ``cone_form`` is
-    the form in which the ``CoulombCone`` contacts were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``;
-    None without such contacts), see :mod:`contactmodel.friction.cone`.
+    the form in which the contacts of laws with two statements (``CoulombCone``, ``AnisotropicCone``,
+    ``EllipticTorsion``) were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``; None without such
+    contacts), see :mod:`contactmodel.friction.cone`.
     """
 
     status: Status
@@ -81,7 +82,7 @@ class Solution:
     checks: dict[str, float] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     extras: dict[str, Any] = field(default_factory=dict)
-    cone_form: str | None = None  # form of the CoulombCone contacts that ran: soc, mncp, soc+mncp
+    cone_form: str | None = None  # form of the cone-law contacts that ran: soc, mncp, soc+mncp
     residual_scale: float = 1.0  # ||F(0)||_inf, or 1 when F(0) = 0: what ``residual`` is relative to
 
     @property

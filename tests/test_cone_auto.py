@@ -58,6 +58,22 @@ def test_mixed_forms_are_named():
     assert cone_form({"c": cm.Pyramid(0.5)}) is None
 
 
+def test_the_weighted_cones_report_the_form_that_ran():
+    problem = cm.formulate(CASE.build(), friction=cm.AnisotropicCone(0.5, 0.3))
+    newton = cm.solve(problem)
+    assert newton.status is cm.Status.SOLVED and newton.cone_form == "soc"
+    scipy = cm.solve(problem, solver="scipy")
+    assert scipy.ok and scipy.cone_form == "mncp"
+    np.testing.assert_allclose(_box_acceleration(scipy), _box_acceleration(newton), atol=1e-6)
+    laws = {
+        "a": cm.EllipticTorsion(0.5, form="mncp"),
+        "b": cm.AnisotropicCone(0.5, 0.3),
+        "c": cm.Ellipsoid(0.5),
+    }
+    assert cone_form(laws) == "soc+mncp"
+    assert cone_form({"c": cm.Ellipsoid(0.5), "d": cm.Polygonal(0.5, 6)}) is None
+
+
 def test_every_solver_without_cone_support_gets_the_mncp():
     problem = cm.formulate_from_matrices(A1, [-1.0, 0.2, 0.0], friction=cm.CoulombCone(0.5))
     twin = without_cone_blocks(problem)

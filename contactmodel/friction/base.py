@@ -102,6 +102,10 @@ class FrictionLaw(ABC):
     #: the law chose its cone form itself (CoulombCone, AnisotropicCone with ``form=None``): a
     #: solver without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`)
     auto: bool = False
+    #: the statement of its rolling contacts, for a law that has two (a ``ConeForm``: ``"soc"`` a
+    #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion); None
+    #: for a law with one (``Solution.cone_form`` reports the forms that ran)
+    form: str | None = None
 
     def check_contact(self, contact: DeclaredContact) -> None:
         """Raise FrictionLawError when this law cannot be used on ``contact``."""
