@@ -248,9 +248,19 @@ def _read(paths: list[Path]) -> list[dict]:
 
 def _scene(args, i: int):
     laws = ALL_LAWS if args.torsion else LAWS
-    return draw_scene(
+    scene = draw_scene(
         NumpyDraw([args.seed, i]), max_boxes=args.max_boxes, max_contacts=args.max_contacts, laws=laws
     )
+    if args.torsion_form == "auto":
+        for contact in scene.contacts:
+            if contact.law.name == "elliptic-torsion":
+                contact.law.form = None
+    three_row_blocks = {"cone", "cone-soc"} | ({"elliptic-torsion"} if args.torsion_form == "auto" else set())
+    if args.ellipsoid_form == "soc" and not scene.laws & three_row_blocks:
+        for contact in scene.contacts:
+            if contact.law.name == "ellipsoid":
+                contact.law.form = "soc"
+    return scene
 
 
 def _verified(scene, sol) -> bool:
@@ -350,6 +360,20 @@ def main(argv: list[str] | None = None) -> int:
         "--torsion",
         action="store_true",
         help="add the soft-finger laws (other scenes)",
+    )
+    ap.add_argument(
+        "--torsion-form",
+        choices=("mncp", "auto"),
+        default="mncp",
+        help="EllipticTorsion's form: its MNCP (as the sets were drawn) or its automatic form (the cone "
+        "block for newton); the same scenes",
+    )
+    ap.add_argument(
+        "--ellipsoid-form",
+        choices=("mncp", "soc"),
+        default="mncp",
+        help="Ellipsoid's form: its MNCP (as drawn) or its cone block of four rows, in the scenes without "
+        "cone blocks of three rows (a problem's blocks have one size); the same scenes",
     )
     ap.add_argument("--jsonl", type=Path, help="write one JSON line per run")
     ap.add_argument("--resume", action="store_true", help="append to --jsonl, skipping runs it holds")

@@ -55,17 +55,20 @@ from contactmodel.simulation import Plane, simulate  # noqa: E402
 from tests.simulation.scenes import random_pile  # noqa: E402
 
 LAWS = (
-    lambda mu: cm.Ellipsoid(mu, e_r=0.05),
-    lambda mu: cm.EllipticTorsion(mu, e_r=0.05),
-    lambda mu: cm.CoulombCone(mu),
+    lambda mu, form: cm.Ellipsoid(mu, e_r=0.05, form=form),
+    lambda mu, form: cm.EllipticTorsion(mu, e_r=0.05),
+    lambda mu, form: cm.CoulombCone(mu),
 )
 
 
-def run(seed: int, t_end: float, dt: float) -> tuple[str, cm.simulation.Trajectory]:
-    """(the law's name, the trajectory) of run ``seed`` (see the module docstring)."""
+def run(
+    seed: int, t_end: float, dt: float, ellipsoid_form: str = "mncp"
+) -> tuple[str, cm.simulation.Trajectory]:
+    """(the law's name, the trajectory) of run ``seed`` (see the module docstring), the Ellipsoid
+    in ``ellipsoid_form``."""
     rng = np.random.default_rng([7, seed])
     system = random_pile(rng, int(rng.integers(1, 5)))
-    law = LAWS[int(rng.integers(len(LAWS)))](float(rng.uniform(0.1, 0.9)))
+    law = LAWS[int(rng.integers(len(LAWS)))](float(rng.uniform(0.1, 0.9)), ellipsoid_form)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the overlap projection's notes
         traj = simulate(system, t_end, dt, law, planes=[Plane()], torsion=True, on_failure="stop")
@@ -84,11 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs=2, default=(0, 40), metavar=("FIRST", "END"))
     ap.add_argument("--t-end", type=float, default=0.1, help="s")
     ap.add_argument("--dt", type=float, default=5e-3, help="s")
+    ap.add_argument("--ellipsoid-form", choices=("mncp", "soc"), default="mncp", help="Ellipsoid's form")
     args = ap.parse_args(argv)
     finished, rungs = 0, collections.Counter()
     for seed in range(*args.seeds):
         c0 = time.process_time()
-        law, traj = run(seed, args.t_end, args.dt)
+        law, traj = run(seed, args.t_end, args.dt, args.ellipsoid_form)
         routes = collections.Counter(_rung(f) for f in traj.fallback if f)
         rungs.update(routes)
         finished += traj.ok

@@ -172,8 +172,9 @@ def add_row_conditions(blk: pe.Block, rows: ContactRows, found: list) -> None:
         else:
             equation(blk, key, expr, var)
     if rows.cone is not None:
-        force = {ax: found[p] for ax, p in zip("nto", rows.cone)}
-        scale = zip("nto", rows.cone_scale)
+        axes = "ntor"[: len(rows.cone)]
+        force = {ax: found[p] for ax, p in zip(axes, rows.cone)}
+        scale = zip(axes, rows.cone_scale)
         accel = {ax: blk.accel[ax] if s == 1.0 else s * blk.accel[ax] for ax, s in scale}
         add_block(blk, "cone", SOCComplementarity).set(force, accel, rows.mu)
 

@@ -94,7 +94,8 @@ class Reduction:
 
 
 class ConeFormSwitch(Reduction):
-    """The contacts of laws with two statements (CoulombCone, AnisotropicCone) in ``form``
+    """The contacts of laws with two statements (CoulombCone, AnisotropicCone, EllipticTorsion,
+    Ellipsoid; see :meth:`~contactmodel.friction.base.FrictionLaw.restated`) in ``form``
     (:class:`~contactmodel.friction.cone.ConeForm`). ``automatic_only``: only the automatic-form
     contacts (``CoulombCone(mu)``, ``AnisotropicCone(mu_t, mu_o)``, formulated in the SOC form)
     change, to the MNCP form; what :func:`contactmodel.solve` does for a solver without cone

@@ -65,7 +65,7 @@ class Solution:
     does not change when the data is scaled (:mod:`contactmodel.mcp.scale`); ``checks`` holds the
     physical checks (normal complementarity, Newton-Euler) for contact problems. ``cone_form`` is
     the form in which the contacts of laws with two statements (``CoulombCone``, ``AnisotropicCone``,
-    ``EllipticTorsion``) were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``; None without such
+    ``EllipticTorsion``, ``Ellipsoid``) were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``; None without such
     contacts), see :mod:`contactmodel.friction.cone`.
     """
 

@@ -356,9 +356,9 @@ def _load_solver(solver: str, mcp: MCP):
         able = solvers.able(lcp=False, cones=True)
         raise SolverError(
             f"solver '{solver}' cannot solve form='soc' contacts (the second-order-cone blocks of "
-            f"CoulombCone, AnisotropicCone or EllipticTorsion, not box rows); use solver={able[0]!r}, or "
-            "leave the law's form automatic (form=None, e.g. CoulombCone(mu)), or form='mncp' (the mixed "
-            "NCP of Trinkle et al. 1997)"
+            "CoulombCone, AnisotropicCone, EllipticTorsion or Ellipsoid, not box rows); use "
+            f"solver={able[0]!r}, or leave the law's form automatic (form=None, e.g. CoulombCone(mu)), or "
+            "form='mncp' (the mixed NCP of Trinkle et al. 1997)"
         )
     if info.lcp_only and not mcp.is_lcp:
         names = [repr(name) for name in solvers.able(lcp=False, polynomial=False)]

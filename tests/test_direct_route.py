@@ -42,6 +42,8 @@ LAWS = {
     "polygonal4": lambda: cm.Polygonal(0.5, 4),  # directions with coefficients 0, 1, -1
     "ellipsoid": lambda: cm.Ellipsoid(0.5, 1.0, 0.7, 0.3),
     "ellipsoid_opposite": lambda: cm.Ellipsoid(0.4, 1.2, 0.8, 0.2, direction="opposite"),
+    "ellipsoid_soc": lambda: cm.Ellipsoid(0.5, 1.0, 0.7, 0.3, form="soc"),
+    "ellipsoid_opposite_soc": lambda: cm.Ellipsoid(0.4, 1.2, 0.8, 0.2, direction="opposite", form="soc"),
     "elliptic_torsion": lambda: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.25),
     "elliptic_torsion_soc": lambda: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.25, form="soc"),
     "anisotropic": lambda: AnisotropicCone(0.3, 0.6, form="mncp"),

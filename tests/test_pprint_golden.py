@@ -70,6 +70,7 @@ def _laws() -> dict[str, Callable]:
         "planar": lambda: Planar(mu),
         "ellipsoid": lambda: Ellipsoid(mu, 1.0, 1.0, 0.5),
         "ellipsoid_opposite": lambda: Ellipsoid(mu, 1.0, 1.0, 0.5, direction="opposite"),
+        "ellipsoid_soc": lambda: Ellipsoid(mu, 1.0, 0.8, 0.5, form="soc"),
         "elliptic_torsion": lambda: EllipticTorsion(mu, 1.0, 1.0, 0.5, form="mncp"),
         "elliptic_torsion_soc": lambda: EllipticTorsion(mu, 1.0, 1.0, 0.5),
         "polyhedral2": lambda: PolyhedralLimitSurface(square, mu),
@@ -80,7 +81,14 @@ def _laws() -> dict[str, Callable]:
 
 
 #: laws that need contacts declared with torsion=True
-_TORSION = {"ellipsoid", "ellipsoid_opposite", "elliptic_torsion", "elliptic_torsion_soc", "polyhedral3"}
+_TORSION = {
+    "ellipsoid",
+    "ellipsoid_opposite",
+    "ellipsoid_soc",
+    "elliptic_torsion",
+    "elliptic_torsion_soc",
+    "polyhedral3",
+}
 #: laws on the catalogue's box_sliding (sliding along t: Ellipsoid's two directions coincide there)
 _SLIDE = ("ellipsoid", "elliptic_torsion", "polyhedral3")
 #: laws on a one-contact box sliding obliquely while spinning (their sliding maps are not the cone's)

@@ -103,7 +103,8 @@ class FrictionLaw(ABC):
     #: solver without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`)
     auto: bool = False
     #: the statement of its rolling contacts, for a law that has two (a ``ConeForm``: ``"soc"`` a
-    #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion); None
+    #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion,
+    #: Ellipsoid); None
     #: for a law with one (``Solution.cone_form`` reports the forms that ran)
     form: str | None = None
 

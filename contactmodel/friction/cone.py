@@ -281,7 +281,7 @@ class CoulombCone(FrictionLaw):
 def cone_form(laws: Mapping[str, FrictionLaw]) -> str | None:
     """The form of the contacts among ``laws`` (name -> law) whose law has two statements
     (:attr:`~contactmodel.friction.base.FrictionLaw.form`: CoulombCone, AnisotropicCone,
-    EllipticTorsion): ``"soc"``, ``"mncp"``, ``"soc+mncp"`` when both occur, None when no law has
+    EllipticTorsion, Ellipsoid): ``"soc"``, ``"mncp"``, ``"soc+mncp"`` when both occur, None when no law has
     a form."""
     forms = {law.form for law in laws.values() if law.form is not None}
     return "+".join(sorted(forms, reverse=True)) if forms else None

@@ -19,6 +19,17 @@ Coulomb's with an anisotropic set); it is the law under which Trinkle and Pang's
 solution holds (its (c_t, c_o, c_r) / (a_t, a_o, a_r) ratios agree over t, o and r).
 Needs contacts declared with torsion=True.
 
+``form="soc"``: a rolling contact as a cone block of four scaled variables (newton only), as
+:class:`~contactmodel.friction.anisotropic.AnisotropicCone`'s SOC form does in three: with
+c_alpha = mu e_alpha u_alpha the ellipsoid is the unit cone |(u_t, u_o, u_r)| <= c_n, and Coulomb's
+law (mu = 1) for u against the rows (a_n, s_t a_t, s_o a_o, s_r a_r) gives u_T parallel to
+-(s_alpha a_alpha), so c_alpha parallel to -e_alpha s_alpha a_alpha: s_alpha = mu e_alpha is the
+maximum-work law, s_alpha = mu / e_alpha the "opposite" one. No square of the forces, so no
+degeneracy at c_n = 0, where the MNCP's rows are flat. ``form="mncp"`` (the default) is the MNCP
+above, for every solver; ``form=None`` chooses as ``CoulombCone(mu)`` does (this form for newton,
+the MNCP for a solver without cone blocks). A problem's cone blocks are all of three rows or all
+of four: a cone block of this form cannot be mixed with those of the other laws' SOC forms.
+
 References:
 
 - J. C. Trinkle and J.-S. Pang, "Dynamic multi-rigid-body systems with concurrent distributed contacts",
@@ -33,10 +44,12 @@ import numpy as np
 
 from contactmodel.errors import FrictionLawError
 from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.cone import ConeForm, chosen_form, restated_copy
 from contactmodel.friction.rows import (
     NORMAL_PAIR,
     NORMAL_VARIABLE,
     ContactRows,
+    RowsBuilder,
     ellipse_rows,
     normal_rows,
     sliding_rows,
@@ -68,13 +81,20 @@ class Ellipsoid(FrictionLaw):
     """Soft-finger contact: ellipsoidal limit surface in (c_t, c_o, c_r).
 
     ``direction``: ``"max-work"`` (Trinkle and Pang's (1997) law) or ``"opposite"`` (friction parallel to
-    -(a_t, a_o, a_r), see the module docstring).
+    -(a_t, a_o, a_r), see the module docstring). ``form``: ``"mncp"`` (default), ``"soc"`` (a cone
+    block of four rows, newton only) or None (automatic), see the module docstring.
     """
 
     needs_torsion = True
 
     def __init__(
-        self, mu: float, e_t: float = 1.0, e_o: float = 1.0, e_r: float = 1.0, direction: str = "max-work"
+        self,
+        mu: float,
+        e_t: float = 1.0,
+        e_o: float = 1.0,
+        e_r: float = 1.0,
+        direction: str = "max-work",
+        form: ConeForm | str | None = ConeForm.MNCP,
     ):
         self.mu = check_coefficient(mu, "Ellipsoid.mu")
         self.e_t = check_coefficient(e_t, "Ellipsoid.e_t", positive=True)
@@ -87,6 +107,7 @@ class Ellipsoid(FrictionLaw):
                 "-(a_t, a_o, a_r)"
             )
         self.direction = direction
+        self.auto, self.form = chosen_form(form, "Ellipsoid.form")
 
     @property
     def weights(self) -> dict[str, float]:
@@ -106,7 +127,35 @@ class Ellipsoid(FrictionLaw):
             if self.direction == "max-work":
                 return sliding_rows(ctx.velocity, self.weights, self.mu)
             return self._opposite_sliding_rows(ctx)
+        if self.form == ConeForm.SOC:
+            return self.cached_rows(self._soc_rows)
         return self.cached_rows(lambda: ellipse_rows("tor", self.weights, self.mu, self.direction_weights))
+
+    @property
+    def cone_scale(self) -> tuple[float, float, float, float]:
+        """The rows' scales (1, s_t, s_o, s_r) of the SOC form: mu e_alpha (maximum work) or
+        mu / e_alpha ("opposite"), see the module docstring."""
+        e = self.weights.values()
+        if self.direction == "opposite":
+            return (1.0, *(self.mu / w for w in e))
+        return (1.0, *(self.mu * w for w in e))
+
+    def _soc_rows(self) -> ContactRows:
+        """A rolling contact as a cone block of free c_n, u_t, u_o, u_r (c_alpha = mu e_alpha
+        u_alpha), rows (a_n, s_t a_t, s_o a_o, s_r a_r)."""
+        rows = RowsBuilder()
+        cn = rows.var("c_n", free=True)
+        u = {a: rows.var(f"u_{a}", free=True) for a in "tor"}
+        rows.set_force("n", [(1.0, cn)])
+        for a, e in self.weights.items():
+            rows.set_force(a, [(self.mu * e, u[a])])
+        rows.cone, rows.mu, rows.cone_scale = (cn, u["t"], u["o"], u["r"]), 1.0, self.cone_scale
+        return rows.rows()
+
+    def restated(self, form: str) -> Ellipsoid | None:
+        """In the MNCP form, from the SOC form; None otherwise: a problem's cone blocks have one
+        size, so the fallback's retry in the SOC form leaves this law's contacts as they are."""
+        return restated_copy(self, form) if form == ConeForm.MNCP else None
 
     def _opposite_sliding_rows(self, ctx: ContactContext) -> ContactRows:
         """c_alpha = -mu c_n v_alpha / sqrt(sum v_beta^2 / e_beta^2): on the ellipsoid, along -v."""
@@ -126,6 +175,11 @@ class Ellipsoid(FrictionLaw):
 
     def lift(self, ctx: ContactContext, force: np.ndarray, accel: np.ndarray) -> Lifted:
         values = {"c_n": float(force[0])}
-        if self.mu != 0.0 and not ctx.sliding("tor"):
+        if self.mu == 0.0 or ctx.sliding("tor"):
+            return values
+        if self.form == ConeForm.SOC:
+            for a, e in self.weights.items():
+                values[f"u_{a}"] = float(force["ntor".index(a)]) / (self.mu * e)
+        else:
             values.update(lift_ellipse("tor", self.weights, force, accel, self.direction_weights))
         return values

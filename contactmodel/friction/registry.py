@@ -103,9 +103,12 @@ def _weighted(cls: type, mu: str, *weights: str, **options: Any) -> Any:
 
 def _ellipsoid(cls: type, mu: str, *rest: str) -> Any:
     directions = sys.modules[cls.__module__].DIRECTIONS  # the words Ellipsoid's module accepts
+    options = {}
+    if rest and rest[-1].lower() in _FORM_WORDS:
+        options["form"], rest = rest[-1].lower(), rest[:-1]
     if rest and rest[-1].lower() in directions:
-        return _weighted(cls, mu, *rest[:-1], direction=rest[-1].lower())
-    return _weighted(cls, mu, *rest)
+        options["direction"], rest = rest[-1].lower(), rest[:-1]
+    return _weighted(cls, mu, *rest, **options)
 
 
 def _elliptic_torsion(cls: type, mu: str, *rest: str) -> Any:
@@ -125,8 +128,8 @@ LAWS: tuple[LawEntry, ...] = (
         "Ellipsoid",
         "ellipsoid",
         cli="ellipsoid",
-        syntax="ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite]",
-        params=(1, 5),
+        syntax="ellipsoid:MU[:E_T:E_O:E_R][:max-work|opposite][:mncp|soc]",
+        params=(1, 6),
         make=_ellipsoid,
     ),
     LawEntry(

@@ -75,10 +75,11 @@ class ContactRows:
     component that is not one variable named ``c_<component>`` is declared as the Expression
     ``c_<component>``. ``pairs``: (key, variable position, terms of F) in order. ``cone``: the
     positions of the free (n, t, o) variables of a Coulomb cone block with coefficient ``mu``
-    (rows ``cone_scale[k] * accel[n|t|o]``), or None. ``expressions``: (name, terms) of named
+    (rows ``cone_scale[k] * accel[n|t|o]``), or of its four (n, t, o, r) variables (a soft
+    finger's block, rows ``cone_scale[k] * accel[n|t|o|r]``), or None. ``expressions``: (name, terms) of named
     expressions declared on the block before its pairs (a pair may use one by :class:`Named`).
 
-    ``cone_scale`` (s_n, s_t, s_o), all 1 for the Coulomb cone, states a weighted cone in scaled
+    ``cone_scale`` (s_n, s_t, s_o[, s_r]), all 1 for the Coulomb cone, states a weighted cone in scaled
     variables: with the force map c_k = s_k u_k, the block {u in K_mu, (s_n a_n + mu |(s_t a_t,
     s_o a_o)|, s_t a_t, s_o a_o) in K_mu^*, complementary} is the law whose friction set is
     {|(c_t / s_t, c_o / s_o)| <= mu c_n / s_n} with maximum dissipation (the anisotropic cone).
@@ -87,9 +88,9 @@ class ContactRows:
     variables: tuple[tuple[str, object, float, float], ...]
     force: dict[str, list[tuple[float, int]]]
     pairs: tuple[tuple[str, int, tuple[Term, ...]], ...] = ()
-    cone: tuple[int, int, int] | None = None
+    cone: tuple[int, ...] | None = None
     mu: float = 0.0
-    cone_scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    cone_scale: tuple[float, ...] = (1.0, 1.0, 1.0)
     expressions: tuple[tuple[str, tuple[Term, ...]], ...] = field(default=())
     #: force component -> how many variables come before its expression ``c_<component>`` on the
     #: block (default: all of them)
@@ -130,7 +131,12 @@ class ContactRows:
             highs.append(high)
             flat.append(flatten(terms, named))
         cvars = [] if self.cone is None else list(self.cone)
-        caxes = [] if self.cone is None else list("nto")
+        caxes = list("ntor"[: len(cvars)])
+        if cvars and (len(cvars) not in (3, 4) or len(self.cone_scale) != len(cvars)):
+            raise FrictionLawError(
+                f"ContactRows: a cone block has 3 (n, t, o) or 4 (n, t, o, r) variables and one scale "
+                f"each (got {len(cvars)} variables, {len(self.cone_scale)} scales)"
+            )
         matched = pvars + cvars
         if len(set(matched)) != len(matched) or len(matched) != len(self.variables):
             raise FrictionLawError(
@@ -183,8 +189,8 @@ class RowsBuilder:
         self.force: dict[str, list[tuple[float, int]]] = {}
         self.expressions: list[tuple[str, tuple]] = []
         self.pairs: list[tuple[str, int, tuple]] = []
-        #: a cone block: its (n, t, o) variables, mu and row scales (see :class:`ContactRows`)
-        self.cone: tuple[int, int, int] | None = None
+        #: a cone block: its (n, t, o[, r]) variables, mu and row scales (see :class:`ContactRows`)
+        self.cone: tuple[int, ...] | None = None
         self.mu = 0.0
         self.cone_scale = (1.0, 1.0, 1.0)
 

@@ -50,7 +50,7 @@ from contactmodel._pyomo import (
 )
 from contactmodel.errors import FormulationError
 from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
-from contactmodel.mcp.cones import AXES
+from contactmodel.mcp.cones import block_size
 from contactmodel.mcp.soc_block import SOCComplementarityData
 from contactmodel.mcp.types import MCP, CoulombBlocks, QuadraticRows
 
@@ -196,10 +196,10 @@ def record_pairs(model: pe.Block, entries) -> None:
 
 
 def _cone_rows(blk: SOCComplementarityData) -> list:
-    """(var, -inf, +inf, accel) for the n, t, o rows of one cone block."""
+    """(var, -inf, +inf, accel) for the n, t, o (r) rows of one cone block."""
     rows = []
     force, accel = blk.force, blk.accel
-    for ax in AXES:
+    for ax in force:
         var = _expr(force[ax])
         if not _is_var(var) or var.bounds != (None, None):
             raise FormulationError(
@@ -330,7 +330,7 @@ def _refuse_plain_constraint(con) -> None:
 
 def _pairs(model: pe.Block, found: list) -> tuple[list[tuple], CoulombBlocks | None, list, dict[int, int]]:
     """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
-    three per cone block; the cone blocks' positions and coefficients (None without any); their
+    three (or four) per cone block; the cone blocks' positions and coefficients (None without any); their
     mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row.
     ``found``: the walk's candidate rows (:attr:`_Walk.rows`): pairs, cone blocks, other blocks
     and any plain constraint (refused)."""
@@ -358,13 +358,16 @@ def _pairs(model: pe.Block, found: list) -> tuple[list[tuple], CoulombBlocks | N
             _refuse_plain_constraint(comp)
     cone_index, cone_mu = [], []
     for blk in cone_list:
-        cone_index.append(range(len(pairs), len(pairs) + 3))
+        cone_rows = _cone_rows(blk)
+        cone_index.append(range(len(pairs), len(pairs) + len(cone_rows)))
         cone_mu.append(blk.mu)
-        pairs.extend(_cone_rows(blk))
+        pairs.extend(cone_rows)
     if not cone_mu:
         return pairs, None, [], pair_rows
     mu = [pe.value(m) for m in cone_mu]
-    blocks = CoulombBlocks(np.array(cone_index, dtype=np.int64).reshape(-1, 3), mu)
+    size = block_size(len(rows) for rows in cone_index)
+    index = np.array([list(rows) for rows in cone_index], dtype=np.int64).reshape(-1, size)
+    blocks = CoulombBlocks(index, mu)
     return pairs, blocks, cone_mu, pair_rows
 
 

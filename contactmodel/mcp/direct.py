@@ -15,7 +15,7 @@ f_F = 0 matched with the free nu_dot (:func:`newton_euler_matrix`, :func:`sparse
 rows are read as the compiler reads the recorded rows of the built model
 (:func:`~contactmodel.mcp.compile.matrix_rows`). MCP order is the compiler's: the Newton-Euler
 rows (sparse form), every pair, contact after contact in the order each law states them, then the
-three rows of each cone block. The Pyomo variables behind the columns
+three (or four) rows of each cone block. The Pyomo variables behind the columns
 (:attr:`DirectMCP.variables`) are the built model's, found when first read (which builds the
 model).
 """
@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from contactmodel.mcp.compiled import CompiledMCP, Functions, Terms, matrix_rows, stored_value
+from contactmodel.mcp.cones import block_size
 from contactmodel.mcp.types import MCP, CoulombBlocks, Pair, QuadraticRows
 from contactmodel.sparse_product import index_dtype
 
@@ -374,7 +375,7 @@ def compile_direct(
             tcols.append(start + pranks[k] if pranks[k] >= 0 else -1)
         lb.extend(lows)
         ub.extend(highs)
-    # the cone rows, three a block: row F_i = s * accel[axis], nothing else (their own arrays,
+    # the cone rows, d a block: row F_i = s * accel[axis], nothing else (their own arrays,
     # not row_terms: a contact's loop of a few list operations instead of a dozen per row)
     first_cone = len(names)
     cone_names = [name for name, *_ in cones]
@@ -390,12 +391,13 @@ def compile_direct(
     for name, rows, (cvars, caxes, cranks, scale), start in cones:
         crow, mine = contact_rows[name], where[name]
         if mine:  # the contact's pairs may read its cone variables
-            mine.update(zip(cvars, range(len(names), len(names) + 3)))
+            mine.update(zip(cvars, range(len(names), len(names) + len(cvars))))
         cone_theirs += [crow[axis] for axis in caxes]
         cone_scale += scale
         names += [(name, *rows.variables[pos][:2]) for pos in cvars]
         tcols += [start + r if r >= 0 else -1 for r in cranks]
-    cone_index = np.arange(first_cone, len(names), dtype=np.int64).reshape(-1, 3)
+    size = len(shared.rows[1][0]) if only_cones else block_size(len(c[2][0]) for c in cones)
+    cone_index = np.arange(first_cone, len(names), dtype=np.int64).reshape(-1, size)
     n = len(names)
     lb.extend([-np.inf] * (n - len(lb)))
     ub.extend([np.inf] * (n - len(ub)))

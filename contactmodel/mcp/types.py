@@ -28,14 +28,21 @@ from contactmodel.sparse_product import dense_csr
 
 @dataclass(frozen=True)
 class CoulombBlocks:
-    """Coulomb cone blocks of an MCP: ``index`` (k, 3) int, the MCP positions of (normal, t, o) of
-    each block; ``mu`` (k,) its friction coefficient (>= 0)."""
+    """Coulomb cone blocks of an MCP: ``index`` (k, d) int, the MCP positions of (normal, t, o) of
+    each block, or of (normal, t, o, r) (d = 4: a soft-finger contact's block of scaled variables;
+    one d for all blocks, a 1-D ``index`` read as d = 3); ``mu`` (k,) its friction coefficient
+    (>= 0)."""
 
     index: np.ndarray
     mu: np.ndarray
 
     def __post_init__(self) -> None:
-        index = np.asarray(self.index, dtype=np.int64).reshape(-1, 3)
+        index = np.asarray(self.index, dtype=np.int64)
+        index = index if index.ndim == 2 else index.reshape(-1, 3)
+        if index.shape[1] not in (3, 4):
+            raise FormulationError(
+                f"CoulombBlocks.index must have 3 or 4 columns (n, t, o[, r]) per block, got {index.shape[1]}"
+            )
         mu = np.asarray(self.mu, dtype=float).reshape(-1)
         if mu.shape[0] != index.shape[0]:
             raise FormulationError(
@@ -47,6 +54,11 @@ class CoulombBlocks:
     @property
     def k(self) -> int:
         return int(self.index.shape[0])
+
+    @property
+    def d(self) -> int:
+        """The components of each block: 3 (n, t, o) or 4 (n, t, o, r)."""
+        return int(self.index.shape[1])
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """The laws whose ellipse is a Coulomb cone block of the scaled friction (``ContactRows.cone_scale``):
-``AnisotropicCone`` (its default form) and ``EllipticTorsion(form="soc")``, whose torsional
-interval keeps its LCP rows beside the block. Against their MNCP statements: on random reduced
-problems an answer of the cone-block form, lifted into the MNCP, is a solution there; a ball
-spinning while it slides moves alike in both forms (one contact: one motion; a box on four
-corners may move otherwise under either, its normal impulses not unique)."""
+``AnisotropicCone`` (its default form), ``EllipticTorsion(form="soc")``, whose torsional
+interval keeps its LCP rows beside the block, and ``Ellipsoid(form="soc")``, a block of four
+rows (n, t, o, r). Against their MNCP statements: on random reduced problems an answer of the
+cone-block form, lifted into the MNCP, is a solution there; a ball spinning while it slides moves
+alike in both forms (one contact: one motion; a box on four corners may move otherwise under
+either, its normal impulses not unique)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import contactmodel as cm
+from contactmodel.mcp.compile import compile_model
 from contactmodel.solve import relative_residual
 
 
@@ -39,6 +41,56 @@ def test_an_answer_of_the_soc_form_of_elliptic_torsion_solves_its_mncp(seed) -> 
     assert relative_residual(mncp.compile().mcp, point) <= 1e-8
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["max-work", "opposite"]))
+def test_an_answer_of_the_soc_form_of_the_ellipsoid_solves_its_mncp(seed, direction) -> None:
+    """As above for the soft finger's cone block of four rows, in both of its directions."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 5))
+    G = rng.normal(size=(4 * k, 4 * k + 2))
+    A = G @ G.T / (4 * k) + 0.05 * np.eye(4 * k)
+    b = rng.normal(size=4 * k)
+    mu, weights = float(rng.uniform(0.1, 1.0)), rng.uniform(0.3, 1.5, 3).tolist()
+    soc = cm.formulate_from_matrices(
+        A, b, friction=cm.Ellipsoid(mu, *weights, direction=direction, form="soc"), torsion=True
+    )
+    assert soc.compile().mcp.cones.d == 4
+    solution = cm.solve(soc, solver="newton")
+    assert solution.status is cm.Status.SOLVED, solution.message
+    assert solution.checks["law_residual"] <= 1e-8 and solution.cone_form == "soc"
+    law = cm.Ellipsoid(mu, *weights, direction=direction)
+    mncp = cm.formulate_from_matrices(A, b, friction=law, torsion=True)
+    point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
+    assert relative_residual(mncp.compile().mcp, point) <= 1e-8
+
+
+def test_blocks_of_three_and_four_rows_are_not_mixed() -> None:
+    A, b = np.eye(8), np.array([-1.0, 0.2, 0.1, 0.0, -1.0, 0.0, 0.3, 0.1])
+    laws = [cm.Ellipsoid(0.5, form="soc"), cm.EllipticTorsion(0.5, form="soc")]
+    problem = cm.formulate_from_matrices(A, b, friction=laws, torsion=True)
+    with pytest.raises(cm.FormulationError, match="cannot be mixed.*form='mncp'"):
+        cm.solve(problem)
+    with pytest.raises(cm.FormulationError, match="cannot be mixed"):  # the built model's compiler
+        compile_model(problem.model)
+    laws[1] = cm.EllipticTorsion(0.5, form="mncp")
+    assert cm.solve(cm.formulate_from_matrices(A, b, friction=laws, torsion=True)).ok
+
+
+def test_the_ellipsoid_form_falls_back_to_its_mncp_only() -> None:
+    """The fallback's retry in the other form: SOC -> MNCP, never MNCP -> SOC (a problem's cone
+    blocks have one size); a solver without cone blocks takes only the automatic form."""
+    soc, mncp = cm.Ellipsoid(0.5, form="soc"), cm.Ellipsoid(0.5)
+    assert soc.restated("mncp").form == "mncp" and soc.restated("soc") is None
+    assert mncp.restated("soc") is None and not mncp.auto
+    auto = cm.Ellipsoid(0.5, form=None)
+    assert auto.auto and auto.form == "soc"
+    A, b = np.eye(4), np.array([-1.0, 0.3, 0.2, 0.05])
+    scipy = cm.solve(cm.formulate_from_matrices(A, b, friction=auto, torsion=True), solver="scipy")
+    assert scipy.ok and scipy.cone_form == "mncp"
+    with pytest.raises(cm.SolverError, match="cone"):
+        cm.solve(cm.formulate_from_matrices(A, b, friction=soc, torsion=True), solver="scipy")
+
+
 def _spinning_ball() -> tuple[cm.System, list]:
     """A 1 kg ball of radius 0.1 m sliding along (0.4, 0.2) m/s and spinning at 3 rad/s about the
     normal (and rolling backwards about x) on the floor."""
@@ -60,8 +112,10 @@ def _spinning_ball() -> tuple[cm.System, list]:
     [
         (lambda form: cm.AnisotropicCone(0.5, 0.25, form=form), False),
         (lambda form: cm.EllipticTorsion(0.5, 1.0, 0.6, 0.3, form=form), True),
+        (lambda form: cm.Ellipsoid(0.5, 1.0, 0.6, 0.3, form=form), True),
+        (lambda form: cm.Ellipsoid(0.5, 1.0, 0.6, 0.3, direction="opposite", form=form), True),
     ],
-    ids=["anisotropic", "elliptic_torsion"],
+    ids=["anisotropic", "elliptic_torsion", "ellipsoid", "ellipsoid_opposite"],
 )
 def test_a_spinning_slide_moves_alike_in_both_forms(make, torsion) -> None:
     runs = {}

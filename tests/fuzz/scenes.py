@@ -63,13 +63,15 @@ class NumpyDraw:
 @dataclass
 class LawSpec:
     """A friction law by name and parameters (``k``, ``offset`` for the polygon; the semi-axes
-    ``e`` = (e_t, e_o, e_r) of the torsion laws, e_r a length in m)."""
+    ``e`` = (e_t, e_o, e_r) of the torsion laws, e_r a length in m; ``form`` of the torsion laws:
+    the MNCP, as the fuzz sets were drawn with, ``"soc"``, or None for the automatic form)."""
 
     name: str
     mu: float = 0.0
     k: int = 8
     offset: float = 0.0
     e: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    form: str | None = "mncp"
 
     @property
     def torsion(self) -> bool:
@@ -91,9 +93,9 @@ class LawSpec:
         if self.name == "planar":
             return cm.Planar(self.mu)
         if self.name == "ellipsoid":
-            return cm.Ellipsoid(self.mu, *self.e)
-        if self.name == "elliptic-torsion":  # its MNCP, as the fuzz sets were drawn with
-            return cm.EllipticTorsion(self.mu, *self.e, form="mncp")
+            return cm.Ellipsoid(self.mu, *self.e, form=self.form)
+        if self.name == "elliptic-torsion":
+            return cm.EllipticTorsion(self.mu, *self.e, form=self.form)
         raise AssertionError(self.name)
 
 

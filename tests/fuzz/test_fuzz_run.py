@@ -41,7 +41,9 @@ def test_runs_bounded_by_iterations_not_wall_time(fr, monkeypatch) -> None:
 
 def _args(fr):
     """The scene options of the benchmark's defaults, seed 1."""
-    return fr.argparse.Namespace(seed=1, torsion=False, max_boxes=4, max_contacts=8)
+    return fr.argparse.Namespace(
+        seed=1, torsion=False, max_boxes=4, max_contacts=8, torsion_form="mncp", ellipsoid_form="mncp"
+    )
 
 
 def test_chunks_resume_and_reproduce(fr, tmp_path, capsys) -> None:

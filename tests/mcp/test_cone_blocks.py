@@ -122,6 +122,71 @@ def test_natural_residual_uses_the_fc3d_map_at_cone_blocks():
 def test_blocks_validate_their_shapes():
     with pytest.raises(FormulationError, match="mu"):
         CoulombBlocks(np.arange(6).reshape(2, 3), [0.5])
+    with pytest.raises(FormulationError, match="3 or 4 columns"):
+        CoulombBlocks(np.arange(10).reshape(2, 5), [0.5, 0.5])
+    assert CoulombBlocks(np.arange(8).reshape(2, 4), [0.5, 0.2]).d == 4
+    assert CoulombBlocks(np.arange(6), [0.5, 0.2]).d == 3  # a flat index: blocks of three
+
+
+# -- blocks of four components (n, t, o, r): the soft finger's cone block ------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(z=st.tuples(finite, finite, finite, finite), mu=coef, seed=st.integers(0, 2**31 - 1))
+def test_a_four_component_projection_is_the_nearest_point_of_the_cone(z, mu, seed):
+    z = np.array(z)
+    p = cones.project(z[None], np.array([mu]))[0]
+    scale = 1.0 + np.abs(z).max()
+    assert np.linalg.norm(p[1:]) <= mu * p[0] + 1e-12 * scale
+    y = z - p  # Moreau: in the polar cone and orthogonal to p
+    assert mu * np.linalg.norm(y[1:]) <= -y[0] + 1e-9 * scale
+    assert abs(p @ y) <= 1e-9 * (1 + z @ z)
+    rng = np.random.default_rng(seed)  # no random point of the cone (inside or on it) is closer
+    s = rng.exponential(5.0, 20000)
+    u = rng.normal(size=(20000, 3))
+    u *= (rng.uniform(0, 1, 20000) ** (rng.integers(0, 2, 20000)) / np.linalg.norm(u, axis=1))[:, None]
+    q = np.concatenate([s[:, None], (mu * s)[:, None] * u], axis=1)
+    assert np.linalg.norm(z - p) <= np.min(np.linalg.norm(q - z, axis=1)) + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    c=st.tuples(finite, finite, finite, finite),
+    a=st.tuples(finite, finite, finite, finite),
+    mu=coef,
+    rho=st.floats(0.1, 10.0),
+)
+def test_the_four_component_natural_map_jacobian_matches_finite_differences(c, a, mu, rho):
+    c, a = np.array(c), np.array(a)
+    assume(np.linalg.norm(a[1:]) > 1e-2)
+    ah, _ = cones.desaxce(a[None], np.array([mu]))
+    z = c - rho * ah[0]
+    r = np.linalg.norm(z[1:])
+    assume(abs(r - mu * z[0]) > 1e-3 and abs(mu * r + z[0]) > 1e-3 and r > 1e-3)
+    R, Da, Db = cones.natural_map(c[None], a[None], np.array([mu]), rho)
+    assert R.shape == (1, 4) and Da.shape == Db.shape == (1, 4, 4)
+
+    def by_c(v):
+        return cones.natural_map(v[None], a[None], np.array([mu]), rho)[0][0]
+
+    def by_a(v):
+        return cones.natural_map(c[None], v[None], np.array([mu]), rho)[0][0]
+
+    np.testing.assert_allclose(Da[0], _fd(by_c, c), atol=1e-5)
+    np.testing.assert_allclose(Db[0], _fd(by_a, a), atol=1e-5)
+    # rho = 1: the residual the dispatcher checks answers with is the same map
+    residual = cones.residual(c[None], a[None], [mu])
+    np.testing.assert_array_equal(residual, cones.natural_map(c[None], a[None], [mu])[0])
+
+
+def test_a_four_component_block_with_no_moment_is_the_three_component_one():
+    """r = 0 in both force and acceleration: the block is the Coulomb cone's of (n, t, o)."""
+    rng = np.random.default_rng(4)
+    c3, a3, mu = rng.normal(size=(50, 3)), rng.normal(size=(50, 3)), rng.uniform(0.1, 1.5, 50)
+    pad = np.zeros((50, 1))
+    R4 = cones.residual(np.hstack([c3, pad]), np.hstack([a3, pad]), mu)
+    np.testing.assert_allclose(R4[:, :3], cones.residual(c3, a3, mu), atol=1e-14)
+    assert not R4[:, 3].any()
 
 
 def test_compile_reads_the_cone_block_and_never_mutates_the_model():

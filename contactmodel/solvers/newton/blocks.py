@@ -138,7 +138,8 @@ def _components(mcp: MCP, x0: np.ndarray, J0=None) -> list[np.ndarray]:
             extra.append(sp.coo_matrix(mcp.J(_probe_point(mcp, x0))))
     if mcp.cones is not None and mcp.cones.k:
         idx = mcp.cones.index
-        r, c = np.repeat(idx, 3, axis=1).ravel(), np.tile(idx, (1, 3)).ravel()
+        d = idx.shape[1]
+        r, c = np.repeat(idx, d, axis=1).ravel(), np.tile(idx, (1, d)).ravel()
         extra.append(sp.coo_matrix((np.ones(r.size), (r, c)), shape=(n, n)))
     if extra:  # the union of the patterns (values do not matter, only the structure)
         parts = [sp.coo_matrix(G)] + extra

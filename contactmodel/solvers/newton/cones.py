@@ -8,8 +8,10 @@ Semismooth Newton on the natural map, one row per variable:
 
 with row scales ``s_i = 1 / max_j |J_ij(x0)|`` (one ``rho_b`` per block, the smallest of its three
 rows, so the cone stays a cone). Both maps vanish exactly at the solutions for any positive scale.
-An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` block diagonal (3 x 3 per
-cone block, diagonal elsewhere). Rows that are a unit row of ``H`` (a variable at a bound, a cone
+An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` block diagonal (d x d per
+cone block, diagonal elsewhere). Blocks of d = 4 components (a soft finger's, see
+:class:`~contactmodel.mcp.types.CoulombBlocks`) take the numpy path: the compiled kernels are
+written for d = 3. Rows that are a unit row of ``H`` (a variable at a bound, a cone
 block whose point projects to 0, i.e. a separating contact) are eliminated before the LU.
 
 The globalization is the one of :mod:`contactmodel.solvers.newton.core` (shared with the box-MCP
@@ -92,9 +94,10 @@ class _Pattern:
         srt = np.take_along_axis(idx, order, 1)
         self.perm = None if np.array_equal(srt, idx) else order  # sources ascending per block
         self.order = order
-        src = np.full((n, 3), -1, dtype=np.int64)
+        d = idx.shape[1]
+        src = np.full((n, d), -1, dtype=np.int64)
         src[box, 0] = box
-        src[idx.ravel()] = np.repeat(srt, 3, axis=0)
+        src[idx.ravel()] = np.repeat(srt, d, axis=0)
         self.src = src
         if compiled:
             self.indptr, self.rows, self.gather = kernels.cone_pattern(J.indptr, J.indices, src)
@@ -118,8 +121,8 @@ class _Pattern:
         cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(P.indptr))
         jrows = np.repeat(np.arange(n, dtype=np.int64), np.diff(J.indptr))
         jkeys = jrows * n + J.indices  # ascending: J is canonical CSR
-        self.gather = np.full((3, self.rows.size), J.nnz, dtype=np.int64)  # J.data positions
-        for s in range(3) if jkeys.size else ():
+        self.gather = np.full((src.shape[1], self.rows.size), J.nnz, dtype=np.int64)  # J.data positions
+        for s in range(src.shape[1]) if jkeys.size else ():
             sr = src[self.rows, s]
             want = sr * n + cols
             pos = np.minimum(np.searchsorted(jkeys, want), jkeys.size - 1)
@@ -133,13 +136,13 @@ class _Pattern:
         return np.array_equal(J.indptr, self.indptr_J) and np.array_equal(J.indices, self.indices_J)
 
     def values(self, J: sp.csr_matrix, coef: np.ndarray, da: np.ndarray) -> np.ndarray:
-        """Entries of ``Da + Db J``: ``coef`` (n, 3) the rows of ``Db`` on their sources, ``da``
-        the entries of ``Da`` (box diagonal, then the cone blocks' 3 x 3 row-major)."""
+        """Entries of ``Da + Db J``: ``coef`` (n, d) the rows of ``Db`` on their sources, ``da``
+        the entries of ``Da`` (box diagonal, then the cone blocks' d x d row-major)."""
         jx = np.append(J.data, 0.0)
         r, g = self.rows, self.gather
         data = coef[r, 0] * jx[g[0]]
-        data += coef[r, 1] * jx[g[1]]
-        data += coef[r, 2] * jx[g[2]]
+        for s in range(1, coef.shape[1]):
+            data += coef[r, s] * jx[g[s]]
         data[self.dpos] += da
         return data
 
@@ -152,7 +155,7 @@ _STRUCTURES_SIZE = 256  # a step of many islands solves that many structures
 def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """(the box rows, each row's block and place in it (n, 2), the rows and columns of the block
     diagonal entries of H, see :meth:`ConeMethod._da`) of n rows with the cone blocks ``idx``
-    (k, 3); kept for problems of at most ``core.SETUP_CACHE_N`` rows (a time step's problem has a
+    (k, d); kept for problems of at most ``core.SETUP_CACHE_N`` rows (a time step's problem has a
     new matrix each step, the same blocks). The arrays are shared: read, never written."""
     key = (n, idx.shape, idx.dtype.str, idx.tobytes()) if n <= core.SETUP_CACHE_N else None
     found = _STRUCTURES.get(key) if key is not None else None
@@ -163,11 +166,12 @@ def _structure(n: int, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[n
     box = np.flatnonzero(~in_cone)
     block = np.full((n, 2), -1, dtype=np.int64)
     block[box, 1] = np.arange(box.size)
-    block[idx.ravel(), 0] = np.repeat(np.arange(idx.shape[0]), 3)
-    block[idx.ravel(), 1] = np.tile(np.arange(3), idx.shape[0])
+    d = idx.shape[1]
+    block[idx.ravel(), 0] = np.repeat(np.arange(idx.shape[0]), d)
+    block[idx.ravel(), 1] = np.tile(np.arange(d), idx.shape[0])
     dpattern = (
-        np.concatenate([box, np.repeat(idx, 3, axis=1).ravel()]),
-        np.concatenate([box, np.tile(idx, (1, 3)).ravel()]),
+        np.concatenate([box, np.repeat(idx, d, axis=1).ravel()]),
+        np.concatenate([box, np.tile(idx, (1, d)).ravel()]),
     )
     found = (box, block, dpattern)
     if key is not None:
@@ -208,7 +212,8 @@ class ConeMethod(NewtonMethod):
         self.j_scale = 1.0
         self.boost = 1.0  # grows 10x at each watchdog return
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
-        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
+        # see newton/kernels.py; written for blocks of 3 components
+        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE and self.idx.shape[1] == 3
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csc_matrix | None = None  # J.T of the constant J of an affine F: a CSC view
         self._pattern: _Pattern | None = None
@@ -307,7 +312,7 @@ class ConeMethod(NewtonMethod):
         problem (inf-norm)."""
         h = self.held
         R, Da, Db, sep = R.copy(), Da.copy(), Db.copy(), sep.copy()
-        R[h], Da[h], Db[h], sep[h] = c[h], np.eye(3), 0.0, True
+        R[h], Da[h], Db[h], sep[h] = c[h], np.eye(c.shape[1]), 0.0, True
         free = cones.residual(c[~h], a[~h], self.mu[~h])
         res = max(float(np.max(np.abs(free), initial=0.0)), float(np.max(np.abs(c[h]), initial=0.0)))
         return R, Da, Db, res, sep
@@ -467,7 +472,7 @@ class ConeMethod(NewtonMethod):
         else:
             R, Dac, Dbc = cones.natural_map(c, a, self.mu, self.rho)
             res_cone = float(np.max(np.abs(cones.residual(c, a, self.mu)), initial=0.0))
-            sep = np.all(Dbc == 0.0, axis=(1, 2)) & np.all(Dac == np.eye(3), axis=(1, 2))
+            sep = np.all(Dbc == 0.0, axis=(1, 2)) & np.all(Dac == np.eye(c.shape[1]), axis=(1, 2))
         if self.held is not None:
             R, Dac, Dbc, res_cone, sep = self._hold(c, a, R, Dac, Dbc, sep)
         phi[self.idx] = R
@@ -491,16 +496,17 @@ class ConeMethod(NewtonMethod):
                 J.data, pat.rows, pat.gather, pat.dpos, self.block, pat.order,
                 pt.da_box, pt.db_box, pt.da_cone, pt.db_cone, eps,
             )  # fmt: skip
-        coef = np.empty((self.n, 3))  # row r of Db on its sources pat.src[r]
+        d = self.idx.shape[1]
+        coef = np.empty((self.n, d))  # row r of Db on its sources pat.src[r]
         coef[self.box, 0] = pt.db_box
         coef[self.box, 1:] = 0.0
         db = pt.db_cone if pat.perm is None else np.take_along_axis(pt.db_cone, pat.perm[:, None, :], 2)
-        coef[self.idx.ravel()] = db.reshape(-1, 3)
+        coef[self.idx.ravel()] = db.reshape(-1, d)
         return pat.values(J, coef, self._da(pt, eps))
 
     def _da(self, pt: _Point, eps: float) -> np.ndarray:
         """The entries of ``Da + eps Db`` on the block diagonal: the box rows' diagonal, then the
-        cone blocks' 3 x 3 blocks row-major (the order of :class:`_Pattern`'s ``dpos``)."""
+        cone blocks' d x d blocks row-major (the order of :class:`_Pattern`'s ``dpos``)."""
         return np.concatenate([pt.da_box + eps * pt.db_box, (pt.da_cone + eps * pt.db_cone).ravel()])
 
     def matrix(
