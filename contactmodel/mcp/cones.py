@@ -144,11 +144,11 @@ def residual(c: np.ndarray, a: np.ndarray, mu: np.ndarray) -> np.ndarray:
     """The natural map with rho = 1 (k, d): the fc3d error per block, in N (no Jacobians formed).
 
     Computed by :func:`residual_loop` compiled with numba when it is installed (the ``fast``
-    extra; the dispatcher checks every answer and every time step with this) and d = 3, else with
-    numpy: the same numbers bit for bit."""
+    extra; the dispatcher checks every answer and every time step with this), else with numpy:
+    the same numbers bit for bit."""
     c = blocks(c)
     a = blocks(a)
-    kernel = _compiled_residual() if c.shape[1] == 3 else None
+    kernel = _compiled_residual()
     if kernel is not None:
         m = np.broadcast_to(np.asarray(mu, dtype=float), c.shape[:1])
         return kernel(np.ascontiguousarray(c), np.ascontiguousarray(a), np.ascontiguousarray(m))
@@ -165,28 +165,34 @@ def residual_numpy(c: np.ndarray, a: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 
 def residual_loop(c: np.ndarray, a: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """:func:`residual` as one loop over the blocks (k, 3): the operations of
-    :func:`residual_numpy` in the same order, block by block (``mu`` (k,))."""
-    k = c.shape[0]
-    out = np.empty((k, 3))
+    """:func:`residual` as one loop over the blocks (k, d): the operations of
+    :func:`residual_numpy` in the same order, block by block (``mu`` (k,)); numpy's hypot (the C
+    library's), not Python's own math.hypot."""
+    k, d = c.shape
+    out = np.empty((k, d))
+    z = np.empty(d)
     for b in range(k):
         m = mu[b]
-        z0 = c[b, 0] - (a[b, 0] + m * np.hypot(a[b, 1], a[b, 2]))
-        z1 = c[b, 1] - a[b, 1]
-        z2 = c[b, 2] - a[b, 2]
-        r = np.hypot(z1, z2)  # numpy's (the C library's), not Python's own math.hypot
-        if r <= m * z0:  # in K_mu: its own projection
-            p0, p1, p2 = z0, z1, z2
-        elif m * r <= -z0:  # in the polar cone: projected to 0
-            p0, p1, p2 = 0.0, 0.0, 0.0
+        r_a = np.hypot(a[b, 1], a[b, 2])
+        for j in range(3, d):
+            r_a = np.hypot(r_a, a[b, j])
+        z[0] = c[b, 0] - (a[b, 0] + m * r_a)
+        for j in range(1, d):
+            z[j] = c[b, j] - a[b, j]
+        r = np.hypot(z[1], z[2])
+        for j in range(3, d):
+            r = np.hypot(r, z[j])
+        if r <= m * z[0]:  # in K_mu: its own projection
+            pass
+        elif m * r <= -z[0]:  # in the polar cone: projected to 0
+            z[:] = 0.0
         else:  # onto the boundary ray through z_T
-            u1 = z1 / r
-            u2 = z2 / r
-            s = (z0 + m * r) / (1.0 + m * m)
-            p0, p1, p2 = s, (m * s) * u1, (m * s) * u2
-        out[b, 0] = c[b, 0] - p0
-        out[b, 1] = c[b, 1] - p1
-        out[b, 2] = c[b, 2] - p2
+            s = (z[0] + m * r) / (1.0 + m * m)
+            for j in range(1, d):
+                z[j] = (m * s) * (z[j] / r)
+            z[0] = s
+        for j in range(d):
+            out[b, j] = c[b, j] - z[j]
     return out
 
 

@@ -114,12 +114,12 @@ def test_kernel_option_is_checked(monkeypatch):
     np.testing.assert_allclose(r.x, [1.0, 1.0])
 
 
-def cone_inputs(seed: int, k: int):
-    """Cone blocks in every case of the projection and on the borders between them: sticking,
-    separating, sliding, a_T = 0, c = 0, mu = 0, z exactly on the cone and on its polar."""
+def cone_inputs(seed: int, k: int, d: int = 3):
+    """Cone blocks of ``d`` rows in every case of the projection and on the borders between them:
+    sticking, separating, sliding, a_T = 0, c = 0, mu = 0, z exactly on the cone and on its polar."""
     rng = np.random.default_rng(seed)
-    c = rng.standard_normal((k, 3)) * rng.choice([1.0, 1e-3, 1e3], (k, 1))
-    a = rng.standard_normal((k, 3))
+    c = rng.standard_normal((k, d)) * rng.choice([1.0, 1e-3, 1e3], (k, 1))
+    a = rng.standard_normal((k, d))
     mu = rng.uniform(0.0, 1.2, k)
     rho = rng.uniform(0.1, 2.0, k)
     pick = rng.integers(0, 6, k)
@@ -128,7 +128,7 @@ def cone_inputs(seed: int, k: int):
     mu[pick == 2] = 0.0
     edge = pick >= 4  # c - rho a_hat on the cone (4) or on its polar (5): a = 0, |c_T| = mu c_n
     a[edge] = 0.0
-    c[edge, 1:] = [0.6, 0.8]
+    c[edge, 1:] = [0.6, 0.8] if d == 3 else [0.48, 0.6, 0.64]  # unit tangential parts
     c[pick == 4, 0] = 1.0 / mu[pick == 4]
     c[pick == 5, 0] = -mu[pick == 5]
     return c, a, mu, rho
@@ -142,9 +142,9 @@ def numpy_cone_point(c, a, mu, rho):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), k=st.integers(0, 30))
-def test_python_cone_kernel_matches_the_numpy_code(seed, k):
-    args = cone_inputs(seed, k)
+@given(seed=st.integers(0, 10_000), k=st.integers(0, 30), d=st.sampled_from([3, 4]))
+def test_python_cone_kernel_matches_the_numpy_code(seed, k, d):
+    args = cone_inputs(seed, k, d)
     got = newton_kernels.cone_point_py(*args)
     want = numpy_cone_point(*args)
     for g, w in zip(got[:3], want[:3]):  # the plain Python hypot may differ by a rounding
@@ -154,9 +154,10 @@ def test_python_cone_kernel_matches_the_numpy_code(seed, k):
 
 
 @needs_numba
+@pytest.mark.parametrize("d", [3, 4])
 @pytest.mark.parametrize("seed", range(5))
-def test_compiled_cone_kernel_gives_the_numbers_of_the_numpy_code(seed):
-    args = cone_inputs(seed, 200)
+def test_compiled_cone_kernel_gives_the_numbers_of_the_numpy_code(seed, d):
+    args = cone_inputs(seed, 200, d)
     got = newton_kernels.cone_point(*args)
     want = numpy_cone_point(*args)
     for g, w in zip(got, want):
@@ -176,19 +177,20 @@ def cone_jacobian(seed: int, n: int):
     return J
 
 
+@pytest.mark.parametrize("d", [3, 4])  # rows a cone block
 @pytest.mark.parametrize("shuffled", [True, False])  # False: each block's rows in a row, as FCLIB's
 @pytest.mark.parametrize("seed", range(4))
-def test_cone_pattern_kernel_matches_the_scipy_build(seed, shuffled):
+def test_cone_pattern_kernel_matches_the_scipy_build(seed, shuffled, d):
     from contactmodel.mcp.types import CoulombBlocks
     from contactmodel.solvers.newton.cones import ConeMethod
 
     rng = np.random.default_rng(seed)
     k, nbox = 15, 7
-    n = 3 * k + nbox
+    n = d * k + nbox
     perm = rng.permutation(n) if shuffled else np.arange(n)
-    index = perm[: 3 * k].reshape(k, 3)
+    index = perm[: d * k].reshape(k, d)
     J = cone_jacobian(seed, n)
-    lb = np.where(np.isin(np.arange(n), perm[3 * k :]), 0.0, -np.inf)
+    lb = np.where(np.isin(np.arange(n), perm[d * k :]), 0.0, -np.inf)
     cones = CoulombBlocks(index, np.ones(k))
     mcp = MCP(F=lambda x: J @ x, J=lambda x: J, lb=lb, ub=np.full(n, np.inf), cones=cones)
     pats = [ConeMethod(mcp, NewtonOptions(kernels="numpy")).pattern(J)]

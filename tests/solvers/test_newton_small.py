@@ -85,26 +85,27 @@ def test_fclib_files_take_the_same_iterates():
         assert_same(ref, fast)
 
 
-def random_fc3d(seed: int, nc: int, rank: int, nbox: int = 0):
+def random_fc3d(seed: int, nc: int, rank: int, nbox: int = 0, d: int = 3):
     """The MCP of W = G G^T (+ a small skew part) of ``rank`` columns, q pressing in, mu in
-    (0.1, 1), and ``nbox`` box rows (free, lower-bounded, two-sided) after the cone blocks."""
+    (0.1, 1), and ``nbox`` box rows (free, lower-bounded, two-sided) after the cone blocks of
+    ``d`` rows each (3, or 4: a soft finger's)."""
     rng = np.random.default_rng(seed)
-    n = 3 * nc + nbox
+    n = d * nc + nbox
     G = rng.standard_normal((n, rank + nbox))
     W = G @ G.T + 1e-3 * (lambda A: A - A.T)(rng.standard_normal((n, n)))
-    return _fc3d_mcp(sp.csr_matrix(W), rng, nc, nbox)
+    return _fc3d_mcp(sp.csr_matrix(W), rng, nc, nbox, d)
 
 
-def _fc3d_mcp(M: sp.csr_matrix, rng: np.random.Generator, nc: int, nbox: int) -> MCP:
-    """The MCP of matrix ``M`` with nc cone blocks then ``nbox`` box rows (free, lower-bounded,
-    two-sided): q pressing in, mu in (0.1, 1)."""
-    q = rng.standard_normal(3 * nc + nbox)
-    q[: 3 * nc : 3] -= rng.uniform(0.0, 2.0, nc)
+def _fc3d_mcp(M: sp.csr_matrix, rng: np.random.Generator, nc: int, nbox: int, d: int = 3) -> MCP:
+    """The MCP of matrix ``M`` with nc cone blocks of ``d`` rows then ``nbox`` box rows (free,
+    lower-bounded, two-sided): q pressing in, mu in (0.1, 1)."""
+    q = rng.standard_normal(d * nc + nbox)
+    q[: d * nc : d] -= rng.uniform(0.0, 2.0, nc)
     mu = rng.uniform(0.1, 1.0, nc)
     kind = rng.integers(0, 3, nbox)
-    lb = np.concatenate([np.full(3 * nc, -np.inf), np.where(kind == 0, -np.inf, 0.0)])
-    ub = np.concatenate([np.full(3 * nc, np.inf), np.where(kind == 2, 1.0, np.inf)])
-    blocks = CoulombBlocks(np.arange(3 * nc).reshape(nc, 3), mu)
+    lb = np.concatenate([np.full(d * nc, -np.inf), np.where(kind == 0, -np.inf, 0.0)])
+    ub = np.concatenate([np.full(d * nc, np.inf), np.where(kind == 2, 1.0, np.inf)])
+    blocks = CoulombBlocks(np.arange(d * nc).reshape(nc, d), mu)
     return MCP(F=lambda x: M @ x + q, J=lambda x: M, lb=lb, ub=ub, M=M, q=q, cones=blocks)
 
 
@@ -121,6 +122,24 @@ def test_random_cone_problems_take_the_same_iterates(seed, nc, nbox, deficit, re
     mcp = random_fc3d(seed, nc, max(1, 3 * nc - deficit), nbox)
     opts = dict(regularize=regularize, nonmonotone_memory=memory, max_iter=60)
     assert_same(*both(mcp, restarts=False, liftoff_rounds=0, **opts))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 100_000),
+    nc=st.integers(1, 10),
+    nbox=st.integers(0, 4),
+    deficit=st.integers(0, 8),
+    memory=st.sampled_from([1, 3, 8]),
+)
+def test_random_four_row_cone_problems_take_the_same_iterates(seed, nc, nbox, deficit, memory):
+    """Blocks of four rows (n, t, o, r; a soft finger's): the same kernels, the same iterates."""
+    mcp = random_fc3d(seed, nc, max(1, 4 * nc - deficit), nbox, d=4)
+    opts = dict(nonmonotone_memory=memory, max_iter=60, restarts=False, liftoff_rounds=0)
+    ref, fast = both(mcp, **opts)
+    assert_same(ref, fast)
+    if not ref.extras.get("start_solved"):
+        assert_identical(python_loop(mcp, **opts), fast)
 
 
 def test_the_hard_rungs_run_and_agree():
@@ -179,7 +198,7 @@ def test_clear_setup_cache_empties_the_methods_tables():
 def test_compiled_row_scales_match_the_numpy_code(seed):
     from contactmodel.solvers.newton.cones import ConeMethod
 
-    mcp = random_fc3d(seed, 5, 15, nbox=3)
+    mcp = random_fc3d(seed, 5, 15, nbox=3, d=3 + seed % 2)
     rng = np.random.default_rng(seed)
     J = sp.random(mcp.n, mcp.n, density=0.3, random_state=seed, format="csr") * 10.0 ** rng.integers(-3, 4)
     J = J.tolil()
@@ -211,17 +230,17 @@ def test_sparse_product_kernels_give_scipys_numbers(seed):
         assert np.array_equal(kernel(A.data, A.indices, A.indptr, v, 30), A.T @ v)
 
 
-def random_sparse_fc3d(seed: int, nc: int, deficit: int = 0, nbox: int = 0):
+def random_sparse_fc3d(seed: int, nc: int, deficit: int = 0, nbox: int = 0, d: int = 3):
     """:func:`random_fc3d`'s kind of problem with a sparse W (each row a few bodies' worth of
     entries), large enough for newton's sparse path (n > 150, J below 15 % full): its kept block
     is factored by SuperLU."""
     rng = np.random.default_rng(seed)
-    n = 3 * nc + nbox
+    n = d * nc + nbox
     G = sp.random(n, max(1, n - deficit), density=4.0 / n, random_state=seed, format="csr")
     S = sp.random(n, n, density=0.01, random_state=seed + 1, format="csr")
     W = (G @ G.T + 1e-3 * (S - S.T) + 1e-6 * sp.eye(n)).tocsr()
     W.sum_duplicates()
-    return _fc3d_mcp(W, rng, nc, nbox)
+    return _fc3d_mcp(W, rng, nc, nbox, d)
 
 
 def python_loop(mcp, **options):
@@ -250,15 +269,23 @@ def assert_identical(loop, fast):
 
 
 @pytest.mark.parametrize(
-    "seed, nc, deficit, nbox, memory",
-    [(0, 60, 0, 0, 8), (1, 70, 0, 5, 8), (2, 55, 30, 3, 3), (3, 80, 60, 0, 2), (4, 60, 40, 6, 1)],
+    "seed, nc, deficit, nbox, memory, d",
+    [
+        (0, 60, 0, 0, 8, 3),
+        (1, 70, 0, 5, 8, 3),
+        (2, 55, 30, 3, 3, 3),
+        (3, 80, 60, 0, 2, 3),
+        (4, 60, 40, 6, 1, 3),
+        (5, 45, 0, 3, 8, 4),
+        (6, 50, 40, 0, 2, 4),
+    ],
 )
-def test_the_sparse_path_compiled_takes_the_loop_s_iterates(seed, nc, deficit, nbox, memory):
+def test_the_sparse_path_compiled_takes_the_loop_s_iterates(seed, nc, deficit, nbox, memory, d):
     """On the sparse path (SuperLU) the compiled attempt takes the interpreter loop's steps bit for
-    bit, and the numpy path's to rounding."""
+    bit, and the numpy path's to rounding (blocks of 3 rows and of 4)."""
     from contactmodel.solvers.newton.cones import ConeMethod
 
-    mcp = random_sparse_fc3d(seed, nc, deficit, nbox)
+    mcp = random_sparse_fc3d(seed, nc, deficit, nbox, d)
     method = ConeMethod(mcp, NewtonOptions())
     assert method.dense_J(mcp.M) is None  # the sparse path
     opts = dict(nonmonotone_memory=memory, max_iter=60, restarts=False, liftoff_rounds=0)

@@ -8,11 +8,11 @@ Semismooth Newton on the natural map, one row per variable:
 
 with row scales ``s_i = 1 / max_j |J_ij(x0)|`` (one ``rho_b`` per block, the smallest of its three
 rows, so the cone stays a cone). Both maps vanish exactly at the solutions for any positive scale.
-An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` block diagonal (d x d per
-cone block, diagonal elsewhere). Blocks of d = 4 components (a soft finger's, see
-:class:`~contactmodel.mcp.types.CoulombBlocks`) take the numpy path: the compiled kernels are
-written for d = 3. Rows that are a unit row of ``H`` (a variable at a bound, a cone
-block whose point projects to 0, i.e. a separating contact) are eliminated before the LU.
+An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` block diagonal (d x d
+per cone block, diagonal elsewhere; d = 3, or 4 for a soft finger's block, see
+:class:`~contactmodel.mcp.types.CoulombBlocks`). Rows that are a unit row of ``H`` (a variable at
+a bound, a cone block whose point projects to 0, i.e. a separating contact) are eliminated before
+the LU.
 
 The globalization is the one of :mod:`contactmodel.solvers.newton.core` (shared with the box-MCP
 method): Newton, regularized Newton, Levenberg-Marquardt and gradient steps through a nonmonotone
@@ -212,8 +212,7 @@ class ConeMethod(NewtonMethod):
         self.j_scale = 1.0
         self.boost = 1.0  # grows 10x at each watchdog return
         self.phi0 = 1.0  # ||Phi||_inf at the start of the attempt
-        # see newton/kernels.py; written for blocks of 3 components
-        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE and self.idx.shape[1] == 3
+        self.numba = opt.kernels != "numpy" and kernels.AVAILABLE  # see newton/kernels.py
         self._J: sp.csr_matrix | None = None
         self._JT: sp.csc_matrix | None = None  # J.T of the constant J of an affine F: a CSC view
         self._pattern: _Pattern | None = None

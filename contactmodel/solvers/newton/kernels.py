@@ -90,76 +90,84 @@ def dense_block_py(JT: np.ndarray, keep: np.ndarray, da: np.ndarray, db: np.ndar
 
 def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray):
     """The cone blocks' part of a newton/cones.py point, one loop over the k blocks:
-    ``(R, Da, Db, res)``. ``c``, ``a`` (k, 3): forces and accelerations (normal first); ``mu``,
-    ``rho`` (k,): friction coefficients and the blocks' scales.
+    ``(R, Da, Db, res)``. ``c``, ``a`` (k, d): forces and accelerations (normal first, d = 3 or
+    4); ``mu``, ``rho`` (k,): friction coefficients and the blocks' scales.
 
-    ``R = c - Proj_{K_mu}(c - rho a_hat)`` (k, 3) and its Jacobian element ``(Da, Db)`` (k, 3, 3),
+    ``R = c - Proj_{K_mu}(c - rho a_hat)`` (k, d) and its Jacobian element ``(Da, Db)`` (k, d, d),
     as :func:`contactmodel.mcp.cones.natural_map`; ``res`` the largest ``|c - Proj(c - a_hat)|``
     (rho = 1, :func:`contactmodel.mcp.cones.residual`; NaN if any is); ``sep`` (k,) the blocks
     whose row of the Newton matrix is a unit row (``Da = I, Db = 0``: a separating contact). The
-    same formulas and operations as the numpy code of :mod:`contactmodel.mcp.cones`.
+    same formulas and operations as the numpy code of :mod:`contactmodel.mcp.cones` (the
+    tangential norms as hypot of hypot, in order).
     """
-    k = c.shape[0]
-    R = np.empty((k, 3))
-    Da = np.empty((k, 3, 3))
-    Db = np.empty((k, 3, 3))
-    P = np.empty((3, 3))
-    z = np.empty(3)
+    k, d = c.shape
+    R = np.empty((k, d))
+    Da = np.empty((k, d, d))
+    Db = np.empty((k, d, d))
+    P = np.empty((d, d))
+    z = np.empty(d)
+    g = np.zeros(d)  # row 0 of d a_hat / d a, but for its 1
+    u = np.empty(d)
     sep = np.empty(k, dtype=np.bool_)
     res = 0.0
     for b in range(k):
         m = mu[b]
         r_a = math.hypot(a[b, 1], a[b, 2])
-        ah0 = a[b, 0] + m * r_a  # De Saxce's a_hat = a + (mu |a_T|, 0, 0)
-        g1 = m * (a[b, 1] / r_a) if r_a > 0.0 else 0.0  # row 0 of d a_hat / d a
-        g2 = m * (a[b, 2] / r_a) if r_a > 0.0 else 0.0
+        for j in range(3, d):
+            r_a = math.hypot(r_a, a[b, j])
+        ah0 = a[b, 0] + m * r_a  # De Saxce's a_hat = a + (mu |a_T|, 0, ...)
+        for j in range(1, d):
+            g[j] = m * (a[b, j] / r_a) if r_a > 0.0 else 0.0
         for unit in range(2):  # the scaled map with its Jacobian, then the residual (rho = 1)
             rb = 1.0 if unit else rho[b]
             z[0] = c[b, 0] - rb * ah0
-            z[1] = c[b, 1] - rb * a[b, 1]
-            z[2] = c[b, 2] - rb * a[b, 2]
+            for j in range(1, d):
+                z[j] = c[b, j] - rb * a[b, j]
             r = math.hypot(z[1], z[2])
+            for j in range(3, d):
+                r = math.hypot(r, z[j])
             # Proj_{K_mu}(z) into z, its Jacobian into P (see cones.project_jacobian)
             if r <= m * z[0]:  # in the cone
                 P[:] = 0.0
-                P[0, 0] = P[1, 1] = P[2, 2] = 1.0
+                for i in range(d):
+                    P[i, i] = 1.0
             elif m * r <= -z[0]:  # in the polar cone
                 z[:] = 0.0
                 P[:] = 0.0
             else:  # onto the boundary ray through z_T
-                u1 = z[1] / r
-                u2 = z[2] / r
+                for j in range(1, d):
+                    u[j] = z[j] / r
                 s = (z[0] + m * r) / (1.0 + m * m)
                 kk = 1.0 / (1.0 + m * m)
                 mk = m * kk
                 z[0] = s
-                z[1] = (m * s) * u1
-                z[2] = (m * s) * u2
+                for j in range(1, d):
+                    z[j] = (m * s) * u[j]
                 P[0, 0] = kk
-                P[0, 1] = P[1, 0] = mk * u1
-                P[0, 2] = P[2, 0] = mk * u2
+                for j in range(1, d):
+                    P[0, j] = P[j, 0] = mk * u[j]
                 a2 = m * m * kk
                 b2 = m * s / r
-                P[1, 1] = a2 * (u1 * u1) + b2 * (1.0 - u1 * u1)
-                P[1, 2] = a2 * (u1 * u2) + b2 * (0.0 - u1 * u2)
-                P[2, 1] = a2 * (u2 * u1) + b2 * (0.0 - u2 * u1)
-                P[2, 2] = a2 * (u2 * u2) + b2 * (1.0 - u2 * u2)
+                for i in range(1, d):
+                    for j in range(1, d):
+                        P[i, j] = a2 * (u[i] * u[j]) + b2 * ((1.0 if i == j else 0.0) - u[i] * u[j])
             if unit:
-                for i in range(3):
+                for i in range(d):
                     v = abs(c[b, i] - z[i])
                     if v > res or v != v:  # keeps a NaN, as numpy's max does
                         res = v
             else:
                 unit = True
-                for i in range(3):
+                for i in range(d):
                     R[b, i] = c[b, i] - z[i]
-                    for j in range(3):
+                    for j in range(d):
                         Da[b, i, j] = (1.0 if i == j else 0.0) - P[i, j]
                         unit = unit and Da[b, i, j] == (1.0 if i == j else 0.0)
                     Db[b, i, 0] = rb * P[i, 0]
-                    Db[b, i, 1] = rb * (P[i, 1] + P[i, 0] * g1)
-                    Db[b, i, 2] = rb * (P[i, 2] + P[i, 0] * g2)
-                    unit = unit and Db[b, i, 0] == 0.0 and Db[b, i, 1] == 0.0 and Db[b, i, 2] == 0.0
+                    unit = unit and Db[b, i, 0] == 0.0
+                    for j in range(1, d):
+                        Db[b, i, j] = rb * (P[i, j] + P[i, 0] * g[j])
+                        unit = unit and Db[b, i, j] == 0.0
                 sep[b] = unit
     return R, Da, Db, res, sep
 
@@ -167,68 +175,62 @@ def cone_point_py(c: np.ndarray, a: np.ndarray, mu: np.ndarray, rho: np.ndarray)
 def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
     """The CSC sparsity pattern of ``H = Da + Db J`` for newton/cones.py (see its ``_Pattern``):
     ``(indptr, rows, gather)``. ``indptr``, ``indices``: J's canonical CSR (n, n) structure;
-    ``src`` (n, 3): the rows of J that row r of ``Db J`` combines, ascending, -1 for none (they
+    ``src`` (n, d): the rows of J that row r of ``Db J`` combines, ascending, -1 for none (they
     are also the columns of r's block of ``Da``). ``gather[s, e]`` is the position in ``J.data``
     of ``J[src[rows[e], s], col(e)]``, or ``J.nnz`` when it is not stored. The same arrays as the
     SciPy build of ``_Pattern``.
     """
-    n = src.shape[0]
+    n, d = src.shape
     nnz = indptr[n]
     size = 0  # an upper bound on the entries
     for r in range(n):
-        for s in range(3):
+        for s in range(d):
             j = src[r, s]
             if j >= 0:
                 size += indptr[j + 1] - indptr[j] + 1
-    stamp = np.full(n, -1, dtype=np.int64)  # the last row that met a column
-    where = np.full((3, n), -1, dtype=np.int64)
-    seen = np.full((3, n), -1, dtype=np.int64)
-    buf = np.empty(n, dtype=np.int64)
+    head = np.zeros(d, dtype=np.int64)  # each source row's next entry, and its end
+    stop = np.zeros(d, dtype=np.int64)
     rowptr = np.zeros(n + 1, dtype=np.int64)
     cols = np.empty(size, dtype=np.int64)
-    found = np.empty((3, size), dtype=np.int64)
+    found = np.empty((d, size), dtype=np.int64)
     pos = 0
     for r in range(n):  # the pattern row by row, columns ascending
-        if r > 0 and src[r, 0] >= 0 and src[r, 0] == src[r - 1, 0] and src[r, 1] == src[r - 1, 1]:
-            if src[r, 2] == src[r - 1, 2]:  # a cone block's next row: the same sources, the same row
-                start, m = rowptr[r - 1], rowptr[r] - rowptr[r - 1]
-                for e in range(m):
-                    cols[pos + e] = cols[start + e]
-                    for s in range(3):
-                        found[s, pos + e] = found[s, start + e]
-                pos += m
-                rowptr[r + 1] = pos
-                continue
-        m = 0
-        for s in range(3):
+        same = r > 0 and src[r, 0] >= 0
+        for s in range(d):
+            same = same and src[r, s] == src[r - 1, s]
+        if same:  # a cone block's next row: the same sources, the same row
+            start, m = rowptr[r - 1], rowptr[r] - rowptr[r - 1]
+            for e in range(m):
+                cols[pos + e] = cols[start + e]
+                for s in range(d):
+                    found[s, pos + e] = found[s, start + e]
+            pos += m
+            rowptr[r + 1] = pos
+            continue
+        for s in range(d):
             j = src[r, s]
-            if j < 0:
-                continue
-            if stamp[j] != r:  # the column of j's entry of Da
-                stamp[j] = r
-                buf[m] = j
-                m += 1
-            for jj in range(indptr[j], indptr[j + 1]):
-                c = indices[jj]
-                if stamp[c] != r:
-                    stamp[c] = r
-                    buf[m] = c
-                    m += 1
-                where[s, c] = jj
-                seen[s, c] = r
-        for e in range(1, m):  # insertion sort: a row holds a few dozen columns
-            c = buf[e]
-            f = e
-            while f > 0 and buf[f - 1] > c:
-                buf[f] = buf[f - 1]
-                f -= 1
-            buf[f] = c
-        for e in range(m):
-            c = buf[e]
-            cols[pos + e] = c
-            for s in range(3):
-                found[s, pos + e] = where[s, c] if seen[s, c] == r else nnz
-        pos += m
+            head[s] = indptr[j] if j >= 0 else 0
+            stop[s] = indptr[j + 1] if j >= 0 else 0
+        own = 0  # the next of the row's own columns (its block of Da: src[r], ascending, -1 last)
+        while True:  # merge the source rows' sorted columns and the block's own
+            c = n
+            for s in range(d):
+                if head[s] < stop[s] and indices[head[s]] < c:
+                    c = indices[head[s]]
+            if own < d and 0 <= src[r, own] < c:
+                c = src[r, own]
+            if c == n:
+                break
+            for s in range(d):
+                if head[s] < stop[s] and indices[head[s]] == c:
+                    found[s, pos] = head[s]
+                    head[s] += 1
+                else:
+                    found[s, pos] = nnz
+            if own < d and src[r, own] == c:
+                own += 1
+            cols[pos] = c
+            pos += 1
         rowptr[r + 1] = pos
     colptr = np.zeros(n + 1, dtype=np.int64)  # to CSC: a counting sort by column (rows stay ascending)
     for e in range(pos):
@@ -237,13 +239,13 @@ def cone_pattern_py(indptr: np.ndarray, indices: np.ndarray, src: np.ndarray):
         colptr[c + 1] += colptr[c]
     fill = colptr[:n].copy()
     rows = np.empty(pos, dtype=np.int64)
-    gather = np.empty((3, pos), dtype=np.int64)
+    gather = np.empty((d, pos), dtype=np.int64)
     for r in range(n):
         for e in range(rowptr[r], rowptr[r + 1]):
             k = fill[cols[e]]
             fill[cols[e]] += 1
             rows[k] = r
-            for s in range(3):
+            for s in range(d):
                 gather[s, k] = found[s, e]
     return colptr, rows, gather
 
@@ -264,34 +266,34 @@ def cone_values_py(
     """The entries of ``H = Da + eps Db + Db J`` in the pattern of :func:`cone_pattern_py`
     (``rows``, ``gather``; ``dpos`` where the entries of ``Da`` go): ``jdata`` J.data;
     ``block`` (n, 2) the block of each row (-1 for a box row) and its place in it (the box row's
-    index for a box row); ``perm`` (k, 3) each block's sources in ascending order as positions in
-    the block; ``Da, Db`` as the point holds them (box diagonals (nb,), cone blocks (k, 3, 3)).
+    index for a box row); ``perm`` (k, d) each block's sources in ascending order as positions in
+    the block; ``Da, Db`` as the point holds them (box diagonals (nb,), cone blocks (k, d, d)).
     The operations of newton/cones.py's numpy code, in its order."""
     nnz = jdata.shape[0]
+    d = gather.shape[0]
     out = np.empty(rows.shape[0])
     for e in range(rows.shape[0]):
         b = block[rows[e], 0]
         p = block[rows[e], 1]
-        if b < 0:
-            c0, c1, c2 = db_box[p], 0.0, 0.0
-        else:
-            c0 = db_cone[b, p, perm[b, 0]]
-            c1 = db_cone[b, p, perm[b, 1]]
-            c2 = db_cone[b, p, perm[b, 2]]
         g = gather[0, e]
-        v = c0 * (jdata[g] if g < nnz else 0.0)
-        g = gather[1, e]
-        v += c1 * (jdata[g] if g < nnz else 0.0)
-        g = gather[2, e]
-        v += c2 * (jdata[g] if g < nnz else 0.0)
+        if b < 0:  # a box row: its one source, then zero times the others (as numpy adds them)
+            v = db_box[p] * (jdata[g] if g < nnz else 0.0)
+            for s in range(1, d):
+                g = gather[s, e]
+                v += 0.0 * (jdata[g] if g < nnz else 0.0)
+        else:
+            v = db_cone[b, p, perm[b, 0]] * (jdata[g] if g < nnz else 0.0)
+            for s in range(1, d):
+                g = gather[s, e]
+                v += db_cone[b, p, perm[b, s]] * (jdata[g] if g < nnz else 0.0)
         out[e] = v
     t = 0
     for i in range(da_box.shape[0]):
         out[dpos[t]] += da_box[i] + eps * db_box[i]
         t += 1
     for b in range(da_cone.shape[0]):
-        for p in range(3):
-            for q in range(3):
+        for p in range(d):
+            for q in range(d):
                 out[dpos[t]] += da_cone[b, p, q] + eps * db_cone[b, p, q]
                 t += 1
     return out
@@ -366,7 +368,7 @@ def cone_scales_py(data: np.ndarray, indptr: np.ndarray, box: np.ndarray, idx: n
     ``(j_scale, s_box, rho)``. Each row's norm is ``max_j |J_ij|`` (NaN kept, as numpy's
     ``maximum.reduceat``), 1 where it is 0 or not finite; ``j_scale`` their median (1 for no
     rows), ``s_box`` (nb,) one over the box rows' norms, ``rho`` (k,) one over the largest norm
-    of each cone block's rows ``idx`` (k, 3)."""
+    of each cone block's rows ``idx`` (k, d)."""
     n = indptr.shape[0] - 1
     norms = np.empty(n)
     for r in range(n):
@@ -384,7 +386,10 @@ def cone_scales_py(data: np.ndarray, indptr: np.ndarray, box: np.ndarray, idx: n
         s_box[i] = 1.0 / norms[box[i]]
     rho = np.empty(idx.shape[0])
     for b in range(idx.shape[0]):
-        rho[b] = 1.0 / max(norms[idx[b, 0]], max(norms[idx[b, 1]], norms[idx[b, 2]]))
+        top = norms[idx[b, 0]]  # finite: the largest does not depend on the order
+        for j in range(1, idx.shape[1]):
+            top = max(top, norms[idx[b, j]])
+        rho[b] = 1.0 / top
     return j_scale, s_box, rho
 
 

@@ -195,16 +195,16 @@ if AVAILABLE:
             v = abs(x[r] - min(max(x[r] - F[r], lb[i]), ub[i]))
             if v > res:
                 res = v
-        k = idx.shape[0]
-        c = np.empty((k, 3))
-        a = np.empty((k, 3))
+        k, d = idx.shape
+        c = np.empty((k, d))
+        a = np.empty((k, d))
         for b in range(k):
-            for j in range(3):
+            for j in range(d):
                 c[b, j] = x[idx[b, j]]
                 a[b, j] = F[idx[b, j]]
         R, Da, Db, res_cone, sep = _cone_point(c, a, mu, rho)
         for b in range(k):
-            for j in range(3):
+            for j in range(d):
                 phi[idx[b, j]] = R[b, j]
         res = max(res, res_cone)
         psi = 0.5 * np.dot(phi, phi)
@@ -228,11 +228,12 @@ if AVAILABLE:
         for i in range(box.shape[0]):
             u[box[i]] = da_box[i] * phi[box[i]]
             v[box[i]] = db_box[i] * phi[box[i]]
+        d = idx.shape[1]
         for b in range(idx.shape[0]):
-            for i in range(3):
+            for i in range(d):
                 su = 0.0
                 sv = 0.0
-                for j in range(3):
+                for j in range(d):
                     su += Da[b, j, i] * phi[idx[b, j]]
                     sv += Db[b, j, i] * phi[idx[b, j]]
                 u[idx[b, i]] = su
@@ -255,19 +256,20 @@ if AVAILABLE:
             r = box[i]
             for col in range(n):
                 H[r, col] = db_box[i] * Jd[r, col]
+        d = idx.shape[1]
         for b in range(idx.shape[0]):
-            for i in range(3):
+            for i in range(d):
                 r = idx[b, i]
                 for col in range(n):
                     s = 0.0
-                    for j in range(3):
+                    for j in range(d):
                         s += Db[b, i, j] * Jd[idx[b, j], col]
                     H[r, col] = s
         for i in range(box.shape[0]):
             H[box[i], box[i]] += da_box[i] + eps * db_box[i]
         for b in range(idx.shape[0]):
-            for i in range(3):
-                for j in range(3):
+            for i in range(d):
+                for j in range(d):
                     H[idx[b, i], idx[b, j]] += Da[b, i, j] + eps * Db[b, i, j]
         return H
 
@@ -354,7 +356,7 @@ if AVAILABLE:
                 fixed[box[i]] = True
         for b in range(idx.shape[0]):
             if sep[b]:
-                for j in range(3):
+                for j in range(idx.shape[1]):
                     fixed[idx[b, j]] = True
         for i in range(n):
             if fixed[i]:
