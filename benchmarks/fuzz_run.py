@@ -6,6 +6,7 @@ Usage:
     python benchmarks/fuzz_run.py --classify out.jsonl [--seed 1] [--solver newton]
     python benchmarks/fuzz_run.py --summary out.jsonl [more.jsonl ...]
     python benchmarks/fuzz_run.py --rerun before.jsonl --jsonl after.jsonl [--torsion ...] --solvers newton
+    python benchmarks/fuzz_run.py ... --torsion [--torsion-form auto] [--ellipsoid-form soc]
 
 ``--jsonl`` writes one line per run as it goes; ``--resume`` appends to it and skips the
 (scene, solver) runs it already holds, so a long run can be stopped (even by kill -9) and
@@ -110,6 +111,14 @@ not decided to have no solution**; the default scenes: 21 not solved, 15 / 0 / 6
 (0.20 %)**. (``decide`` stops at wall-clock time limits, so two scenes undecided above were
 decided here.) Commands: the first and third above on a whole file, and, for the default scenes,
 ``--n 3000 --seed 1 --solvers newton --jsonl d.jsonl`` then ``--seed 1 --classify d.jsonl``.
+
+The soft-finger laws' cone-block forms on the same scenes (seed 1, 3000 scenes, ``--max-boxes 6
+--torsion --solvers newton``): ``--torsion-form auto`` (EllipticTorsion in its automatic form,
+the cone block for newton) 2944 solved as with its MNCP, none wrong, 155 s against 205 s;
+``--ellipsoid-form soc`` (``Ellipsoid(form="soc")`` where no cone block of three rows is in the
+scene) 2945 solved, none wrong: scene 1790, which no start of newton solved as the MNCP, is
+solved; 1865 and 1891 stay unsolved (iteration limit and failure trade places); its 158
+Ellipsoid-only scenes 20.4 s of CPU against 24.2.
 """
 
 from __future__ import annotations

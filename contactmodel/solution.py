@@ -64,9 +64,9 @@ class Solution:
     largest load term: external forces and free accelerations), or 1 when F(0) = 0, so the status
     does not change when the data is scaled (:mod:`contactmodel.mcp.scale`); ``checks`` holds the
     physical checks (normal complementarity, Newton-Euler) for contact problems. ``cone_form`` is
-    the form in which the contacts of laws with two statements (``CoulombCone``, ``AnisotropicCone``,
-    ``EllipticTorsion``, ``Ellipsoid``) were solved (``"soc"``, ``"mncp"``, ``"soc+mncp"``; None without such
-    contacts), see :mod:`contactmodel.friction.cone`.
+    the form in which the contacts of laws with two statements (``CoulombCone``,
+    ``AnisotropicCone``, ``EllipticTorsion``, ``Ellipsoid``) were solved (``"soc"``, ``"mncp"``,
+    ``"soc+mncp"``; None without such contacts), see :mod:`contactmodel.friction.cone`.
     """
 
     status: Status

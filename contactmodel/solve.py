@@ -121,11 +121,12 @@ def solve(
     tolerance) override the solver's options (see ``solvers_config/NAME.toml``).
     The run is ``chain.apply -> run -> assess -> chain.invert`` with the chain of :func:`statement`
     (see :mod:`contactmodel.reductions`): a solver that takes no cone blocks gets the
-    automatic-form contacts (``CoulombCone``, ``AnisotropicCone``, ``EllipticTorsion``) in the
-    MNCP form (a problem of its own; ``x0`` is carried forward to it and the answer's ``x`` back,
-    so both stay in ``problem``'s variable order). The answer is assessed on the problem that ran;
-    ``Solution.cone_form`` says which form ran and ``Solution.extras["reductions"]`` lists the
-    labels of the reductions that changed the problem (absent when none did).
+    automatic-form contacts (``CoulombCone``, ``AnisotropicCone``, ``EllipticTorsion``,
+    ``Ellipsoid(form=None)``) in the MNCP form (a problem of its own; ``x0`` is carried forward
+    to it and the answer's ``x`` back, so both stay in ``problem``'s variable order). The answer
+    is assessed on the problem that ran; ``Solution.cone_form`` says which form ran and
+    ``Solution.extras["reductions"]`` lists the labels of the reductions that changed the problem
+    (absent when none did).
     ``blas_threads`` caps BLAS threads during the solve (None leaves them alone): the contact
     problems' dense kernels are small, and threaded BLAS made Lemke 20x slower on a loaded
     2-core machine. ``fallback``: a contact problem newton did not solve goes through the fallback

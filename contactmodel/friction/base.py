@@ -104,8 +104,7 @@ class FrictionLaw(ABC):
     auto: bool = False
     #: the statement of its rolling contacts, for a law that has two (a ``ConeForm``: ``"soc"`` a
     #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion,
-    #: Ellipsoid); None
-    #: for a law with one (``Solution.cone_form`` reports the forms that ran)
+    #: Ellipsoid); None for a law with one (``Solution.cone_form`` reports the forms that ran)
     form: str | None = None
 
     def check_contact(self, contact: DeclaredContact) -> None:

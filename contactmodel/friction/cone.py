@@ -73,9 +73,10 @@ from contactmodel.mcp.cones import residual as cone_residual
 
 
 class ConeForm(Choice):
-    """The statement of a rolling contact of a cone law (:class:`CoulombCone`, and the weighted
-    cones of :class:`~contactmodel.friction.anisotropic.AnisotropicCone` and
-    :class:`~contactmodel.friction.elliptic_torsion.EllipticTorsion`; see the module docstring)."""
+    """The statement of a rolling contact of a cone law (:class:`CoulombCone`, the weighted cones
+    of :class:`~contactmodel.friction.anisotropic.AnisotropicCone` and
+    :class:`~contactmodel.friction.elliptic_torsion.EllipticTorsion`, the soft finger's
+    :class:`~contactmodel.friction.ellipsoid.Ellipsoid`; see the module docstring)."""
 
     MNCP = "mncp"  # Trinkle et al. (1997) (27)-(29), any MCP solver
     SOC = "soc"  # the cone complementarity with De Saxce's modified acceleration, newton only
@@ -281,7 +282,7 @@ class CoulombCone(FrictionLaw):
 def cone_form(laws: Mapping[str, FrictionLaw]) -> str | None:
     """The form of the contacts among ``laws`` (name -> law) whose law has two statements
     (:attr:`~contactmodel.friction.base.FrictionLaw.form`: CoulombCone, AnisotropicCone,
-    EllipticTorsion, Ellipsoid): ``"soc"``, ``"mncp"``, ``"soc+mncp"`` when both occur, None when no law has
-    a form."""
+    EllipticTorsion, Ellipsoid): ``"soc"``, ``"mncp"``, ``"soc+mncp"`` when both occur, None when
+    no law has a form."""
     forms = {law.form for law in laws.values() if law.form is not None}
     return "+".join(sorted(forms, reverse=True)) if forms else None

@@ -76,11 +76,12 @@ class ContactRows:
     ``c_<component>``. ``pairs``: (key, variable position, terms of F) in order. ``cone``: the
     positions of the free (n, t, o) variables of a Coulomb cone block with coefficient ``mu``
     (rows ``cone_scale[k] * accel[n|t|o]``), or of its four (n, t, o, r) variables (a soft
-    finger's block, rows ``cone_scale[k] * accel[n|t|o|r]``), or None. ``expressions``: (name, terms) of named
-    expressions declared on the block before its pairs (a pair may use one by :class:`Named`).
+    finger's block, rows ``cone_scale[k] * accel[n|t|o|r]``), or None. ``expressions``: (name,
+    terms) of named expressions declared on the block before its pairs (a pair may use one by
+    :class:`Named`).
 
-    ``cone_scale`` (s_n, s_t, s_o[, s_r]), all 1 for the Coulomb cone, states a weighted cone in scaled
-    variables: with the force map c_k = s_k u_k, the block {u in K_mu, (s_n a_n + mu |(s_t a_t,
+    ``cone_scale`` (s_n, s_t, s_o[, s_r]), all 1 for the Coulomb cone, states a weighted cone in
+    scaled variables: with the force map c_k = s_k u_k, the block {u in K_mu, (s_n a_n + mu |(s_t a_t,
     s_o a_o)|, s_t a_t, s_o a_o) in K_mu^*, complementary} is the law whose friction set is
     {|(c_t / s_t, c_o / s_o)| <= mu c_n / s_n} with maximum dissipation (the anisotropic cone).
     """

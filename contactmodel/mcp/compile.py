@@ -330,8 +330,8 @@ def _refuse_plain_constraint(con) -> None:
 
 def _pairs(model: pe.Block, found: list) -> tuple[list[tuple], CoulombBlocks | None, list, dict[int, int]]:
     """(var, lb, ub, F expression) of every row, in MCP order: the Complementarity rows, then
-    three (or four) per cone block; the cone blocks' positions and coefficients (None without any); their
-    mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row.
+    three (or four) per cone block; the cone blocks' positions and coefficients (None without
+    any); their mu Params (re-read by :meth:`CompiledMCP.update`); and id(ComplementarityData) -> row.
     ``found``: the walk's candidate rows (:attr:`_Walk.rows`): pairs, cone blocks, other blocks
     and any plain constraint (refused)."""
     pairs = []

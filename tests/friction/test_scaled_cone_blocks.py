@@ -18,27 +18,39 @@ from contactmodel.mcp.compile import compile_model
 from contactmodel.solve import relative_residual
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31 - 1))
-def test_an_answer_of_the_soc_form_of_elliptic_torsion_solves_its_mncp(seed) -> None:
-    """Random reduced torsion problems of 1-4 contacts (A positive definite), random mu and
-    weights: newton solves the cone-block form, the friction set's own check holds, and its
-    forces lifted into the MNCP are a point where that form's natural residual is ~0."""
+def _random_torsion_problem(seed: int) -> tuple[np.ndarray, np.ndarray, float, list[float]]:
+    """(A, b, mu, weights) of a random reduced problem of 1-4 torsion contacts, A positive definite."""
     rng = np.random.default_rng(seed)
     k = int(rng.integers(1, 5))
     G = rng.normal(size=(4 * k, 4 * k + 2))
     A = G @ G.T / (4 * k) + 0.05 * np.eye(4 * k)
     b = rng.normal(size=4 * k)
-    mu, weights = float(rng.uniform(0.1, 1.0)), rng.uniform(0.3, 1.5, 3).tolist()
-    law = cm.EllipticTorsion(mu, *weights, form="soc")
-    soc = cm.formulate_from_matrices(A, b, friction=law, torsion=True)
-    assert soc.compile().mcp.cones is not None
+    return A, b, float(rng.uniform(0.1, 1.0)), rng.uniform(0.3, 1.5, 3).tolist()
+
+
+def _assert_the_soc_answer_solves_the_mncp(A, b, make, rows: int) -> None:
+    """newton solves ``make("soc")`` (cone blocks of ``rows`` rows), the friction set's own check
+    holds, and the answer's forces lifted into ``make("mncp")`` are a point where that form's
+    natural residual is ~0; an answer of the fallback's retry in the MNCP form is only checked."""
+    soc = cm.formulate_from_matrices(A, b, friction=make("soc"), torsion=True)
+    assert soc.compile().mcp.cones.d == rows
     solution = cm.solve(soc, solver="newton")
     assert solution.status is cm.Status.SOLVED, solution.message
     assert solution.checks["law_residual"] <= 1e-8
-    mncp = cm.formulate_from_matrices(A, b, friction=cm.EllipticTorsion(mu, *weights), torsion=True)
+    if solution.cone_form != "soc":
+        assert solution.extras["fallback"]["solved_by"] == "with the cone in the MNCP form"
+        return
+    mncp = cm.formulate_from_matrices(A, b, friction=make("mncp"), torsion=True)
     point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
     assert relative_residual(mncp.compile().mcp, point) <= 1e-8
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_an_answer_of_the_soc_form_of_elliptic_torsion_solves_its_mncp(seed) -> None:
+    """Random reduced torsion problems, random mu and weights (see the helpers above)."""
+    A, b, mu, weights = _random_torsion_problem(seed)
+    _assert_the_soc_answer_solves_the_mncp(A, b, lambda form: cm.EllipticTorsion(mu, *weights, form=form), 3)
 
 
 @settings(max_examples=40, deadline=None)
@@ -46,28 +58,14 @@ def test_an_answer_of_the_soc_form_of_elliptic_torsion_solves_its_mncp(seed) -> 
 def test_an_answer_of_the_soc_form_of_the_ellipsoid_solves_its_mncp(seed, direction) -> None:
     """As above for the soft finger's cone block of four rows, in both of its directions. Newton
     leaves a few of these unsolved in this form (seeds 0-2299: 1 with the maximum-work law, 2 with
-    "opposite", whose block is not monotone; 103 and 79 in the MNCP form), which the fallback
+    "opposite", whose block is not monotone; 110 and 88 in the MNCP form), which the fallback
     then solves in the MNCP form."""
-    rng = np.random.default_rng(seed)
-    k = int(rng.integers(1, 5))
-    G = rng.normal(size=(4 * k, 4 * k + 2))
-    A = G @ G.T / (4 * k) + 0.05 * np.eye(4 * k)
-    b = rng.normal(size=4 * k)
-    mu, weights = float(rng.uniform(0.1, 1.0)), rng.uniform(0.3, 1.5, 3).tolist()
-    soc = cm.formulate_from_matrices(
-        A, b, friction=cm.Ellipsoid(mu, *weights, direction=direction, form="soc"), torsion=True
-    )
-    assert soc.compile().mcp.cones.d == 4
-    solution = cm.solve(soc, solver="newton")
-    assert solution.status is cm.Status.SOLVED, solution.message
-    assert solution.checks["law_residual"] <= 1e-8
-    if solution.cone_form != "soc":  # solved by the fallback's retry in the MNCP form
-        assert solution.extras["fallback"]["solved_by"] == "with the cone in the MNCP form"
-        return
-    law = cm.Ellipsoid(mu, *weights, direction=direction)
-    mncp = cm.formulate_from_matrices(A, b, friction=law, torsion=True)
-    point = mncp.point_at(np.concatenate([c.force for c in solution.contacts]))
-    assert relative_residual(mncp.compile().mcp, point) <= 1e-8
+    A, b, mu, weights = _random_torsion_problem(seed)
+
+    def make(form):
+        return cm.Ellipsoid(mu, *weights, direction=direction, form=form)
+
+    _assert_the_soc_answer_solves_the_mncp(A, b, make, 4)
 
 
 def test_blocks_of_three_and_four_rows_are_not_mixed() -> None:

@@ -50,22 +50,18 @@ def _fd(fun, x, h=1e-7):
     return np.stack(cols, axis=-1)
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    c=st.tuples(finite, finite, finite),
-    a=st.tuples(finite, finite, finite),
-    mu=coef,
-    rho=st.floats(0.1, 10.0),
-)
-def test_natural_map_jacobian_matches_finite_differences(c, a, mu, rho):
+def _check_natural_map_jacobian(c, a, mu, rho) -> None:
+    """The natural map's Jacobian element (Da, Db) at (c, a) (one block of d rows) against central
+    finite differences, at differentiable points only: a_T away from 0, the projected point away
+    from the borders between the projection's cases."""
     c, a = np.array(c), np.array(a)
-    # differentiable points only: a_T away from 0, the projected point away from the case borders
-    assume(np.hypot(a[1], a[2]) > 1e-2)
+    assume(np.linalg.norm(a[1:]) > 1e-2)
     ah, _ = cones.desaxce(a[None], np.array([mu]))
     z = c - rho * ah[0]
-    r = np.hypot(z[1], z[2])
+    r = np.linalg.norm(z[1:])
     assume(abs(r - mu * z[0]) > 1e-3 and abs(mu * r + z[0]) > 1e-3 and r > 1e-3)
     R, Da, Db = cones.natural_map(c[None], a[None], np.array([mu]), rho)
+    assert R.shape == (1, c.size) and Da.shape == Db.shape == (1, c.size, c.size)
 
     def by_c(v):
         return cones.natural_map(v[None], a[None], np.array([mu]), rho)[0][0]
@@ -75,6 +71,20 @@ def test_natural_map_jacobian_matches_finite_differences(c, a, mu, rho):
 
     np.testing.assert_allclose(Da[0], _fd(by_c, c), atol=1e-5)
     np.testing.assert_allclose(Db[0], _fd(by_a, a), atol=1e-5)
+    # rho = 1: the residual the dispatcher checks answers with is the same map
+    residual = cones.residual(c[None], a[None], [mu])
+    np.testing.assert_array_equal(residual, cones.natural_map(c[None], a[None], [mu])[0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    c=st.tuples(finite, finite, finite),
+    a=st.tuples(finite, finite, finite),
+    mu=coef,
+    rho=st.floats(0.1, 10.0),
+)
+def test_natural_map_jacobian_matches_finite_differences(c, a, mu, rho):
+    _check_natural_map_jacobian(c, a, mu, rho)
 
 
 def test_jacobian_at_the_kinks_is_an_element_of_the_generalized_jacobian():
@@ -157,26 +167,7 @@ def test_a_four_component_projection_is_the_nearest_point_of_the_cone(z, mu, see
     rho=st.floats(0.1, 10.0),
 )
 def test_the_four_component_natural_map_jacobian_matches_finite_differences(c, a, mu, rho):
-    c, a = np.array(c), np.array(a)
-    assume(np.linalg.norm(a[1:]) > 1e-2)
-    ah, _ = cones.desaxce(a[None], np.array([mu]))
-    z = c - rho * ah[0]
-    r = np.linalg.norm(z[1:])
-    assume(abs(r - mu * z[0]) > 1e-3 and abs(mu * r + z[0]) > 1e-3 and r > 1e-3)
-    R, Da, Db = cones.natural_map(c[None], a[None], np.array([mu]), rho)
-    assert R.shape == (1, 4) and Da.shape == Db.shape == (1, 4, 4)
-
-    def by_c(v):
-        return cones.natural_map(v[None], a[None], np.array([mu]), rho)[0][0]
-
-    def by_a(v):
-        return cones.natural_map(c[None], v[None], np.array([mu]), rho)[0][0]
-
-    np.testing.assert_allclose(Da[0], _fd(by_c, c), atol=1e-5)
-    np.testing.assert_allclose(Db[0], _fd(by_a, a), atol=1e-5)
-    # rho = 1: the residual the dispatcher checks answers with is the same map
-    residual = cones.residual(c[None], a[None], [mu])
-    np.testing.assert_array_equal(residual, cones.natural_map(c[None], a[None], [mu])[0])
+    _check_natural_map_jacobian(c, a, mu, rho)
 
 
 def test_a_four_component_block_with_no_moment_is_the_three_component_one():

@@ -6,8 +6,8 @@ Semismooth Newton on the natural map, one row per variable:
 * cone block: ``Phi_b = c_b - Proj_{K_mu}(c_b - rho_b a_hat_b)``, ``a_hat`` De Saxce's modified
   acceleration (:mod:`contactmodel.mcp.cones`),
 
-with row scales ``s_i = 1 / max_j |J_ij(x0)|`` (one ``rho_b`` per block, the smallest of its three
-rows, so the cone stays a cone). Both maps vanish exactly at the solutions for any positive scale.
+with row scales ``s_i = 1 / max_j |J_ij(x0)|`` (one ``rho_b`` per block, the smallest of its rows',
+so the cone stays a cone). Both maps vanish exactly at the solutions for any positive scale.
 An element of the generalized Jacobian is ``H = Da + Db J`` with ``Da, Db`` block diagonal (d x d
 per cone block, diagonal elsewhere; d = 3, or 4 for a soft finger's block, see
 :class:`~contactmodel.mcp.types.CoulombBlocks`). Rows that are a unit row of ``H`` (a variable at
@@ -60,8 +60,8 @@ class _Point:
     phi: np.ndarray  # scaled natural map (n,)
     da_box: np.ndarray  # (nb,) Da on the box rows
     db_box: np.ndarray  # (nb,) Db on the box rows
-    da_cone: np.ndarray  # (k, 3, 3)
-    db_cone: np.ndarray  # (k, 3, 3)
+    da_cone: np.ndarray  # (k, d, d)
+    db_cone: np.ndarray  # (k, d, d)
     psi: float
     res: float  # unscaled natural residual, inf-norm
     sep: np.ndarray  # (k,) cone blocks with Da = I, Db = 0 (separating): unit rows of H
@@ -71,8 +71,8 @@ class _Pattern:
     """The sparsity pattern of ``H = Da + Db J`` for one pattern of ``J`` (n, n), in CSC order
     (columns, then rows, ascending), and where each entry's terms are in ``J``.
 
-    ``Db`` is block diagonal (a 3 x 3 block per cone block, diagonal on the box rows), so row ``r``
-    of ``Db J`` combines at most three rows of ``J``, its *sources* ``src[r]`` (ascending; the box
+    ``Db`` is block diagonal (a d x d block per cone block, diagonal on the box rows), so row ``r``
+    of ``Db J`` combines at most d rows of ``J``, its *sources* ``src[r]`` (ascending; the box
     row ``i`` has the one source ``i``). Entry ``e`` of ``H`` at ``(rows[e], cols[e])`` is
     ``sum_s coef[rows[e], s] * J[src[rows[e], s], cols[e]]`` plus its ``Da`` entry: the terms in
     SciPy's order for ``Da + Db @ J`` (sources ascending, then ``Da``), so the same numbers.

@@ -3,7 +3,7 @@
 A *method* (:class:`NewtonMethod`) supplies what differs between box MCPs
 (:mod:`contactmodel.solvers.newton`: Fischer-Burmeister merit, diagonal ``Da, Db``) and MCPs with
 Coulomb cone blocks (:mod:`contactmodel.solvers.newton.cones`: natural map with the cone
-projection, 3 x 3 blocks): the point evaluation (``Phi``, ``psi = 1/2 ||Phi||^2``, the unscaled
+projection, d x d blocks): the point evaluation (``Phi``, ``psi = 1/2 ||Phi||^2``, the unscaled
 natural residual), the projection onto the feasible set, the gradient ``H^T Phi`` of ``psi``, the
 (regularized) Newton and Levenberg-Marquardt directions, the proximal weight, and optional
 accelerating steps. This module owns everything else, once:
