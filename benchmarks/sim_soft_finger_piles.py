@@ -3,7 +3,7 @@ gave the steps newton left unsolved.
 
 Usage:
     python benchmarks/sim_soft_finger_piles.py [--seeds 0 40] [--t-end 0.1] [--dt 5e-3]
-                                               [--ellipsoid-form mncp|soc]
+                                               [--ellipsoid-form auto|mncp|soc]
 
 Run ``seed``: ``tests/simulation/scenes.random_pile`` of 1-4 boxes drawn from
 ``numpy.random.default_rng([7, seed])``, dropped on the plane z = 0 with torsion contacts under one
@@ -37,10 +37,11 @@ with unloaded contacts frictionless, 15 in the sparse form, 5 from the LCP surro
 from a friction continuation, 1 in the sparse form with the cone's MNCP); CPU 8.8 s, 13.2 s
 before. Its 12 runs alone: 5.6 s and about 60 retried steps as the MNCP, 1.9 s and 9 now.
 
-``--ellipsoid-form soc`` runs the Ellipsoid as its cone block of four rows (``Ellipsoid(form=
-"soc")``); its 15 runs against the MNCP (the default) in one session: 13 of them finish (14), 7
-steps retried (44), 15 solved-inaccurate (40), 2.7 s of CPU (6.0). Seed 5 stops in both forms;
-seed 21 reaches a step in this form that neither form solves.
+``--ellipsoid-form`` sets the Ellipsoid's form: ``auto`` (the default, its cone block of four
+rows for newton), ``mncp`` (the figures above), ``soc``. Its 15 runs in its automatic form
+against the MNCP in one session: 13 of them finish (14), 7 steps retried (44), 15
+solved-inaccurate (40), 2.7 s of CPU (6.0). Seed 5 stops in both forms; seed 21 reaches a step in
+the cone-block form that neither form solves.
 """
 
 from __future__ import annotations
@@ -68,10 +69,10 @@ LAWS = (
 
 
 def run(
-    seed: int, t_end: float, dt: float, ellipsoid_form: str = "mncp"
+    seed: int, t_end: float, dt: float, ellipsoid_form: str | None = None
 ) -> tuple[str, cm.simulation.Trajectory]:
     """(the law's name, the trajectory) of run ``seed`` (see the module docstring), the Ellipsoid
-    in ``ellipsoid_form``."""
+    in ``ellipsoid_form`` (None: automatic)."""
     rng = np.random.default_rng([7, seed])
     system = random_pile(rng, int(rng.integers(1, 5)))
     law = LAWS[int(rng.integers(len(LAWS)))](float(rng.uniform(0.1, 0.9)), ellipsoid_form)
@@ -93,12 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs=2, default=(0, 40), metavar=("FIRST", "END"))
     ap.add_argument("--t-end", type=float, default=0.1, help="s")
     ap.add_argument("--dt", type=float, default=5e-3, help="s")
-    ap.add_argument("--ellipsoid-form", choices=("mncp", "soc"), default="mncp", help="Ellipsoid's form")
+    ap.add_argument(
+        "--ellipsoid-form", choices=("auto", "mncp", "soc"), default="auto", help="the Ellipsoid's form"
+    )
     args = ap.parse_args(argv)
     finished, rungs = 0, collections.Counter()
     for seed in range(*args.seeds):
         c0 = time.process_time()
-        law, traj = run(seed, args.t_end, args.dt, args.ellipsoid_form)
+        form = None if args.ellipsoid_form == "auto" else args.ellipsoid_form
+        law, traj = run(seed, args.t_end, args.dt, form)
         routes = collections.Counter(_rung(f) for f in traj.fallback if f)
         rungs.update(routes)
         finished += traj.ok

@@ -19,7 +19,7 @@ incline is the floor with gravity tilted by theta about y, which is the same phy
 Ours: ``cm.simulate`` (each island of bodies solved apart; ``--whole-steps``: each step as one
 problem) with the Coulomb cone in its second-order-cone form (``--law cone``, solver
 newton; the law Siconos' FrictionContact solves) or the pyramid (``--law pyramid``), both solved by newton.
-The other laws of :data:`LAWS` (``--law cone_mncp aniso aniso_mncp ellipsoid ellipsoid_soc elltor
+The other laws of :data:`LAWS` (``--law cone_mncp aniso aniso_mncp ellipsoid ellipsoid_mncp elltor
 elltor_mncp polygon8``) run ours alone
 against Siconos' Coulomb cone: their CPU and accuracy rows are ours; the cone's MNCP is the same law.
 Siconos (Debian's python3-siconos, run with ``/usr/bin/python3``; this file is its worker too):
@@ -409,8 +409,8 @@ def system_of(scene: dict):
 #: our friction law of each law name, (contactmodel class, keywords): the peers' two (Siconos and
 #: MuJoCo model the cone and the pyramid), then laws of ours alone (benchmarks/small_problems.py);
 #: ``aniso`` is ``AnisotropicCone(mu, 0.8 mu)`` (its automatic form: the SOC form for newton),
-#: ``aniso_mncp`` the same in the MNCP form (``elltor`` and ``elltor_mncp`` likewise); ``ellipsoid``
-#: is the soft finger's MNCP (its default form), ``ellipsoid_soc`` its cone block of four rows
+#: ``aniso_mncp`` the same in the MNCP form (``elltor`` and ``elltor_mncp``, ``ellipsoid`` (the soft
+#: finger's cone block of four rows for newton) and ``ellipsoid_mncp`` likewise)
 LAWS = {
     "cone": ("CoulombCone", {"form": "soc"}),
     "pyramid": ("Pyramid", {}),
@@ -419,12 +419,12 @@ LAWS = {
     "aniso": ("AnisotropicCone", {}),
     "aniso_mncp": ("AnisotropicCone", {"form": "mncp"}),
     "ellipsoid": ("Ellipsoid", {}),
-    "ellipsoid_soc": ("Ellipsoid", {"form": "soc"}),
+    "ellipsoid_mncp": ("Ellipsoid", {"form": "mncp"}),
     "elltor": ("EllipticTorsion", {}),
     "elltor_mncp": ("EllipticTorsion", {"form": "mncp"}),
 }
 #: the laws whose runs have torsion contacts (soft fingers: a torsional friction row each)
-TORSION_LAWS = {"ellipsoid", "ellipsoid_soc", "elltor", "elltor_mncp"}
+TORSION_LAWS = {"ellipsoid", "ellipsoid_mncp", "elltor", "elltor_mncp"}
 
 
 def our_law(law: str, mu: float):

@@ -51,6 +51,7 @@ from contactmodel.mcp.direct import (
     compile_direct,
     contact_rows,
     force_matrix,
+    one_block_size,
 )
 from contactmodel.memory import building
 from contactmodel.sparse_product import csr_times
@@ -500,7 +501,7 @@ def _formulate(system, friction, form: Form) -> Problem:
     assembly = _assembly_of(system, form)
     laws = _resolve_laws(assembly, friction)
     contexts = _contexts(assembly)
-    statement = contact_rows(laws, contexts)
+    laws, statement = one_block_size(laws, contexts, contact_rows(laws, contexts))
     starts, T = force_matrix(assembly, statement)
     return Problem(assembly, form, laws, contexts, T, _direct=statement, _starts=starts, _lazy_rows=LAZY_ROWS)
 

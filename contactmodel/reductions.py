@@ -97,12 +97,12 @@ class ConeFormSwitch(Reduction):
     """The contacts of laws with two statements (CoulombCone, AnisotropicCone, EllipticTorsion,
     Ellipsoid; see :meth:`~contactmodel.friction.base.FrictionLaw.restated`) in ``form``
     (:class:`~contactmodel.friction.cone.ConeForm`). ``automatic_only``: only the automatic-form
-    contacts (``CoulombCone(mu)``, ``AnisotropicCone(mu_t, mu_o)``, formulated in the SOC form)
-    change, to the MNCP form; what :func:`contactmodel.solve` does for a solver without cone
-    blocks. Otherwise every contact whose law
-    :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form`` changes (a retry
-    of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with ``slack="norm"``, which has no
-    SOC statement). The new problem is formulated from the same assembly and given the source model's
+    contacts (``form=None``: ``CoulombCone(mu)``, ``AnisotropicCone(mu_t, mu_o)``,
+    ``EllipticTorsion(mu)``, ``Ellipsoid(mu)``, formulated in the SOC form) change, to the MNCP
+    form; what :func:`contactmodel.solve` does for a solver without cone blocks. Otherwise every
+    contact whose law :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form``
+    changes (a retry of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with
+    ``slack="norm"``, which has no SOC statement). The new problem is formulated from the same assembly and given the source model's
     mutable parameters (``b``, ``f``, ``bias``: changed in place by re-solving code); its variables
     and so its MCP order are the new form's."""
 

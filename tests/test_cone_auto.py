@@ -71,7 +71,7 @@ def test_the_weighted_cones_report_the_form_that_ran():
         "c": cm.Ellipsoid(0.5),
     }
     assert cone_form(laws) == "soc+mncp"
-    assert cone_form({"c": cm.Ellipsoid(0.5), "d": cm.Polygonal(0.5, 6)}) == "mncp"  # Ellipsoid's default
+    assert cone_form({"c": cm.Ellipsoid(0.5), "d": cm.Polygonal(0.5, 6)}) == "soc"  # automatic
     assert cone_form({"c": cm.Pyramid(0.5), "d": cm.Polygonal(0.5, 6)}) is None
 
 

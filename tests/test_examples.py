@@ -181,10 +181,11 @@ def test_rod_cube_example_2_jams_with_the_rod_efforts_carried_by_contact_1():
     rod = solution.contact("rod")
     assert rod.force[0] == pytest.approx(6.0, abs=1e-8)
     assert rod.force[3] == pytest.approx(3.0, abs=1e-8)
+    # at rest to the accuracy of an answer accepted at 1e-8 (relative to the 6 N loads)
     for body in solution.bodies:
-        np.testing.assert_allclose(body.linear_acceleration + body.angular_acceleration, 0.0, atol=1e-9)
+        np.testing.assert_allclose(body.linear_acceleration + body.angular_acceleration, 0.0, atol=1e-8)
     for joint in solution.joints:
-        assert joint.acceleration == pytest.approx(0.0, abs=1e-9)
+        assert joint.acceleration == pytest.approx(0.0, abs=1e-8)
     for contact in solution.contacts:
         force = np.array(contact.force)
         limit = 0.9**2 * force[0] ** 2 - force[1] ** 2 - force[2] ** 2 - force[3] ** 2 / 4

@@ -99,8 +99,10 @@ class FrictionLaw(ABC):
 
     #: the law acts on the torsional component r: contacts must be declared with torsion=True
     needs_torsion: bool = False
-    #: the law chose its cone form itself (CoulombCone, AnisotropicCone with ``form=None``): a
-    #: solver without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`)
+    #: the law chose its cone form itself (a law with a ``form``, given ``form=None``): a solver
+    #: without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`),
+    #: and so do its contacts beside cone blocks of another size (:func:`~contactmodel.mcp.direct.
+    #: one_block_size`)
     auto: bool = False
     #: the statement of its rolling contacts, for a law that has two (a ``ConeForm``: ``"soc"`` a
     #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion,

@@ -25,10 +25,12 @@ c_alpha = mu e_alpha u_alpha the ellipsoid is the unit cone |(u_t, u_o, u_r)| <=
 law (mu = 1) for u against the rows (a_n, s_t a_t, s_o a_o, s_r a_r) gives u_T parallel to
 -(s_alpha a_alpha), so c_alpha parallel to -e_alpha s_alpha a_alpha: s_alpha = mu e_alpha is the
 maximum-work law, s_alpha = mu / e_alpha the "opposite" one. No square of the forces, so no
-degeneracy at c_n = 0, where the MNCP's rows are flat. ``form="mncp"`` (the default) is the MNCP
-above, for every solver; ``form=None`` chooses as ``CoulombCone(mu)`` does (this form for newton,
-the MNCP for a solver without cone blocks). A problem's cone blocks are all of three rows or all
-of four: a cone block of this form cannot be mixed with those of the other laws' SOC forms.
+degeneracy at c_n = 0, where the MNCP's rows are flat. ``form=None`` (the default) chooses as
+``CoulombCone(mu)`` does: this form for newton, the MNCP for a solver without cone blocks;
+``form="mncp"`` is the MNCP above, for every solver. A problem's cone blocks are all of three rows
+or all of four: beside the three-row blocks of the other laws' SOC forms an automatic Ellipsoid
+contact takes its MNCP (:func:`~contactmodel.mcp.direct.one_block_size`), and ``form="soc"`` is
+refused there unless those laws are automatic (then they take their MNCP).
 
 References:
 
@@ -81,8 +83,9 @@ class Ellipsoid(FrictionLaw):
     """Soft-finger contact: ellipsoidal limit surface in (c_t, c_o, c_r).
 
     ``direction``: ``"max-work"`` (Trinkle and Pang's (1997) law) or ``"opposite"`` (friction parallel to
-    -(a_t, a_o, a_r), see the module docstring). ``form``: ``"mncp"`` (default), ``"soc"`` (a cone
-    block of four rows, newton only) or None (automatic), see the module docstring.
+    -(a_t, a_o, a_r), see the module docstring). ``form``: None (default, automatic), ``"soc"`` (a
+    cone block of four rows, newton only) or ``"mncp"``, see the module docstring; ``self.auto``
+    whether it was left to choose.
     """
 
     needs_torsion = True
@@ -94,7 +97,7 @@ class Ellipsoid(FrictionLaw):
         e_o: float = 1.0,
         e_r: float = 1.0,
         direction: str = "max-work",
-        form: ConeForm | str | None = ConeForm.MNCP,
+        form: ConeForm | str | None = None,
     ):
         self.mu = check_coefficient(mu, "Ellipsoid.mu")
         self.e_t = check_coefficient(e_t, "Ellipsoid.e_t", positive=True)

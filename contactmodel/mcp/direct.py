@@ -47,6 +47,32 @@ def contact_rows(laws: dict[str, FrictionLaw], contexts: dict[str, ContactContex
     return {name: law.rows(contexts[name]) for name, law in laws.items()}
 
 
+def one_block_size(
+    laws: dict[str, FrictionLaw], contexts: dict[str, ContactContext], statement: dict[str, ContactRows]
+) -> tuple[dict[str, FrictionLaw], dict[str, ContactRows]]:
+    """``(laws, statement)`` with the cone blocks of one size where the automatic forms allow it:
+    an MCP holds cone blocks of three rows or of four, not both, so when both occur and every
+    contact of one size has an automatic law (``FrictionLaw.auto``), those contacts take their
+    MNCP form (the four-row ones first: a soft finger's ``Ellipsoid(form=None)`` beside automatic
+    Coulomb cones). Left as given when explicit forms of both sizes remain (the compilers then
+    name the mix)."""
+    sizes = {name: len(rows.cone) for name, rows in statement.items() if rows.cone is not None}
+    if len(set(sizes.values())) < 2:
+        return laws, statement
+    for size in (4, 3):
+        names = [name for name, s in sizes.items() if s == size]
+        if all(laws[name].auto for name in names):
+            laws, statement, restated = dict(laws), dict(statement), {}
+            for name in names:
+                law = laws[name]
+                if id(law) not in restated:
+                    restated[id(law)] = law.restated("mncp")
+                laws[name] = restated[id(law)]
+                statement[name] = laws[name].rows(contexts[name])
+            return laws, statement
+    return laws, statement
+
+
 def force_matrix(
     assembly: ContactAssembly, direct: dict[str, ContactRows]
 ) -> tuple[list[int], sp.csr_matrix]:

@@ -69,24 +69,37 @@ def test_an_answer_of_the_soc_form_of_the_ellipsoid_solves_its_mncp(seed, direct
 
 
 def test_blocks_of_three_and_four_rows_are_not_mixed() -> None:
+    """Automatic forms yield to one block size (the four-row ones first); explicit SOC forms of
+    both sizes are refused, by both compilers, with the fix."""
     A, b = np.eye(8), np.array([-1.0, 0.2, 0.1, 0.0, -1.0, 0.0, 0.3, 0.1])
-    laws = [cm.Ellipsoid(0.5, form="soc"), cm.EllipticTorsion(0.5, form="soc")]
-    problem = cm.formulate_from_matrices(A, b, friction=laws, torsion=True)
+
+    def problem(*laws):
+        return cm.formulate_from_matrices(A, b, friction=list(laws), torsion=True, names=["e", "t"])
+
+    both = problem(cm.Ellipsoid(0.5, form="soc"), cm.EllipticTorsion(0.5, form="soc"))
     with pytest.raises(cm.FormulationError, match="cannot be mixed.*form='mncp'"):
-        cm.solve(problem)
+        cm.solve(both)
     with pytest.raises(cm.FormulationError, match="cannot be mixed"):  # the built model's compiler
-        compile_model(problem.model)
-    laws[1] = cm.EllipticTorsion(0.5, form="mncp")
-    assert cm.solve(cm.formulate_from_matrices(A, b, friction=laws, torsion=True)).ok
+        compile_model(both.model)
+    for laws, forms in [
+        ((cm.Ellipsoid(0.5), cm.EllipticTorsion(0.5)), ("mncp", "soc")),  # the automatic soft finger yields
+        ((cm.Ellipsoid(0.5, form="soc"), cm.EllipticTorsion(0.5)), ("soc", "mncp")),
+        ((cm.Ellipsoid(0.5), cm.EllipticTorsion(0.5, form="soc")), ("mncp", "soc")),
+        ((cm.Ellipsoid(0.5, form="soc"), cm.EllipticTorsion(0.5, form="mncp")), ("soc", "mncp")),
+    ]:
+        mixed = problem(*laws)
+        assert (mixed.laws["e"].form, mixed.laws["t"].form) == forms
+        solution = cm.solve(mixed)
+        assert solution.status is cm.Status.SOLVED and solution.cone_form == "soc+mncp"
 
 
 def test_the_ellipsoid_form_falls_back_to_its_mncp_only() -> None:
     """The fallback's retry in the other form: SOC -> MNCP, never MNCP -> SOC (a problem's cone
-    blocks have one size); a solver without cone blocks takes only the automatic form."""
-    soc, mncp = cm.Ellipsoid(0.5, form="soc"), cm.Ellipsoid(0.5)
+    blocks have one size); a solver without cone blocks takes the automatic form's MNCP and
+    refuses the explicit SOC form."""
+    soc, mncp, auto = cm.Ellipsoid(0.5, form="soc"), cm.Ellipsoid(0.5, form="mncp"), cm.Ellipsoid(0.5)
     assert soc.restated("mncp").form == "mncp" and soc.restated("soc") is None
-    assert mncp.restated("soc") is None and not mncp.auto
-    auto = cm.Ellipsoid(0.5, form=None)
+    assert mncp.restated("soc") is None and not mncp.auto and not soc.auto
     assert auto.auto and auto.form == "soc"
     A, b = np.eye(4), np.array([-1.0, 0.3, 0.2, 0.05])
     scipy = cm.solve(cm.formulate_from_matrices(A, b, friction=auto, torsion=True), solver="scipy")

@@ -11,7 +11,7 @@ from contactmodel.mcp.nlp import mncp_opt, set_slacks
 
 @pytest.mark.parametrize("term", ["product", "componentwise"])
 @pytest.mark.parametrize(
-    "law", [cm.CoulombCone(0.5, form="mncp"), cm.Pyramid(0.5), cm.Ellipsoid(0.5, 1, 1, 0.5)]
+    "law", [cm.CoulombCone(0.5, form="mncp"), cm.Pyramid(0.5), cm.Ellipsoid(0.5, 1, 1, 0.5, form="mncp")]
 )
 @pytest.mark.parametrize("form", ["reduced", "sparse"])
 def test_objective_vanishes_at_the_known_solution_only(term, law, form):

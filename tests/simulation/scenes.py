@@ -16,7 +16,7 @@ SIDE = 0.2
 QUADRATIC_LAWS = {
     "cone_mncp": (lambda: cm.CoulombCone(0.5, form="mncp"), False),
     "aniso": (lambda: cm.AnisotropicCone(0.5, 0.4, form="mncp"), False),
-    "ellipsoid": (lambda: cm.Ellipsoid(0.5), True),
+    "ellipsoid": (lambda: cm.Ellipsoid(0.5, form="mncp"), True),
     "elltor": (lambda: cm.EllipticTorsion(0.5, form="mncp"), True),
 }
 

@@ -272,7 +272,11 @@ def test_reused_warm_started_run_matches_a_from_scratch_run(law, balls):
 
 @pytest.mark.parametrize(
     "law",
-    [cm.CoulombCone(0.5, form="mncp"), cm.AnisotropicCone(0.5, 0.4, form="mncp"), cm.Ellipsoid(0.5)],
+    [
+        cm.CoulombCone(0.5, form="mncp"),
+        cm.AnisotropicCone(0.5, 0.4, form="mncp"),
+        cm.Ellipsoid(0.5, form="mncp"),
+    ],
     ids=["cone_mncp", "anisotropic", "ellipsoid"],
 )
 def test_quadratic_rows_follow_a_new_A(law):
