@@ -102,9 +102,9 @@ class ConeFormSwitch(Reduction):
     form; what :func:`contactmodel.solve` does for a solver without cone blocks. Otherwise every
     contact whose law :meth:`~contactmodel.friction.base.FrictionLaw.restated` states in ``form``
     changes (a retry of :mod:`contactmodel.fallback`; not a CoulombCone MNCP with
-    ``slack="norm"``, which has no SOC statement). The new problem is formulated from the same assembly and given the source model's
-    mutable parameters (``b``, ``f``, ``bias``: changed in place by re-solving code); its variables
-    and so its MCP order are the new form's."""
+    ``slack="norm"``, which has no SOC statement). The new problem is formulated from the same
+    assembly and given the source model's mutable parameters (``b``, ``f``, ``bias``: changed in
+    place by re-solving code); its variables and so its MCP order are the new form's."""
 
     def __init__(self, form: ConeForm | str, automatic_only: bool = False) -> None:
         super().__init__()
