@@ -101,8 +101,8 @@ class FrictionLaw(ABC):
     needs_torsion: bool = False
     #: the law chose its cone form itself (a law with a ``form``, given ``form=None``): a solver
     #: without cone blocks gets its MNCP form (:func:`contactmodel.reductions.without_cone_blocks`),
-    #: and so do its contacts beside cone blocks of another size (:func:`~contactmodel.mcp.direct.
-    #: one_block_size`)
+    #: and so do its contacts beside cone blocks of another size
+    #: (:func:`~contactmodel.mcp.direct.one_block_size`)
     auto: bool = False
     #: the statement of its rolling contacts, for a law that has two (a ``ConeForm``: ``"soc"`` a
     #: cone block, ``"mncp"`` the mixed NCP; CoulombCone, AnisotropicCone, EllipticTorsion,
