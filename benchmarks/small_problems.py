@@ -4,7 +4,7 @@
   contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
   ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
   ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``aniso_mncp``, ``ellipsoid``,
-  ``elltor``, ``elltor_mncp``; the last three with torsion contacts): the CPU time of the whole
+  ``ellipsoid_mncp``, ``elltor``, ``elltor_mncp``; the last four with torsion contacts): the CPU time of the whole
   ``cm.solve`` call and of the solver inside it (``Solution.extras["cpu_seconds"]``), per call,
   min and median of ``--calls`` calls after one warm-up solve.
 - ``simulate``: ``cm.simulate`` of the one-body ``--scenes`` of ``benchmarks/simulate_peer.py``
