@@ -4,9 +4,10 @@
   contacts, pushed sideways below the friction limit) with newton, friction ``--laws`` (names of
   ``simulate_peer.LAWS``: ``cone`` = ``CoulombCone(0.5, form="soc")``, ``pyramid`` =
   ``Pyramid(0.5)``, ``polygon8``, ``cone_mncp``, ``aniso``, ``aniso_mncp``, ``ellipsoid``,
-  ``ellipsoid_mncp``, ``elltor``, ``elltor_mncp``; the last four with torsion contacts): the CPU time of the whole
-  ``cm.solve`` call and of the solver inside it (``Solution.extras["cpu_seconds"]``), per call,
-  min and median of ``--calls`` calls after one warm-up solve.
+  ``ellipsoid_mncp``, ``elltor``, ``elltor_mncp``; the last four with torsion contacts): the CPU
+  time of the whole ``cm.solve`` call and of the solver inside it
+  (``Solution.extras["cpu_seconds"]``), per call, min and median of ``--calls`` calls after one
+  warm-up solve.
 - ``simulate``: ``cm.simulate`` of the one-body ``--scenes`` of ``benchmarks/simulate_peer.py``
   (default ``box_slide``: a cube sliding at 1 m/s along x, mu = 0.5, four contacts every step;
   also ``box_incline``, ``sphere_bowl``, ``sphere_incline``), dt = 1e-3, ``--t-end`` s: CPU time
