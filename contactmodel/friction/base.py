@@ -86,6 +86,15 @@ def check_coefficient(value, field: str, positive: bool = False) -> float:
     return v
 
 
+def check_semi_axes(law: str, e_t, e_o, e_r) -> tuple[float, float, float]:
+    """The semi-axes (e_t, e_o, e_r) of a soft finger's limit surface (``law``: its class name for
+    the messages), each a coefficient > 0 (e_r a length in m)."""
+    return tuple(
+        check_coefficient(e, f"{law}.{name}", positive=True)
+        for e, name in zip((e_t, e_o, e_r), ("e_t", "e_o", "e_r"))
+    )
+
+
 #: the rows of rolling contacts by law key (see :meth:`FrictionLaw.cached_rows`)
 _SHARED_ROWS: dict[tuple, ContactRows] = {}
 

@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from contactmodel.errors import FrictionLawError
-from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient, check_semi_axes
 from contactmodel.friction.cone import ConeForm, chosen_form, restated_copy
 from contactmodel.friction.rows import (
     NORMAL_PAIR,
@@ -100,9 +100,7 @@ class Ellipsoid(FrictionLaw):
         form: ConeForm | str | None = None,
     ):
         self.mu = check_coefficient(mu, "Ellipsoid.mu")
-        self.e_t = check_coefficient(e_t, "Ellipsoid.e_t", positive=True)
-        self.e_o = check_coefficient(e_o, "Ellipsoid.e_o", positive=True)
-        self.e_r = check_coefficient(e_r, "Ellipsoid.e_r", positive=True)
+        self.e_t, self.e_o, self.e_r = check_semi_axes("Ellipsoid", e_t, e_o, e_r)
         if direction not in DIRECTIONS:
             raise FrictionLawError(
                 f"Ellipsoid.direction must be one of {DIRECTIONS} (got {direction!r}): 'max-work' for "

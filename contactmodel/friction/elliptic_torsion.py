@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient
+from contactmodel.friction.base import ContactContext, FrictionLaw, Lifted, check_coefficient, check_semi_axes
 from contactmodel.friction.cone import ConeForm, chosen_form, restated_copy
 from contactmodel.friction.ellipsoid import lift_ellipse
 from contactmodel.friction.pyramid import Pyramid, lift_interval_axes
@@ -56,9 +56,7 @@ class EllipticTorsion(FrictionLaw):
         form: ConeForm | str | None = None,
     ):
         self.mu = check_coefficient(mu, "EllipticTorsion.mu")
-        self.e_t = check_coefficient(e_t, "EllipticTorsion.e_t", positive=True)
-        self.e_o = check_coefficient(e_o, "EllipticTorsion.e_o", positive=True)
-        self.e_r = check_coefficient(e_r, "EllipticTorsion.e_r", positive=True)
+        self.e_t, self.e_o, self.e_r = check_semi_axes("EllipticTorsion", e_t, e_o, e_r)
         self.auto, self.form = chosen_form(form, "EllipticTorsion.form")
 
     @property

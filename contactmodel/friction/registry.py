@@ -95,26 +95,21 @@ def _polygon(cls: type, mu: str, k: str | None = None) -> Any:
     return cls(_number(mu), sides)
 
 
-def _weighted(cls: type, mu: str, *weights: str, **options: Any) -> Any:
-    if len(weights) not in (0, 3):
-        raise FrictionLawError("give all three weights E_T:E_O:E_R after MU, or none")
-    return cls(_number(mu), *(_number(w) for w in weights), **options)
-
-
-def _ellipsoid(cls: type, mu: str, *rest: str) -> Any:
-    directions = sys.modules[cls.__module__].DIRECTIONS  # the words Ellipsoid's module accepts
+def _weighted(cls: type, mu: str, *rest: str, directions: tuple[str, ...] = ()) -> Any:
+    """A soft-finger law from MU[:E_T:E_O:E_R][:DIRECTION][:mncp|soc] (``directions``: the words
+    its ``direction`` takes, none when it has no such field)."""
     options = {}
     if rest and rest[-1].lower() in _FORM_WORDS:
         options["form"], rest = rest[-1].lower(), rest[:-1]
     if rest and rest[-1].lower() in directions:
         options["direction"], rest = rest[-1].lower(), rest[:-1]
-    return _weighted(cls, mu, *rest, **options)
+    if len(rest) not in (0, 3):
+        raise FrictionLawError("give all three weights E_T:E_O:E_R after MU, or none")
+    return cls(_number(mu), *(_number(w) for w in rest), **options)
 
 
-def _elliptic_torsion(cls: type, mu: str, *rest: str) -> Any:
-    if rest and rest[-1].lower() in _FORM_WORDS:
-        return _weighted(cls, mu, *rest[:-1], form=rest[-1].lower())
-    return _weighted(cls, mu, *rest)
+def _ellipsoid(cls: type, mu: str, *rest: str) -> Any:
+    return _weighted(cls, mu, *rest, directions=sys.modules[cls.__module__].DIRECTIONS)
 
 
 #: every friction law: class name, its file, and (when the command line takes it) its spec
@@ -138,7 +133,7 @@ LAWS: tuple[LawEntry, ...] = (
         cli="elliptic-torsion",
         syntax="elliptic-torsion:MU[:E_T:E_O:E_R][:mncp|soc]",
         params=(1, 5),
-        make=_elliptic_torsion,
+        make=_weighted,
     ),
     LawEntry("PolyhedralLimitSurface", "polyhedral"),  # no spec: its parameter is a matrix
     LawEntry(
